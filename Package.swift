@@ -1,0 +1,58 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// Upcoming features that catch mistakes early: SE-0335 (`any` for existentials).
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "r2up",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "r2up", targets: ["r2up"]),
+        .library(name: "Uploader", targets: ["Uploader"]),
+        .library(name: "SigV4", targets: ["SigV4"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]
+        ),
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
+        ),
+        .target(
+            name: "SigV4",
+            dependencies: ["COpenSSL"],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "Uploader",
+            dependencies: [
+                "CCurl", "COpenSSL", "SigV4",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "r2up",
+            dependencies: [
+                "Uploader",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(name: "SigV4Tests", dependencies: ["SigV4"], swiftSettings: strictSettings),
+        .testTarget(name: "UploaderTests", dependencies: ["Uploader", "SigV4"], swiftSettings: strictSettings),
+        .testTarget(name: "R2UpCLITests", dependencies: ["Uploader"], swiftSettings: strictSettings),
+    ],
+    swiftLanguageModes: [.v6]
+)

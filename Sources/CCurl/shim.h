@@ -1,0 +1,71 @@
+#ifndef R2UP_CCURL_SHIM_H
+#define R2UP_CCURL_SHIM_H
+// libcurl for Swift. curl_easy_setopt, curl_easy_getinfo and curl_multi_setopt
+// are variadic, which Swift cannot call, so each argument type gets a typed
+// static inline wrapper here. Header-only: nothing to drift from a .c file.
+#include <curl/curl.h>
+#include <stdint.h>
+
+typedef size_t (*r2_data_callback)(char *buffer, size_t size, size_t count, void *context);
+typedef int (*r2_seek_callback)(void *context, curl_off_t offset, int origin);
+typedef int (*r2_xferinfo_callback)(void *context, curl_off_t dltotal, curl_off_t dlnow,
+                                    curl_off_t ultotal, curl_off_t ulnow);
+
+static inline CURLcode r2_easy_setopt_long(CURL *handle, CURLoption option, long value) {
+    return curl_easy_setopt(handle, option, value);
+}
+static inline CURLcode r2_easy_setopt_off(CURL *handle, CURLoption option, curl_off_t value) {
+    return curl_easy_setopt(handle, option, value);
+}
+static inline CURLcode r2_easy_setopt_ptr(CURL *handle, CURLoption option, const void *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+static inline CURLcode r2_easy_setopt_data_callback(CURL *handle, CURLoption option, r2_data_callback fn) {
+    return curl_easy_setopt(handle, option, fn);
+}
+static inline CURLcode r2_easy_setopt_seek_callback(CURL *handle, r2_seek_callback fn) {
+    return curl_easy_setopt(handle, CURLOPT_SEEKFUNCTION, fn);
+}
+static inline CURLcode r2_easy_setopt_xferinfo_callback(CURL *handle, r2_xferinfo_callback fn) {
+    return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, fn);
+}
+
+static inline CURLcode r2_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+static inline CURLcode r2_easy_getinfo_off(CURL *handle, CURLINFO info, curl_off_t *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+static inline CURLcode r2_easy_getinfo_string(CURL *handle, CURLINFO info, char **value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+static inline CURLcode r2_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+static inline CURLMcode r2_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
+    return curl_multi_setopt(multi, option, value);
+}
+
+// Sentinels that import as Int32 macros; typed here so Swift needs no casts.
+static const size_t r2_readfunc_abort = CURL_READFUNC_ABORT;
+static const size_t r2_readfunc_pause = CURL_READFUNC_PAUSE;
+static const size_t r2_writefunc_pause = CURL_WRITEFUNC_PAUSE;
+static const int r2_seekfunc_ok = CURL_SEEKFUNC_OK;
+static const int r2_seekfunc_fail = CURL_SEEKFUNC_FAIL;
+static const long r2_global_default = CURL_GLOBAL_DEFAULT;
+
+// What the installed libcurl offers; options it lacks read as 0.
+static inline int r2_curl_has_protocols_str(void) {
+#if LIBCURL_VERSION_NUM >= 0x075500
+    return 1;
+#else
+    return 0;
+#endif
+}
+#if LIBCURL_VERSION_NUM < 0x075500
+#define CURLOPT_PROTOCOLS_STR ((CURLoption)0)
+#define CURLOPT_REDIR_PROTOCOLS_STR ((CURLoption)0)
+#endif
+
+#endif

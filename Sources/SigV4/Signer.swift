@@ -1,0 +1,1 @@
+// Placeholder: the signer is written in this module.
