@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# scripts/test.sh — build r2up and run its tests against a real S3 server.
+#
+#   scripts/test.sh                      # swift build, then swift test
+#   scripts/test.sh --filter SigV4Tests  # extra arguments go to `swift test`
+#
+# Starts a private SeaweedFS (scripts/seaweedfs.sh) in a fresh temporary
+# folder, exports its settings, builds, runs `swift test "$@"`, stops the
+# server on exit (also on failure or Ctrl-C) and exits with swift test's
+# status (or swift build's, if the build fails). Needs no TTY and no stdin.
+#
+# The tests see (same values, two spellings):
+#   R2UP_TEST_ENDPOINT   = R2UP_ENDPOINT     http://127.0.0.1:PORT (S3, path-style;
+#                                            virtual-hosted: http://BUCKET.localhost:PORT)
+#   R2UP_TEST_ACCESS_KEY = AWS_ACCESS_KEY_ID
+#   R2UP_TEST_SECRET_KEY = AWS_SECRET_ACCESS_KEY
+#   R2UP_TEST_BUCKET     = R2UP_BUCKET       r2up-test (exists, empty at start)
+#   R2UP_TEST_PUBLIC_URL = R2UP_PUBLIC_URL   http://127.0.0.1:PORT/r2up-test (anonymous GET)
+#   AWS_REGION=us-east-1
+# R2UP_KEEP_SERVER=1 leaves the server and its folder in place (prints where).
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+ROOT=$PWD
+
+SERVER_DIR=$(mktemp -d "${TMPDIR:-/tmp}/r2up-seaweedfs.XXXXXX")
+stopped=0
+child=""
+cleanup() {
+  local rc=$?
+  if [ -n "$child" ] && kill -0 "$child" 2>/dev/null; then
+    kill -TERM "$child" 2>/dev/null || true
+    wait "$child" 2>/dev/null || true
+  fi
+  if [ "$stopped" = 0 ]; then
+    stopped=1
+    if [ "${R2UP_KEEP_SERVER:-0}" = 1 ]; then
+      echo "test.sh: server left running: $ROOT/scripts/seaweedfs.sh stop $SERVER_DIR" >&2
+    else
+      # Quietly: swift test's summary should stay the last thing printed.
+      bash "$ROOT/scripts/seaweedfs.sh" stop "$SERVER_DIR" >/dev/null 2>&1 || true
+      rm -rf "$SERVER_DIR"
+    fi
+  fi
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+bash scripts/seaweedfs.sh start "$SERVER_DIR" >/dev/null </dev/null
+# shellcheck source=/dev/null
+. "$SERVER_DIR/env"
+export R2UP_TEST_ENDPOINT=$R2UP_ENDPOINT
+export R2UP_TEST_ACCESS_KEY=$AWS_ACCESS_KEY_ID
+export R2UP_TEST_SECRET_KEY=$AWS_SECRET_ACCESS_KEY
+export R2UP_TEST_BUCKET=$R2UP_BUCKET
+export R2UP_TEST_PUBLIC_URL=$R2UP_PUBLIC_URL
+echo "test.sh: S3 server $R2UP_TEST_ENDPOINT bucket $R2UP_TEST_BUCKET (dir $SERVER_DIR)" >&2
+
+# run CMD...: in the background and wait, so that SIGTERM/SIGINT reach the
+# trap at once (and are passed on to CMD) instead of after CMD ends.
+run() {
+  "$@" </dev/null &
+  child=$!
+  local rc=0
+  wait "$child" || rc=$?
+  child=""
+  return "$rc"
+}
+
+status=0
+run swift build || status=$?
+if [ "$status" != 0 ]; then
+  echo "test.sh: swift build failed ($status)" >&2
+  exit "$status"
+fi
+run swift test "$@" || status=$?
+exit "$status"

@@ -1,0 +1,248 @@
+#!/usr/bin/env python3
+"""Probe what an S3-compatible server really checks (python3 stdlib only).
+
+Usage (after `scripts/seaweedfs.sh start`):
+    . .seaweedfs/env && python3 tools/s3facts.py
+    python3 tools/s3facts.py --endpoint http://127.0.0.1:18306 --bucket r2up-test \
+        --access-key KEY --secret-key SECRET [--region us-east-1] [--json]
+
+Each check sends hand-signed SigV4 requests (path-style unless stated) and
+prints one line: PASS/FAIL, the name, and what the server answered. It
+creates objects under the prefix `s3facts/` and deletes them afterwards.
+Exit status: 0 if every expectation held, 1 otherwise. The expectations are
+SeaweedFS 4.48's behaviour (see scripts/seaweedfs.sh); against another
+server read the lines, not the status.
+"""
+import argparse
+import base64
+import binascii
+import datetime
+import hashlib
+import hmac
+import http.client
+import json
+import os
+import re
+import sys
+import urllib.parse
+import zlib
+
+
+def sha256_hex(b):
+    return hashlib.sha256(b).hexdigest()
+
+
+def sign(method, host, path, query, headers, payload_hash, access, secret, region,
+         service="s3", now=None):
+    """Return headers (dict) with SigV4 Authorization added."""
+    now = now or datetime.datetime.now(datetime.timezone.utc)
+    amz_date = now.strftime("%Y%m%dT%H%M%SZ")
+    date = now.strftime("%Y%m%d")
+    h = {k.lower(): str(v).strip() for k, v in headers.items()}
+    h["host"] = host
+    h["x-amz-date"] = amz_date
+    h["x-amz-content-sha256"] = payload_hash
+    signed = sorted(h)
+    canon_headers = "".join(f"{k}:{h[k]}\n" for k in signed)
+    q = urllib.parse.parse_qsl(query, keep_blank_values=True)
+    canon_query = "&".join(
+        f"{urllib.parse.quote(k, safe='-_.~')}={urllib.parse.quote(v, safe='-_.~')}"
+        for k, v in sorted(q))
+    canon_path = urllib.parse.quote(path, safe="/-_.~")
+    creq = "\n".join([method, canon_path, canon_query, canon_headers,
+                      ";".join(signed), payload_hash])
+    scope = f"{date}/{region}/{service}/aws4_request"
+    sts = "\n".join(["AWS4-HMAC-SHA256", amz_date, scope, sha256_hex(creq.encode())])
+    k = hmac.new(("AWS4" + secret).encode(), date.encode(), hashlib.sha256).digest()
+    for part in (region, service, "aws4_request"):
+        k = hmac.new(k, part.encode(), hashlib.sha256).digest()
+    sig = hmac.new(k, sts.encode(), hashlib.sha256).hexdigest()
+    h["authorization"] = (f"AWS4-HMAC-SHA256 Credential={access}/{scope}, "
+                          f"SignedHeaders={';'.join(signed)}, Signature={sig}")
+    return h
+
+
+class Client:
+    def __init__(self, endpoint, access, secret, region):
+        u = urllib.parse.urlsplit(endpoint)
+        self.hostport = u.netloc
+        self.host, _, port = u.netloc.partition(":")
+        self.port = int(port or 80)
+        self.access, self.secret, self.region = access, secret, region
+
+    def req(self, method, path, query="", body=b"", headers=None, payload="unsigned",
+            host_header=None, secret=None, access=None):
+        headers = dict(headers or {})
+        if payload == "unsigned":
+            ph = "UNSIGNED-PAYLOAD"
+        elif payload == "signed":
+            ph = sha256_hex(body)
+        else:
+            ph = payload
+        host = host_header or self.hostport
+        h = sign(method, host, path, query, headers, ph, access or self.access,
+                 secret or self.secret, self.region)
+        if body or method in ("PUT", "POST"):
+            h["content-length"] = str(len(body))
+        conn = http.client.HTTPConnection(self.host, self.port, timeout=30)
+        url = urllib.parse.quote(path, safe="/-_.~") + ("?" + query if query else "")
+        conn.putrequest(method, url, skip_host=True, skip_accept_encoding=True)
+        for k, v in h.items():
+            conn.putheader(k, v)
+        conn.endheaders()
+        if body:
+            conn.send(body)
+        r = conn.getresponse()
+        data = r.read()
+        conn.close()
+        return r.status, {k.lower(): v for k, v in r.getheaders()}, data
+
+
+def xml_code(data):
+    m = re.search(rb"<Code>([^<]*)</Code>", data)
+    return m.group(1).decode() if m else ""
+
+
+def b64md5(b):
+    return base64.b64encode(hashlib.md5(b).digest()).decode()
+
+
+def b64crc32(b):
+    return base64.b64encode((zlib.crc32(b) & 0xFFFFFFFF).to_bytes(4, "big")).decode()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--endpoint", default=os.environ.get("R2UP_ENDPOINT"))
+    ap.add_argument("--bucket", default=os.environ.get("R2UP_BUCKET", "r2up-test"))
+    ap.add_argument("--access-key", default=os.environ.get("AWS_ACCESS_KEY_ID"))
+    ap.add_argument("--secret-key", default=os.environ.get("AWS_SECRET_ACCESS_KEY"))
+    ap.add_argument("--region", default=os.environ.get("AWS_REGION", "us-east-1"))
+    ap.add_argument("--json", action="store_true", help="one JSON object per check")
+    a = ap.parse_args()
+    if not (a.endpoint and a.access_key and a.secret_key):
+        ap.error("need --endpoint/--access-key/--secret-key (or source the env file)")
+    c = Client(a.endpoint, a.access_key, a.secret_key, a.region)
+    B = a.bucket
+    results = []
+
+    def check(name, ok, detail):
+        results.append(ok)
+        if a.json:
+            print(json.dumps({"check": name, "ok": bool(ok), "detail": detail}))
+        else:
+            print(f"{'PASS' if ok else 'FAIL'}  {name}: {detail}")
+
+    body = os.urandom(4096)
+    bad = bytearray(body)
+    bad[100] ^= 0x01
+    bad = bytes(bad)
+    key = f"/{B}/s3facts/obj.bin"
+
+    # 1. UNSIGNED-PAYLOAD + correct Content-MD5 on PUT.
+    s, h, d = c.req("PUT", key, body=body, headers={"Content-MD5": b64md5(body)})
+    etag = h.get("etag", "").strip('"')
+    check("put unsigned-payload + content-md5 accepted", s == 200, f"{s} {xml_code(d)}")
+    check("single PUT etag is hex md5", etag == hashlib.md5(body).hexdigest(),
+          f"etag={etag}")
+    # 2. wrong Content-MD5 (body damaged relative to the digest).
+    s, h, d = c.req("PUT", f"/{B}/s3facts/bad.bin", body=bad,
+                    headers={"Content-MD5": b64md5(body)})
+    check("put wrong content-md5 -> 400 BadDigest", s == 400 and xml_code(d) == "BadDigest",
+          f"{s} {xml_code(d)}")
+    s, _, _ = c.req("HEAD", f"/{B}/s3facts/bad.bin")
+    check("  ...and nothing stored", s == 404, f"HEAD {s}")
+    # 3. x-amz-checksum-crc32
+    s, h, d = c.req("PUT", f"/{B}/s3facts/crc.bin", body=body,
+                    headers={"x-amz-checksum-crc32": b64crc32(body)})
+    check("put x-amz-checksum-crc32 (correct) accepted", s == 200,
+          f"{s} {xml_code(d)} echoed={h.get('x-amz-checksum-crc32')}")
+    s, h, d = c.req("PUT", f"/{B}/s3facts/crcbad.bin", body=bad,
+                    headers={"x-amz-checksum-crc32": b64crc32(body)})
+    check("put x-amz-checksum-crc32 (wrong) rejected 400", s == 400,
+          f"{s} {xml_code(d)}")
+    # 4. signed payload hash, wrong body: does the server check it?
+    s, h, d = c.req("PUT", f"/{B}/s3facts/sha.bin", body=bad, payload=sha256_hex(body))
+    check("put signed x-amz-content-sha256 mismatch NOT checked (200)", s == 200,
+          f"{s} {xml_code(d)}")
+    # 5. multipart: UploadPart with Content-MD5, right and wrong.
+    mkey = f"/{B}/s3facts/multi.bin"
+    s, h, d = c.req("POST", mkey, query="uploads=")
+    m = re.search(rb"<UploadId>([^<]*)</UploadId>", d)
+    uid = m.group(1).decode() if m else ""
+    check("create multipart upload", s == 200 and uid, f"{s} uploadId={uid[:16]}...")
+    part = os.urandom(5 * 1024 * 1024)
+    s, h, d = c.req("PUT", mkey, query=f"partNumber=1&uploadId={uid}", body=part,
+                    headers={"Content-MD5": b64md5(part)})
+    p1 = h.get("etag", "").strip('"')
+    check("upload part unsigned-payload + content-md5 accepted", s == 200,
+          f"{s} {xml_code(d)} etag={p1}")
+    check("part etag is hex md5", p1 == hashlib.md5(part).hexdigest(), f"etag={p1}")
+    badpart = bytearray(part)
+    badpart[7] ^= 0x80
+    s, h, d = c.req("PUT", mkey, query=f"partNumber=2&uploadId={uid}",
+                    body=bytes(badpart), headers={"Content-MD5": b64md5(part)})
+    check("upload part wrong content-md5 -> 400 BadDigest",
+          s == 400 and xml_code(d) == "BadDigest", f"{s} {xml_code(d)}")
+    s, h, d = c.req("PUT", mkey, query=f"partNumber=2&uploadId={uid}", body=b"tail",
+                    headers={"x-amz-checksum-crc32": b64crc32(b"tail")})
+    p2 = h.get("etag", "").strip('"')
+    check("upload part x-amz-checksum-crc32 accepted", s == 200, f"{s} {xml_code(d)}")
+    cx = (f"<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>\"{p1}\"</ETag>"
+          f"</Part><Part><PartNumber>2</PartNumber><ETag>\"{p2}\"</ETag></Part>"
+          f"</CompleteMultipartUpload>").encode()
+    s, h, d = c.req("POST", mkey, query=f"uploadId={uid}", body=cx, payload="signed")
+    m = re.search(rb"<ETag>([^<]*)</ETag>", d)
+    metag = m.group(1).decode().replace("&#34;", "").replace("&quot;", "").strip('"') if m else ""
+    want = hashlib.md5(binascii.unhexlify(p1) + binascii.unhexlify(p2)).hexdigest() + "-2"
+    check("complete multipart; etag md5-of-md5s-N", s == 200 and metag == want,
+          f"{s} etag={metag} want={want}")
+    s, h, _ = c.req("HEAD", mkey)
+    check("HEAD multipart object size", s == 200 and h.get("content-length") == str(len(part) + 4),
+          f"{s} len={h.get('content-length')} etag={h.get('etag')}")
+    # 6. virtual-hosted style.
+    vh = f"{B}.{c.hostport}"
+    s, h, d = c.req("GET", "/s3facts/obj.bin", host_header=vh)
+    check("virtual-hosted-style GET (Host: bucket.127.0.0.1:port)",
+          s == 200 and hashlib.md5(d).hexdigest() == hashlib.md5(body).hexdigest(),
+          f"{s} {xml_code(d)} len={len(d)}")
+    # 7. wrong secret.
+    s, h, d = c.req("GET", key, secret=a.secret_key + "x")
+    check("wrong secret -> 403 SignatureDoesNotMatch (XML)",
+          s == 403 and xml_code(d) == "SignatureDoesNotMatch"
+          and "xml" in h.get("content-type", ""),
+          f"{s} {xml_code(d)} content-type={h.get('content-type')}")
+    s, h, d = c.req("GET", key, access="NOSUCHKEY")
+    check("unknown access key -> 403 InvalidAccessKeyId", s == 403,
+          f"{s} {xml_code(d)}")
+    # 8. unknown bucket.
+    s, h, d = c.req("GET", "/r2up-no-such-bucket-7f3a/x")
+    check("unknown bucket -> 404 NoSuchBucket", s == 404 and xml_code(d) == "NoSuchBucket",
+          f"{s} {xml_code(d)}")
+    s, h, d = c.req("GET", f"/{B}/s3facts/no-such-key")
+    check("unknown key -> 404 NoSuchKey", s == 404 and xml_code(d) == "NoSuchKey",
+          f"{s} {xml_code(d)}")
+    # 9. anonymous read (public URL), anonymous write refused.
+    conn = http.client.HTTPConnection(c.host, c.port, timeout=30)
+    conn.request("GET", key)
+    r = conn.getresponse()
+    d = r.read()
+    check("anonymous GET of object (public URL)", r.status == 200 and d == body,
+          f"{r.status} len={len(d)}")
+    conn.request("PUT", f"/{B}/s3facts/anon.bin", body=b"x")
+    r = conn.getresponse()
+    d = r.read()
+    check("anonymous PUT refused 403", r.status == 403, f"{r.status} {xml_code(d)}")
+    conn.close()
+
+    # Clean up.
+    for k in ("obj.bin", "crc.bin", "sha.bin", "multi.bin", "bad.bin", "crcbad.bin"):
+        c.req("DELETE", f"/{B}/s3facts/{k}")
+    ok = all(results)
+    if not a.json:
+        print(f"{sum(1 for r in results if r)} passed, {sum(1 for r in results if not r)} failed")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
