@@ -5,7 +5,7 @@
 #   scripts/seaweedfs.sh stop  [DIR]   stop it by PID (SIGTERM, ~2 s, SIGKILL); data is kept
 #   scripts/seaweedfs.sh env   [DIR]   print DIR/env (lines `export NAME=value`)
 #   scripts/seaweedfs.sh status [DIR]  say whether it runs (exit 0) or not (exit 1)
-#   . "$(scripts/seaweedfs.sh start >/dev/null && echo .seaweedfs/env)"   # typical use
+#   scripts/seaweedfs.sh start >/dev/null && . .seaweedfs/env   # typical use
 #
 # DIR defaults to $PWD/.seaweedfs. It holds s3.json, data/, logs/, weed.out,
 # weed.pid, ports (the port base) and env. `start` on a running server reuses
