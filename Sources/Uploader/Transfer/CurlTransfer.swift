@@ -1,0 +1,298 @@
+import CCurl
+import Foundation
+
+/// One easy handle and everything curl reads and writes through it while it runs.
+/// Confined to the engine thread: curl easy handles are not thread-safe.
+final class CurlTransfer {
+    let id: UInt64
+    let handle: UnsafeMutableRawPointer
+    let request: HTTPRequest
+    private let continuation: CheckedContinuation<HTTPResponse, any Error>
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+    /// curl keeps this pointer for the handle's life, so the handle owns the memory.
+    private let errorBuffer: UnsafeMutablePointer<CChar>
+    private var bodyPosition: Int64 = 0
+    private var responseBody: [UInt8] = []
+    private var responseBytes: Int64 = 0
+    private var responseHeaders: [(name: String, value: String)] = []
+    private var status = 0
+    /// A failure found inside a callback, which curl only reports as a generic abort.
+    private var callbackFailure: TransferError?
+    private var lastProgressReport: UInt64 = 0
+    private(set) var finished = false
+    /// Asks the engine for bytes it may send now; nil when unlimited.
+    var bandwidthGrant: ((Int) -> Int)?
+
+    init(
+        id: UInt64, request: HTTPRequest, options: TransferEngine.Options,
+        continuation: CheckedContinuation<HTTPResponse, any Error>
+    ) throws(TransferError) {
+        guard let handle = curl_easy_init() else {
+            throw TransferError(kind: .other, message: "libcurl could not create a transfer handle")
+        }
+        self.id = id
+        self.handle = handle
+        self.request = request
+        self.continuation = continuation
+        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        do {
+            try configure(options)
+        } catch {
+            cleanup()
+            throw error
+        }
+    }
+
+    deinit { cleanup() }
+
+    private func cleanup() {
+        if let list = headerList {
+            curl_slist_free_all(list)
+            headerList = nil
+        }
+        curl_easy_cleanup(handle)
+        errorBuffer.deallocate()
+    }
+
+    // MARK: - Setup
+
+    private func set(_ option: CURLoption, _ value: Int) {
+        _ = r2_easy_setopt_long(handle, option, value)
+    }
+
+    private func set(_ option: CURLoption, string: String) {
+        // curl copies string options, so a temporary C string is enough.
+        _ = string.withCString { r2_easy_setopt_ptr(handle, option, $0) }
+    }
+
+    private func configure(_ options: TransferEngine.Options) throws(TransferError) {
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        let urlResult = request.url.withCString { r2_easy_setopt_ptr(handle, CURLOPT_URL, $0) }
+        guard urlResult == CURLE_OK else {
+            throw TransferError(kind: .malformedURL, message: "the URL \(request.url) is not valid")
+        }
+        set(CURLOPT_NOSIGNAL, 1)
+        if r2_curl_has_protocols_str() != 0 {
+            set(CURLOPT_PROTOCOLS_STR, string: "http,https")
+        }
+        set(CURLOPT_FOLLOWLOCATION, 0)
+        set(CURLOPT_SSL_VERIFYPEER, 1)
+        set(CURLOPT_SSL_VERIFYHOST, 2)
+        if let bundle = options.caBundle {
+            set(CURLOPT_CAINFO, string: bundle)
+        }
+        set(CURLOPT_CONNECTTIMEOUT_MS, options.connectTimeoutMilliseconds)
+        set(CURLOPT_LOW_SPEED_LIMIT, options.lowSpeedLimitBytesPerSecond)
+        set(CURLOPT_LOW_SPEED_TIME, options.lowSpeedTimeSeconds)
+        set(CURLOPT_TCP_KEEPALIVE, 1)
+        set(CURLOPT_USERAGENT, string: options.userAgent)
+        _ = r2_easy_setopt_ptr(handle, CURLOPT_ERRORBUFFER, errorBuffer)
+
+        // An empty "Expect:" stops curl waiting up to a second for a 100 that R2 never sends.
+        var list: UnsafeMutablePointer<curl_slist>? = curl_slist_append(nil, "Expect:")
+        for (name, value) in request.headers {
+            list = curl_slist_append(list, "\(name): \(value)")
+        }
+        headerList = list
+        _ = r2_easy_setopt_ptr(handle, CURLOPT_HTTPHEADER, list)
+
+        switch request.method {
+        case "GET": set(CURLOPT_HTTPGET, 1)
+        case "HEAD": set(CURLOPT_NOBODY, 1)
+        default:
+            if request.body != .none || request.method == "PUT" || request.method == "POST" {
+                set(CURLOPT_UPLOAD, 1)
+                _ = r2_easy_setopt_off(handle, CURLOPT_INFILESIZE_LARGE, curl_off_t(request.body.length))
+                _ = r2_easy_setopt_data_callback(handle, CURLOPT_READFUNCTION, curlReadBody)
+                _ = r2_easy_setopt_ptr(handle, CURLOPT_READDATA, context)
+                _ = r2_easy_setopt_seek_callback(handle, curlSeekBody)
+                _ = r2_easy_setopt_ptr(handle, CURLOPT_SEEKDATA, context)
+                set(CURLOPT_UPLOAD_BUFFERSIZE, options.uploadBufferSize)
+            }
+            if request.method != "PUT" {
+                set(CURLOPT_CUSTOMREQUEST, string: request.method)
+            }
+        }
+        _ = r2_easy_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, curlWriteBody)
+        _ = r2_easy_setopt_ptr(handle, CURLOPT_WRITEDATA, context)
+        _ = r2_easy_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, curlHeaderLine)
+        _ = r2_easy_setopt_ptr(handle, CURLOPT_HEADERDATA, context)
+        if request.onProgress != nil {
+            set(CURLOPT_NOPROGRESS, 0)
+            _ = r2_easy_setopt_xferinfo_callback(handle, curlProgress)
+            _ = r2_easy_setopt_ptr(handle, CURLOPT_XFERINFODATA, context)
+        }
+    }
+
+    // MARK: - Callbacks (engine thread)
+
+    fileprivate func readBody(into buffer: UnsafeMutablePointer<CChar>, capacity: Int) -> Int {
+        let remaining = request.body.length - bodyPosition
+        if remaining <= 0 { return 0 }
+        var wanted = Int(min(Int64(capacity), remaining))
+        if let grant = bandwidthGrant {
+            wanted = grant(wanted)
+            if wanted == 0 { return r2_readfunc_pause }
+        }
+        switch request.body {
+        case .none:
+            return 0
+        case .bytes(let bytes):
+            let start = Int(bodyPosition)
+            bytes.withUnsafeBufferPointer { source in
+                UnsafeMutableRawPointer(buffer).copyMemory(from: source.baseAddress! + start, byteCount: wanted)
+            }
+            bodyPosition += Int64(wanted)
+            return wanted
+        case .file(let slice):
+            var done = 0
+            while done < wanted {
+                let got = pread(slice.descriptor, buffer + done, wanted - done, off_t(slice.offset + bodyPosition + Int64(done)))
+                if got < 0 {
+                    if errno == EINTR { continue }
+                    callbackFailure = TransferError(
+                        kind: .fileReadFailed, osErrno: errno,
+                        message: "reading the file failed: \(String(cString: strerror(errno)))")
+                    return r2_readfunc_abort
+                }
+                if got == 0 {
+                    callbackFailure = TransferError(
+                        kind: .fileShorterThanExpected,
+                        message: "the file ended early: it changed while it was being uploaded")
+                    return r2_readfunc_abort
+                }
+                done += got
+            }
+            bodyPosition += Int64(done)
+            return done
+        }
+    }
+
+    fileprivate func seekBody(to offset: Int64, origin: Int32) -> Int32 {
+        guard origin == SEEK_SET, offset >= 0, offset <= request.body.length else { return Int32(r2_seekfunc_fail) }
+        bodyPosition = offset
+        return Int32(r2_seekfunc_ok)
+    }
+
+    fileprivate func writeBody(_ buffer: UnsafeMutablePointer<CChar>, count: Int) -> Int {
+        switch request.sink {
+        case .memory(let limit):
+            if responseBody.count + count > limit {
+                callbackFailure = TransferError(
+                    kind: .responseTooLarge, message: "the server's reply was larger than \(limit) bytes")
+                return 0
+            }
+            buffer.withMemoryRebound(to: UInt8.self, capacity: count) {
+                responseBody.append(contentsOf: UnsafeBufferPointer(start: $0, count: count))
+            }
+        case .file(let descriptor, let offset):
+            // An error reply goes to memory so it can be parsed, not into the user's file.
+            if !(200..<300).contains(status) {
+                if responseBody.count + count > 1 << 20 { return 0 }
+                buffer.withMemoryRebound(to: UInt8.self, capacity: count) {
+                    responseBody.append(contentsOf: UnsafeBufferPointer(start: $0, count: count))
+                }
+                return count
+            }
+            var done = 0
+            while done < count {
+                let wrote = pwrite(descriptor, buffer + done, count - done, off_t(offset + responseBytes + Int64(done)))
+                if wrote < 0 {
+                    if errno == EINTR { continue }
+                    callbackFailure = TransferError(
+                        kind: .fileWriteFailed, osErrno: errno,
+                        message: "writing the file failed: \(String(cString: strerror(errno)))")
+                    return 0
+                }
+                done += wrote
+            }
+        }
+        responseBytes += Int64(count)
+        return count
+    }
+
+    fileprivate func headerLine(_ buffer: UnsafeMutablePointer<CChar>, count: Int) -> Int {
+        let line = buffer.withMemoryRebound(to: UInt8.self, capacity: count) {
+            String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self)
+        }.trimmingCharacters(in: .whitespacesAndNewlines)
+        if line.hasPrefix("HTTP/") {
+            // A new status line (after a 100 or on a retry) starts a fresh header set.
+            responseHeaders.removeAll(keepingCapacity: true)
+            let fields = line.split(separator: " ", maxSplits: 2)
+            status = fields.count > 1 ? Int(fields[1]) ?? 0 : 0
+        } else if let colon = line.firstIndex(of: ":") {
+            let name = line[..<colon].lowercased()
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            responseHeaders.append((name, value))
+        }
+        return count
+    }
+
+    fileprivate func progress(uploaded: Int64) -> Int32 {
+        let now = DispatchTime.now().uptimeNanoseconds
+        if now - lastProgressReport >= 250_000_000 {
+            lastProgressReport = now
+            request.onProgress?(uploaded)
+        }
+        return 0
+    }
+
+    // MARK: - Completion
+
+    /// Resumes the waiting task once; the engine removes the handle first.
+    func finish(code: CURLcode) {
+        guard !finished else { return }
+        finished = true
+        if let failure = callbackFailure {
+            continuation.resume(throwing: failure)
+            return
+        }
+        guard code == CURLE_OK else {
+            var osErrno = 0
+            _ = r2_easy_getinfo_long(handle, CURLINFO_OS_ERRNO, &osErrno)
+            let detail = String(cString: errorBuffer)
+            continuation.resume(throwing: TransferError.from(code: code, osErrno: Int32(osErrno), detail: detail))
+            return
+        }
+        var code = 0
+        _ = r2_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &code)
+        request.onProgress?(bodyPosition)
+        continuation.resume(
+            returning: HTTPResponse(
+                status: code, headers: responseHeaders, body: responseBody, bodyBytesReceived: responseBytes))
+    }
+
+    func finish(throwing error: any Error) {
+        guard !finished else { return }
+        finished = true
+        continuation.resume(throwing: error)
+    }
+}
+
+// C callbacks: they capture nothing and find their transfer through the context pointer,
+// which stays valid because the engine holds the transfer until curl is done with it.
+private let curlReadBody: r2_data_callback = { buffer, size, count, context in
+    guard let buffer, let context else { return r2_readfunc_abort }
+    return Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().readBody(into: buffer, capacity: size * count)
+}
+
+private let curlSeekBody: r2_seek_callback = { context, offset, origin in
+    guard let context else { return Int32(r2_seekfunc_fail) }
+    return Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().seekBody(to: Int64(offset), origin: origin)
+}
+
+private let curlWriteBody: r2_data_callback = { buffer, size, count, context in
+    guard let buffer, let context else { return 0 }
+    return Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().writeBody(buffer, count: size * count)
+}
+
+private let curlHeaderLine: r2_data_callback = { buffer, size, count, context in
+    guard let buffer, let context else { return 0 }
+    return Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().headerLine(buffer, count: size * count)
+}
+
+private let curlProgress: r2_xferinfo_callback = { context, _, _, _, uploaded in
+    guard let context else { return 0 }
+    return Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().progress(uploaded: Int64(uploaded))
+}

@@ -1,0 +1,233 @@
+import CCurl
+import Foundation
+import Synchronization
+
+/// Runs HTTP transfers with libcurl's multi interface on one dedicated thread.
+///
+/// All easy handles share the multi handle's connection cache, so a connection
+/// to the endpoint is opened once and reused. Tasks await `perform`; cancelling
+/// the task removes its transfer at once.
+public final class TransferEngine: Sendable {
+    /// Network settings that apply to every transfer.
+    public struct Options: Sendable {
+        public var connectTimeoutMilliseconds = 10_000
+        /// A transfer slower than this many bytes a second for `lowSpeedTimeSeconds` is aborted.
+        public var lowSpeedLimitBytesPerSecond = 1
+        public var lowSpeedTimeSeconds = 30
+        /// A PEM file of trusted CAs; nil uses the system store. Verification is never off.
+        public var caBundle: String?
+        public var userAgent = "r2up/0.1"
+        public var uploadBufferSize = 512 * 1024
+        /// Connections kept open for reuse.
+        public var maxConnections = 16
+        /// Total upload rate across all transfers, bytes a second; nil is unlimited.
+        public var bandwidthLimit: Int64?
+
+        public init() {}
+    }
+
+    fileprivate struct Submission {
+        let id: UInt64
+        let request: HTTPRequest
+        let continuation: CheckedContinuation<HTTPResponse, any Error>
+    }
+
+    private struct Inbox {
+        var nextID: UInt64 = 1
+        var submissions: [Submission] = []
+        var cancellations: Set<UInt64> = []
+        var stopping = false
+    }
+
+    /// The multi handle. Off the engine thread only `curl_multi_wakeup` touches it,
+    /// which libcurl documents as safe to call from any thread.
+    private struct MultiHandle: @unchecked Sendable {
+        let pointer: UnsafeMutableRawPointer
+    }
+
+    public let options: Options
+    private let inbox = Mutex(Inbox())
+    private let multi: MultiHandle
+    private let stopped = Mutex(false)
+
+    public init(options: Options = Options()) throws(TransferError) {
+        guard CurlRuntime.initialized, let pointer = curl_multi_init() else {
+            throw TransferError(kind: .other, message: "libcurl could not be initialised")
+        }
+        self.options = options
+        multi = MultiHandle(pointer: pointer)
+        _ = r2_multi_setopt_long(pointer, CURLMOPT_MAXCONNECTS, options.maxConnections)
+        let loop = EngineLoop(multi: pointer, options: options)
+        let thread = Thread { [self] in
+            loop.run(engine: self)
+        }
+        thread.name = "r2up.transfer"
+        thread.start()
+    }
+
+    deinit {
+        // The loop holds a strong reference until stop, so deinit only runs after it ended.
+        curl_multi_cleanup(multi.pointer)
+    }
+
+    /// Performs one HTTP exchange. Throws `TransferError` when no response came,
+    /// `CancellationError` when the task was cancelled.
+    public func perform(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let id = inbox.withLock { inbox -> UInt64 in
+            defer { inbox.nextID += 1 }
+            return inbox.nextID
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let accepted = inbox.withLock { inbox -> Bool in
+                    guard !inbox.stopping else { return false }
+                    inbox.submissions.append(Submission(id: id, request: request, continuation: continuation))
+                    // A cancel that raced ahead of the submission is replayed here.
+                    if Task.isCancelled { inbox.cancellations.insert(id) }
+                    return true
+                }
+                if accepted {
+                    curl_multi_wakeup(multi.pointer)
+                } else {
+                    continuation.resume(throwing: TransferError(kind: .cancelled, message: "the transfer engine has stopped"))
+                }
+            }
+        } onCancel: {
+            inbox.withLock { _ = $0.cancellations.insert(id) }
+            curl_multi_wakeup(multi.pointer)
+        }
+    }
+
+    /// Ends the engine thread once running transfers are done; new ones are refused.
+    public func shutdown() {
+        inbox.withLock { $0.stopping = true }
+        curl_multi_wakeup(multi.pointer)
+    }
+
+    fileprivate func takeInbox() -> (submissions: [Submission], cancellations: Set<UInt64>, stopping: Bool) {
+        inbox.withLock { inbox in
+            defer {
+                inbox.submissions.removeAll()
+                inbox.cancellations.removeAll()
+            }
+            return (inbox.submissions, inbox.cancellations, inbox.stopping)
+        }
+    }
+
+    /// State that lives on the engine thread only.
+    private final class EngineLoop: @unchecked Sendable {
+        let multi: UnsafeMutableRawPointer
+        let options: Options
+        var active: [UInt64: CurlTransfer] = [:]
+        var byHandle: [UnsafeMutableRawPointer: UInt64] = [:]
+        var unmatchedCancellations: Set<UInt64> = []
+        var bucket: TokenBucket?
+        var paused: [UInt64] = []
+
+        init(multi: UnsafeMutableRawPointer, options: Options) {
+            self.multi = multi
+            self.options = options
+            if let limit = options.bandwidthLimit, limit > 0 {
+                bucket = TokenBucket(rate: limit, now: DispatchTime.now().uptimeNanoseconds)
+            }
+        }
+
+        func run(engine: TransferEngine) {
+            while true {
+                let (submissions, cancellations, stopping) = engine.takeInbox()
+                for submission in submissions { start(submission) }
+                for id in cancellations.union(unmatchedCancellations) {
+                    if let transfer = active[id] {
+                        remove(transfer)
+                        transfer.finish(throwing: CancellationError())
+                        unmatchedCancellations.remove(id)
+                    } else {
+                        unmatchedCancellations.insert(id)
+                    }
+                }
+                if active.isEmpty { unmatchedCancellations.removeAll() }
+
+                var running: Int32 = 0
+                _ = curl_multi_perform(multi, &running)
+                collectFinished()
+                if stopping && active.isEmpty { break }
+                var timeout: Int32 = 1000
+                if bucket != nil && !paused.isEmpty {
+                    resumePaused()
+                    timeout = 10
+                }
+                _ = curl_multi_poll(multi, nil, 0, timeout, nil)
+            }
+        }
+
+        private func start(_ submission: Submission) {
+            do {
+                let transfer = try CurlTransfer(
+                    id: submission.id, request: submission.request, options: options,
+                    continuation: submission.continuation)
+                if bucket != nil {
+                    transfer.bandwidthGrant = { [unowned self, id = submission.id] wanted in
+                        let granted = self.bucket!.take(wanted, now: DispatchTime.now().uptimeNanoseconds)
+                        if granted == 0 { self.paused.append(id) }
+                        return granted
+                    }
+                }
+                active[submission.id] = transfer
+                byHandle[transfer.handle] = submission.id
+                _ = curl_multi_add_handle(multi, transfer.handle)
+            } catch {
+                submission.continuation.resume(throwing: error)
+            }
+        }
+
+        private func remove(_ transfer: CurlTransfer) {
+            _ = curl_multi_remove_handle(multi, transfer.handle)
+            active[transfer.id] = nil
+            byHandle[transfer.handle] = nil
+        }
+
+        private func collectFinished() {
+            var queued: Int32 = 0
+            while let message = curl_multi_info_read(multi, &queued) {
+                guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle,
+                    let id = byHandle[handle], let transfer = active[id]
+                else { continue }
+                let code = message.pointee.data.result
+                remove(transfer)
+                transfer.finish(code: code)
+            }
+        }
+
+        private func resumePaused() {
+            let ids = paused
+            paused.removeAll()
+            for id in ids {
+                if let transfer = active[id] {
+                    _ = curl_easy_pause(transfer.handle, CURLPAUSE_CONT)
+                }
+            }
+        }
+    }
+}
+
+/// A token bucket for the shared bandwidth limit; a quarter second of burst.
+struct TokenBucket {
+    let rate: Int64
+    private var tokens: Double
+    private var last: UInt64
+
+    init(rate: Int64, now: UInt64) {
+        self.rate = rate
+        tokens = Double(rate) / 4
+        last = now
+    }
+
+    mutating func take(_ wanted: Int, now: UInt64) -> Int {
+        let elapsed = Double(now &- last) / 1e9
+        last = now
+        tokens = min(Double(rate) / 4, tokens + elapsed * Double(rate))
+        let granted = min(wanted, Int(tokens))
+        tokens -= Double(granted)
+        return granted
+    }
+}
