@@ -1,0 +1,128 @@
+import Foundation
+
+/// A part the server holds for a multipart upload.
+public struct UploadedPart: Sendable, Equatable {
+    public var partNumber: Int
+    public var etag: String
+    public var size: Int64
+
+    public init(partNumber: Int, etag: String, size: Int64) {
+        self.partNumber = partNumber
+        self.etag = etag
+        self.size = size
+    }
+}
+
+/// A multipart upload in progress on the server.
+public struct PendingMultipartUpload: Sendable, Equatable {
+    public var key: String
+    public var uploadID: String
+    public var initiated: Date?
+}
+
+extension S3Client {
+    /// CreateMultipartUpload; returns the upload id.
+    public func createMultipartUpload(
+        bucket: String, key: String, attributes: ObjectAttributes = .init()
+    ) async throws(S3ClientError) -> String {
+        let response = try await send(
+            Call(method: "POST", bucket: bucket, key: key, query: [("uploads", "")], headers: attributes.headers))
+        let root = try Self.document(response, root: "InitiateMultipartUploadResult")
+        guard let uploadID = root.value("UploadId"), !uploadID.isEmpty else {
+            throw .unexpectedResponse("CreateMultipartUpload returned no UploadId")
+        }
+        return uploadID
+    }
+
+    /// UploadPart; returns the part's ETag.
+    public func uploadPart(
+        bucket: String, key: String, uploadID: String, partNumber: Int, body: FileSlice, contentMD5: String?,
+        onProgress: (@Sendable (Int64) -> Void)? = nil
+    ) async throws(S3ClientError) -> String {
+        var headers: [(name: String, value: String)] = []
+        if let contentMD5 { headers.append(("Content-MD5", contentMD5)) }
+        let response = try await send(
+            Call(
+                method: "PUT", bucket: bucket, key: key,
+                query: [("partNumber", String(partNumber)), ("uploadId", uploadID)], headers: headers,
+                body: .file(body), payload: .unsigned, onProgress: onProgress))
+        return Self.etag(response)
+    }
+
+    /// CompleteMultipartUpload with the parts in order; returns the object's ETag.
+    public func completeMultipartUpload(
+        bucket: String, key: String, uploadID: String, parts: [UploadedPart]
+    ) async throws(S3ClientError) -> String {
+        var xml = "<CompleteMultipartUpload>"
+        for part in parts.sorted(by: { $0.partNumber < $1.partNumber }) {
+            xml += "<Part><PartNumber>\(part.partNumber)</PartNumber><ETag>\"\(part.etag.xmlEscaped)\"</ETag></Part>"
+        }
+        xml += "</CompleteMultipartUpload>"
+        let body = RequestBody.bytes(Array(xml.utf8))
+        let response = try await send(
+            Call(
+                method: "POST", bucket: bucket, key: key, query: [("uploadId", uploadID)],
+                headers: [("Content-Type", "application/xml")], body: body, payload: Self.payload(for: body)))
+        let root = try Self.document(response, root: "CompleteMultipartUploadResult")
+        return Self.unquote(root.value("ETag") ?? "")
+    }
+
+    /// AbortMultipartUpload (free on R2). A missing upload counts as aborted.
+    public func abortMultipartUpload(bucket: String, key: String, uploadID: String) async throws(S3ClientError) {
+        do {
+            _ = try await send(Call(method: "DELETE", bucket: bucket, key: key, query: [("uploadId", uploadID)]))
+        } catch .service(let failure) where failure.code == "NoSuchUpload" {
+            return
+        }
+    }
+
+    /// ListParts, all pages.
+    public func listParts(bucket: String, key: String, uploadID: String) async throws(S3ClientError) -> [UploadedPart] {
+        var parts: [UploadedPart] = []
+        var marker: String?
+        repeat {
+            var query: [(name: String, value: String)] = [("uploadId", uploadID)]
+            if let marker { query.append(("part-number-marker", marker)) }
+            let response = try await send(Call(method: "GET", bucket: bucket, key: key, query: query))
+            let root = try Self.document(response, root: "ListPartsResult")
+            for node in root.children("Part") {
+                guard let number = Int(node.value("PartNumber") ?? "") else { continue }
+                parts.append(
+                    UploadedPart(
+                        partNumber: number, etag: Self.unquote(node.value("ETag") ?? ""),
+                        size: Int64(node.value("Size") ?? "") ?? 0))
+            }
+            let next = root.value("NextPartNumberMarker")
+            marker = root.value("IsTruncated") == "true" && next != marker ? next : nil
+        } while marker != nil
+        return parts
+    }
+
+    /// ListMultipartUploads under a prefix, all pages.
+    public func listMultipartUploads(bucket: String, prefix: String = "") async throws(S3ClientError) -> [PendingMultipartUpload] {
+        var uploads: [PendingMultipartUpload] = []
+        var keyMarker: String?
+        var uploadMarker: String?
+        repeat {
+            var query: [(name: String, value: String)] = [("uploads", "")]
+            if !prefix.isEmpty { query.append(("prefix", prefix)) }
+            if let keyMarker { query.append(("key-marker", keyMarker)) }
+            if let uploadMarker { query.append(("upload-id-marker", uploadMarker)) }
+            let response = try await send(Call(method: "GET", bucket: bucket, key: nil, query: query))
+            let root = try Self.document(response, root: "ListMultipartUploadsResult")
+            for node in root.children("Upload") {
+                uploads.append(
+                    PendingMultipartUpload(
+                        key: node.value("Key") ?? "", uploadID: node.value("UploadId") ?? "",
+                        initiated: node.value("Initiated").flatMap(ISO8601.parse)))
+            }
+            if root.value("IsTruncated") == "true", let nextKey = root.value("NextKeyMarker"), nextKey != keyMarker {
+                keyMarker = nextKey
+                uploadMarker = root.value("NextUploadIdMarker")
+            } else {
+                keyMarker = nil
+            }
+        } while keyMarker != nil
+        return uploads
+    }
+}

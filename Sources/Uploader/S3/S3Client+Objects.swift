@@ -1,0 +1,150 @@
+import Foundation
+import SigV4
+
+/// Options for a new object.
+public struct ObjectAttributes: Sendable, Equatable {
+    public var contentType: String?
+    public var cacheControl: String?
+    /// User metadata, sent as `x-amz-meta-NAME`.
+    public var metadata: [String: String] = [:]
+
+    public init(contentType: String? = nil, cacheControl: String? = nil, metadata: [String: String] = [:]) {
+        self.contentType = contentType
+        self.cacheControl = cacheControl
+        self.metadata = metadata
+    }
+
+    /// Headers for the request; empty values are never sent (R2 answers 501 to them).
+    var headers: [(name: String, value: String)] {
+        var headers: [(name: String, value: String)] = []
+        if let contentType, !contentType.isEmpty { headers.append(("Content-Type", contentType)) }
+        if let cacheControl, !cacheControl.isEmpty { headers.append(("Cache-Control", cacheControl)) }
+        for (name, value) in metadata.sorted(by: { $0.key < $1.key }) where !value.isEmpty {
+            headers.append(("x-amz-meta-\(name.lowercased())", value))
+        }
+        return headers
+    }
+}
+
+/// What HEAD tells about an object.
+public struct ObjectInfo: Sendable, Equatable {
+    public var size: Int64
+    public var etag: String
+    public var contentType: String?
+    public var lastModified: Date?
+}
+
+/// One entry of a listing.
+public struct ObjectSummary: Sendable, Equatable {
+    public var key: String
+    public var size: Int64
+    public var etag: String
+    public var lastModified: Date?
+}
+
+/// One page of ListObjectsV2.
+public struct ObjectListing: Sendable, Equatable {
+    public var objects: [ObjectSummary]
+    /// Folder-like prefixes when a delimiter was given.
+    public var commonPrefixes: [String]
+    /// Pass back to get the next page; nil on the last page.
+    public var continuationToken: String?
+}
+
+extension S3Client {
+    /// PutObject. `contentMD5` is the base64 MD5 of the body, which the server verifies.
+    public func putObject(
+        bucket: String, key: String, body: RequestBody, contentMD5: String?, attributes: ObjectAttributes = .init(),
+        onProgress: (@Sendable (Int64) -> Void)? = nil
+    ) async throws(S3ClientError) -> String {
+        var headers = attributes.headers
+        if let contentMD5 { headers.append(("Content-MD5", contentMD5)) }
+        let call = Call(
+            method: "PUT", bucket: bucket, key: key, headers: headers, body: body,
+            payload: Self.payload(for: body), onProgress: onProgress)
+        return Self.etag(try await send(call))
+    }
+
+    /// HeadObject; nil when the object does not exist.
+    public func headObject(bucket: String, key: String) async throws(S3ClientError) -> ObjectInfo? {
+        do {
+            let response = try await send(Call(method: "HEAD", bucket: bucket, key: key))
+            return ObjectInfo(
+                size: Int64(response.header("content-length") ?? "") ?? 0, etag: Self.etag(response),
+                contentType: response.header("content-type"),
+                lastModified: response.header("last-modified").flatMap(HTTPDate.parse))
+        } catch .service(let failure) where failure.status == 404 && failure.code != "NoSuchBucket" {
+            return nil
+        }
+    }
+
+    /// GetObject, whole or a byte range (`range` is inclusive, as in HTTP).
+    public func getObject(
+        bucket: String, key: String, range: ClosedRange<Int64>? = nil, sink: ResponseSink,
+        onProgress: (@Sendable (Int64) -> Void)? = nil
+    ) async throws(S3ClientError) -> HTTPResponse {
+        var headers: [(name: String, value: String)] = []
+        if let range { headers.append(("Range", "bytes=\(range.lowerBound)-\(range.upperBound)")) }
+        return try await send(Call(method: "GET", bucket: bucket, key: key, headers: headers, sink: sink, onProgress: onProgress))
+    }
+
+    /// DeleteObject (S3 answers 204 whether or not the key existed).
+    public func deleteObject(bucket: String, key: String) async throws(S3ClientError) {
+        _ = try await send(Call(method: "DELETE", bucket: bucket, key: key))
+    }
+
+    /// ListObjectsV2, one page.
+    public func listObjects(
+        bucket: String, prefix: String = "", delimiter: String? = nil, continuationToken: String? = nil,
+        maxKeys: Int = 1000
+    ) async throws(S3ClientError) -> ObjectListing {
+        var query: [(name: String, value: String)] = [("list-type", "2"), ("max-keys", String(maxKeys))]
+        if !prefix.isEmpty { query.append(("prefix", prefix)) }
+        if let delimiter { query.append(("delimiter", delimiter)) }
+        if let continuationToken { query.append(("continuation-token", continuationToken)) }
+        let response = try await send(Call(method: "GET", bucket: bucket, key: nil, query: query))
+        let root = try Self.document(response, root: "ListBucketResult")
+        let objects = root.children("Contents").map { node in
+            ObjectSummary(
+                key: node.value("Key") ?? "", size: Int64(node.value("Size") ?? "") ?? 0,
+                etag: Self.unquote(node.value("ETag") ?? ""),
+                lastModified: node.value("LastModified").flatMap(ISO8601.parse))
+        }
+        let prefixes = root.children("CommonPrefixes").compactMap { $0.value("Prefix") }
+        let truncated = root.value("IsTruncated") == "true"
+        return ObjectListing(
+            objects: objects, commonPrefixes: prefixes,
+            continuationToken: truncated ? root.value("NextContinuationToken") : nil)
+    }
+
+    /// CreateBucket (only `doctor` and tests call it: object-scoped tokens cannot).
+    public func createBucket(_ bucket: String) async throws(S3ClientError) {
+        var body: RequestBody = .none
+        if !["", "us-east-1", "auto"].contains(region) {
+            let xml = "<CreateBucketConfiguration><LocationConstraint>\(region.xmlEscaped)</LocationConstraint></CreateBucketConfiguration>"
+            body = .bytes(Array(xml.utf8))
+        }
+        _ = try await send(Call(method: "PUT", bucket: bucket, key: nil, body: body, payload: Self.payload(for: body)))
+    }
+
+    /// The payload hash to sign: small in-memory bodies are hashed, file bodies are
+    /// sent UNSIGNED-PAYLOAD and protected by Content-MD5 instead (one read of the file).
+    static func payload(for body: RequestBody) -> PayloadHash {
+        switch body {
+        case .none: return .empty
+        case .bytes(let bytes): return .sha256(hex: Digest.sha256Hex(bytes))
+        case .file: return .unsigned
+        }
+    }
+}
+
+/// Parses S3's ISO 8601 timestamps (`2026-11-22T10:00:00.000Z`).
+enum ISO8601 {
+    static func parse(_ text: String) -> Date? {
+        let digits = text.split(whereSeparator: { "-T:.Z".contains($0) }).map { Int($0) }
+        guard digits.count >= 6, let year = digits[0], let month = digits[1], let day = digits[2],
+            let hour = digits[3], let minute = digits[4], let second = digits[5]
+        else { return nil }
+        return CivilTime.date(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+    }
+}
