@@ -1,0 +1,72 @@
+import Foundation
+import SigV4
+
+/// Tuning for a run of uploads.
+public struct RunOptions: Sendable, Equatable {
+    /// Requests in flight at once, parts included.
+    public var concurrency = 4
+    /// Total upload rate in bytes a second; nil is unlimited.
+    public var bandwidthLimit: Int64?
+    public var upload = UploadSettings()
+    public var lowSpeedTimeSeconds = 30
+    public var connectTimeoutSeconds = 10
+
+    public init() {}
+}
+
+/// One file to push and where it goes.
+public struct PushRequest: Sendable, Equatable {
+    public var path: String
+    public var key: String
+    public var attributes: ObjectAttributes
+
+    public init(path: String, key: String, attributes: ObjectAttributes) {
+        self.path = path
+        self.key = key
+        self.attributes = attributes
+    }
+}
+
+/// The S3 side of r2up, built once from settings: one engine, one client, one slot limit.
+public final class UploadService: Sendable {
+    public let settings: Settings
+    public let options: RunOptions
+    public let endpoint: S3Endpoint
+    public let bucket: String
+    public let client: S3Client
+    public let uploader: FileUploader
+
+    public init(settings: Settings, options: RunOptions) throws(ConfigurationError) {
+        self.settings = settings
+        self.options = options
+        endpoint = try settings.requireEndpoint()
+        bucket = try settings.requireBucket()
+        let credentials = try settings.requireCredentials()
+        var engineOptions = TransferEngine.Options()
+        engineOptions.caBundle = settings.caBundle
+        engineOptions.bandwidthLimit = options.bandwidthLimit
+        engineOptions.lowSpeedTimeSeconds = options.lowSpeedTimeSeconds
+        engineOptions.connectTimeoutMilliseconds = options.connectTimeoutSeconds * 1000
+        engineOptions.maxConnections = max(16, options.concurrency * 2)
+        let engine: TransferEngine
+        do { engine = try TransferEngine(options: engineOptions) } catch {
+            throw .invalidValue(setting: "libcurl", value: "", reason: error.description)
+        }
+        client = S3Client(endpoint: endpoint, region: settings.region.value, credentials: credentials, engine: engine)
+        uploader = FileUploader(
+            client: client, settings: options.upload, slots: TransferSlots(limit: options.concurrency))
+    }
+
+    deinit { client.engine.shutdown() }
+
+    /// The public URL of a key in this service's bucket.
+    public func publicURL(for key: String) -> String {
+        PublicURL.make(key: key, bucket: bucket, publicBase: settings.publicURL?.value, endpoint: endpoint)
+    }
+
+    /// Uploads one file now, without the queue.
+    public func upload(_ request: PushRequest, journal: (any UploadJournal)? = nil) async throws(UploadError) -> UploadOutcome {
+        let file = try LocalFile(path: request.path)
+        return try await uploader.upload(file, bucket: bucket, key: request.key, attributes: request.attributes, journal: journal)
+    }
+}

@@ -1,0 +1,171 @@
+import Foundation
+import SigV4
+import Synchronization
+
+/// Settings for moving one file's bytes.
+public struct UploadSettings: Sendable, Equatable {
+    /// Files up to this size go in one PUT (R2 bills a multipart upload at least three Class A operations).
+    public var multipartThreshold: Int64 = 8 << 20
+    public var partSize: Int64 = 8 << 20
+    /// Attempts per request inside this run before the failure is handed back.
+    public var maxAttempts = 5
+    /// Keep a failed multipart upload on the server so a later run can resume it.
+    public var keepPartsOnFailure = false
+
+    public init() {}
+}
+
+/// What a finished upload left in the bucket.
+public struct UploadOutcome: Sendable, Equatable {
+    public var bucket: String
+    public var key: String
+    public var etag: String
+    public var size: Int64
+    /// Bytes put on the wire in this run, retries included.
+    public var bytesSent: Int64
+    public var partCount: Int
+    public var multipart: Bool
+    /// Parts found already uploaded by an earlier run and not sent again.
+    public var partsResumed: Int
+}
+
+/// Where an interrupted multipart upload stood: the upload id, its fixed part size and the parts done.
+public struct MultipartCheckpoint: Sendable, Equatable {
+    public var uploadID: String
+    public var partSize: Int64
+    public var parts: [UploadedPart]
+
+    public init(uploadID: String, partSize: Int64, parts: [UploadedPart]) {
+        self.uploadID = uploadID
+        self.partSize = partSize
+        self.parts = parts
+    }
+}
+
+/// Told about each durable step so a crash can be resumed; the store implements it.
+public protocol UploadJournal: Sendable {
+    func multipartStarted(uploadID: String, partSize: Int64) throws
+    func partFinished(_ part: UploadedPart, contentMD5: String) throws
+    func progress(bytesSent: Int64)
+}
+
+/// Uploads one file: a single PUT or a multipart upload, each request carrying
+/// Content-MD5 (which R2, S3 and SeaweedFS verify), then a HEAD to check the result.
+public struct FileUploader: Sendable {
+    public let client: S3Client
+    public let settings: UploadSettings
+    public let slots: TransferSlots
+    public let retry: RetryPolicy
+
+    public init(client: S3Client, settings: UploadSettings, slots: TransferSlots, retry: RetryPolicy = RetryPolicy()) {
+        self.client = client
+        self.settings = settings
+        self.slots = slots
+        self.retry = retry
+    }
+
+    /// Uploads `file` to `bucket`/`key`. `checkpoint` resumes an earlier multipart upload.
+    public func upload(
+        _ file: LocalFile, bucket: String, key: String, attributes: ObjectAttributes,
+        checkpoint: MultipartCheckpoint? = nil, journal: (any UploadJournal)? = nil
+    ) async throws(UploadError) -> UploadOutcome {
+        let key = try ObjectKey.validated(key)
+        if file.size <= settings.multipartThreshold && checkpoint == nil {
+            return try await putWhole(file, bucket: bucket, key: key, attributes: attributes, journal: journal)
+        }
+        return try await MultipartUpload(
+            uploader: self, file: file, bucket: bucket, key: key, attributes: attributes, journal: journal
+        ).run(checkpoint: checkpoint)
+    }
+
+    private func putWhole(
+        _ file: LocalFile, bucket: String, key: String, attributes: ObjectAttributes, journal: (any UploadJournal)?
+    ) async throws(UploadError) -> UploadOutcome {
+        let md5 = try file.md5Base64(offset: 0, length: file.size)
+        let sent = ByteCounter()
+        let etag = try await withRetries("PUT \(key)") { () throws(UploadError) -> String in
+            guard file.isUnchanged() else { throw .fileChanged(file.path) }
+            let body = RequestBody.file(FileSlice(descriptor: file.descriptor, offset: 0, length: file.size))
+            return try await slots.withTypedSlot { () throws(UploadError) -> String in
+                do {
+                    let etag = try await client.putObject(
+                        bucket: bucket, key: key, body: body, contentMD5: md5, attributes: attributes,
+                        onProgress: { journal?.progress(bytesSent: $0) })
+                    sent.add(file.size)
+                    return etag
+                } catch {
+                    throw .s3(S3ClientError(error))
+                }
+            }
+        }
+        // The bytes were hashed before sending; if the file moved on since, what was stored may be torn.
+        guard file.isUnchanged() else {
+            try? await deleteQuietly(bucket: bucket, key: key)
+            throw .fileChanged(file.path)
+        }
+        try await verify(bucket: bucket, key: key, size: file.size, etag: etag)
+        return UploadOutcome(
+            bucket: bucket, key: key, etag: etag, size: file.size, bytesSent: sent.value, partCount: 1,
+            multipart: false, partsResumed: 0)
+    }
+
+    private func deleteQuietly(bucket: String, key: String) async throws(UploadError) {
+        do { try await client.deleteObject(bucket: bucket, key: key) } catch { throw .s3(S3ClientError(error)) }
+    }
+
+    /// HEAD the finished object: it must exist with the size sent (and the ETag the PUT returned).
+    func verify(bucket: String, key: String, size: Int64, etag: String?) async throws(UploadError) {
+        let info = try await withRetries("HEAD \(key)") { () throws(UploadError) -> ObjectInfo? in
+            do { return try await client.headObject(bucket: bucket, key: key) } catch { throw .s3(S3ClientError(error)) }
+        }
+        guard let info else { throw .verificationFailed(key: key, reason: "the object is missing after upload") }
+        guard info.size == size else {
+            throw .verificationFailed(key: key, reason: "its size is \(info.size) bytes, \(size) were sent")
+        }
+        if let etag, !etag.isEmpty, !info.etag.isEmpty, info.etag != etag {
+            throw .verificationFailed(key: key, reason: "its ETag is \(info.etag), the upload returned \(etag)")
+        }
+    }
+
+    /// Runs `operation`, retrying retryable failures with backoff and full jitter.
+    func withRetries<T: Sendable>(
+        _ what: String, _ operation: () async throws(UploadError) -> T
+    ) async throws(UploadError) -> T {
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                return try await operation()
+            } catch {
+                let kind = error.failureKind
+                guard attempt < settings.maxAttempts, let delay = retry.delayBeforeRetry(kind, attempt: attempt) else {
+                    throw error
+                }
+                try? await Task.sleep(for: delay)
+                if Task.isCancelled { throw error }
+            }
+        }
+    }
+}
+
+/// A thread-safe running total.
+final class ByteCounter: Sendable {
+    private let total = Mutex<Int64>(0)
+    func add(_ count: Int64) { total.withLock { $0 += count } }
+    var value: Int64 { total.withLock { $0 } }
+}
+
+extension TransferSlots {
+    /// `withSlot` for typed throws.
+    nonisolated func withTypedSlot<T: Sendable>(_ body: () async throws(UploadError) -> T) async throws(UploadError) -> T {
+        await acquire()
+        do {
+            let value = try await body()
+            await release()
+            return value
+        } catch {
+            await release()
+            throw error
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import SigV4
+
+/// An open regular file and its identity when opened; closed when released.
+public final class LocalFile: Sendable {
+    public let path: String
+    public let descriptor: Int32
+    public let size: Int64
+    /// Modification time in nanoseconds since 1970, to tell a changed file.
+    public let modificationTimeNs: Int64
+
+    /// Opens a file for upload, refusing what is not a regular file.
+    public init(path: String) throws(UploadError) {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            if errno == ENOENT || errno == ENOTDIR { throw .fileNotFound(path) }
+            throw .fileUnreadable(path: path, reason: String(cString: strerror(errno)))
+        }
+        // Checked before open: opening a FIFO for reading would block.
+        guard (info.st_mode & S_IFMT) == S_IFREG else { throw .notARegularFile(path) }
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw .fileUnreadable(path: path, reason: String(cString: strerror(errno)))
+        }
+        var opened = stat()
+        guard fstat(descriptor, &opened) == 0, (opened.st_mode & S_IFMT) == S_IFREG else {
+            close(descriptor)
+            throw .notARegularFile(path)
+        }
+        self.path = path
+        self.descriptor = descriptor
+        size = Int64(opened.st_size)
+        modificationTimeNs = Self.nanoseconds(opened)
+        // Tell the kernel the file is read front to back once.
+        _ = posix_fadvise(descriptor, 0, 0, Int32(POSIX_FADV_SEQUENTIAL))
+    }
+
+    deinit { close(descriptor) }
+
+    static func nanoseconds(_ info: stat) -> Int64 {
+        Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+    }
+
+    /// True when the path still names a file of the same size and modification time.
+    public func isUnchanged() -> Bool {
+        var now = stat()
+        guard stat(path, &now) == 0 else { return false }
+        return Int64(now.st_size) == size && Self.nanoseconds(now) == modificationTimeNs
+    }
+
+    /// Base64 MD5 of a byte range, read with pread in 1 MiB steps (never the whole file in memory).
+    public func md5Base64(offset: Int64, length: Int64) throws(UploadError) -> String {
+        var hasher = MD5Hasher()
+        let chunk = 1 << 20
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: chunk, alignment: 16)
+        defer { buffer.deallocate() }
+        var done: Int64 = 0
+        while done < length {
+            let want = Int(min(Int64(chunk), length - done))
+            let got = pread(descriptor, buffer, want, off_t(offset + done))
+            if got < 0 {
+                if errno == EINTR { continue }
+                throw .fileUnreadable(path: path, reason: String(cString: strerror(errno)))
+            }
+            if got == 0 { throw .fileChanged(path) }
+            hasher.update(UnsafeRawBufferPointer(start: buffer, count: got))
+            done += Int64(got)
+        }
+        return Data(hasher.finalize()).base64EncodedString()
+    }
+}

@@ -1,0 +1,177 @@
+import Foundation
+import SigV4
+import Synchronization
+
+/// Drives one multipart upload: plan, create or resume, send the missing parts
+/// concurrently, check the file did not change, complete, verify.
+struct MultipartUpload: Sendable {
+    let uploader: FileUploader
+    let file: LocalFile
+    let bucket: String
+    let key: String
+    let attributes: ObjectAttributes
+    let journal: (any UploadJournal)?
+
+    private var client: S3Client { uploader.client }
+
+    func run(checkpoint: MultipartCheckpoint?) async throws(UploadError) -> UploadOutcome {
+        var plan: PartPlan
+        var uploadID: String
+        var done: [Int: UploadedPart] = [:]
+        if let checkpoint, let resumed = try await reconcile(checkpoint) {
+            (plan, uploadID, done) = resumed
+        } else {
+            plan = try PartPlan(fileSize: file.size, preferredPartSize: uploader.settings.partSize)
+            uploadID = try await uploader.withRetries("CreateMultipartUpload \(key)") { () throws(UploadError) -> String in
+                do { return try await client.createMultipartUpload(bucket: bucket, key: key, attributes: attributes) } catch {
+                    throw .s3(S3ClientError(error))
+                }
+            }
+            do { try journal?.multipartStarted(uploadID: uploadID, partSize: plan.partSize) } catch {
+                await abort(uploadID)
+                throw .fileUnreadable(path: file.path, reason: "the upload could not be recorded: \(error)")
+            }
+        }
+        let resumedCount = done.count
+        let sent = ByteCounter()
+        let alreadySent = done.values.reduce(Int64(0)) { $0 + $1.size }
+        do {
+            let fresh = try await sendParts(plan: plan, uploadID: uploadID, skipping: Set(done.keys), sent: sent, base: alreadySent)
+            for part in fresh { done[part.partNumber] = part }
+            // Never publish a torn object: the bytes sent must be the file as it is now.
+            guard file.isUnchanged() else { throw UploadError.fileChanged(file.path) }
+            let parts = (1...plan.partCount).compactMap { done[$0] }
+            guard parts.count == plan.partCount, parts.reduce(Int64(0), { $0 + $1.size }) == file.size else {
+                throw UploadError.verificationFailed(key: key, reason: "the parts do not add up to the file")
+            }
+            let etag = try await uploader.withRetries("CompleteMultipartUpload \(key)") { () throws(UploadError) -> String in
+                do {
+                    return try await client.completeMultipartUpload(bucket: bucket, key: key, uploadID: uploadID, parts: parts)
+                } catch {
+                    throw .s3(S3ClientError(error))
+                }
+            }
+            try await uploader.verify(bucket: bucket, key: key, size: file.size, etag: nil)
+            return UploadOutcome(
+                bucket: bucket, key: key, etag: etag, size: file.size, bytesSent: sent.value,
+                partCount: plan.partCount, multipart: true, partsResumed: resumedCount)
+        } catch let error as UploadError {
+            let resumable = uploader.settings.keepPartsOnFailure && error.failureKind.retryClass == .retryable
+            if !resumable || error == .fileChanged(file.path) { await abort(uploadID) }
+            throw error
+        } catch {
+            await abort(uploadID)
+            throw .s3(.transfer(TransferError(kind: .cancelled, message: "cancelled")))
+        }
+    }
+
+    /// Checks an earlier run's parts against the server; nil means start over.
+    private func reconcile(_ checkpoint: MultipartCheckpoint) async throws(UploadError) -> (PartPlan, String, [Int: UploadedPart])? {
+        guard let plan = try? PartPlan(fileSize: file.size, fixedPartSize: checkpoint.partSize) else {
+            await abort(checkpoint.uploadID)
+            return nil
+        }
+        let onServer: [UploadedPart]
+        do {
+            onServer = try await client.listParts(bucket: bucket, key: key, uploadID: checkpoint.uploadID)
+        } catch .service(let failure) where failure.code == "NoSuchUpload" || failure.status == 404 {
+            return nil  // expired or aborted: start again
+        } catch {
+            throw .s3(S3ClientError(error))
+        }
+        let serverParts = Dictionary(onServer.map { ($0.partNumber, $0) }, uniquingKeysWith: { a, _ in a })
+        var done: [Int: UploadedPart] = [:]
+        for part in checkpoint.parts {
+            // Keep a part only when the server has it with the same ETag and the size the plan expects.
+            guard part.partNumber >= 1, part.partNumber <= plan.partCount,
+                let remote = serverParts[part.partNumber], remote.etag == part.etag,
+                remote.size == plan.range(ofPart: part.partNumber).length
+            else { continue }
+            done[part.partNumber] = part
+        }
+        return (plan, checkpoint.uploadID, done)
+    }
+
+    private func sendParts(
+        plan: PartPlan, uploadID: String, skipping: Set<Int>, sent: ByteCounter, base: Int64
+    ) async throws -> [UploadedPart] {
+        let journal = journal
+        let inFlight = ProgressTally(base: base)
+        return try await withThrowingTaskGroup(of: UploadedPart.self) { group in
+            var results: [UploadedPart] = []
+            var next = 1
+            var running = 0
+            // Keep at most the slot limit of part tasks alive, so memory stays flat for huge files.
+            let window = uploader.slots.limit + 1
+            func addNext() {
+                while next <= plan.partCount && skipping.contains(next) { next += 1 }
+                guard next <= plan.partCount else { return }
+                let number = next
+                next += 1
+                running += 1
+                group.addTask {
+                    try await sendPart(number, plan: plan, uploadID: uploadID, sent: sent, tally: inFlight)
+                }
+            }
+            for _ in 0..<window { addNext() }
+            while let part = try await group.next() {
+                running -= 1
+                results.append(part)
+                addNext()
+            }
+            _ = journal
+            return results
+        }
+    }
+
+    private func sendPart(
+        _ number: Int, plan: PartPlan, uploadID: String, sent: ByteCounter, tally: ProgressTally
+    ) async throws(UploadError) -> UploadedPart {
+        let (offset, length) = plan.range(ofPart: number)
+        let md5 = try file.md5Base64(offset: offset, length: length)
+        let journal = journal
+        let etag = try await uploader.withRetries("UploadPart \(number) of \(key)") { () throws(UploadError) -> String in
+            guard file.isUnchanged() else { throw .fileChanged(file.path) }
+            return try await uploader.slots.withTypedSlot { () throws(UploadError) -> String in
+                do {
+                    let etag = try await client.uploadPart(
+                        bucket: bucket, key: key, uploadID: uploadID, partNumber: number,
+                        body: FileSlice(descriptor: file.descriptor, offset: offset, length: length), contentMD5: md5,
+                        onProgress: { bytes in journal?.progress(bytesSent: tally.update(part: number, bytes: bytes)) })
+                    sent.add(length)
+                    return etag
+                } catch {
+                    throw .s3(S3ClientError(error))
+                }
+            }
+        }
+        let part = UploadedPart(partNumber: number, etag: etag, size: length)
+        do { try journal?.partFinished(part, contentMD5: md5) } catch {
+            throw .fileUnreadable(path: file.path, reason: "the finished part could not be recorded: \(error)")
+        }
+        return part
+    }
+
+    private func abort(_ uploadID: String) async {
+        // Best effort, a few tries: an abandoned upload costs storage until the bucket's lifecycle removes it.
+        _ = try? await uploader.withRetries("AbortMultipartUpload \(key)") { () throws(UploadError) -> Void in
+            do { try await client.abortMultipartUpload(bucket: bucket, key: key, uploadID: uploadID) } catch {
+                throw .s3(S3ClientError(error))
+            }
+        }
+    }
+}
+
+/// Sums the bytes sent by parts in flight for one progress figure.
+final class ProgressTally: Sendable {
+    private let state: Mutex<(base: Int64, parts: [Int: Int64])>
+
+    init(base: Int64) { state = Mutex((base, [:])) }
+
+    func update(part: Int, bytes: Int64) -> Int64 {
+        state.withLock { state in
+            state.parts[part] = bytes
+            return state.base + state.parts.values.reduce(0, +)
+        }
+    }
+}

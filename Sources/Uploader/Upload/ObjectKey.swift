@@ -1,0 +1,23 @@
+import Foundation
+
+/// Object key rules shared by every command.
+public enum ObjectKey {
+    public static let maximumBytes = 1024
+
+    /// Normalises a key to Unicode NFC (R2 stores NFC; macOS names files in NFD) and checks its length.
+    public static func validated(_ key: String) throws(UploadError) -> String {
+        let normalized = key.precomposedStringWithCanonicalMapping
+        guard !normalized.isEmpty else { throw .invalidKey("the key is empty") }
+        let bytes = normalized.utf8.count
+        guard bytes <= maximumBytes else {
+            throw .invalidKey("the key is \(bytes) bytes long; S3 and R2 allow at most \(maximumBytes)")
+        }
+        return normalized
+    }
+
+    /// The key for a file: the prefix (a "/" added when missing) and the file's name.
+    public static func forFile(named name: String, prefix: String?) -> String {
+        guard let prefix, !prefix.isEmpty else { return name }
+        return prefix.hasSuffix("/") ? prefix + name : prefix + "/" + name
+    }
+}
