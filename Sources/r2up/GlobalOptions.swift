@@ -1,0 +1,106 @@
+import ArgumentParser
+import Uploader
+
+/// Options every command takes: where to connect and how to talk.
+struct GlobalOptions: ParsableArguments {
+    @Option(help: "Named profile in ~/.aws/config, ~/.aws/credentials or the r2up config.")
+    var profile: String?
+
+    @Option(help: "S3 endpoint URL, e.g. https://ACCOUNT_ID.r2.cloudflarestorage.com.")
+    var endpoint: String?
+
+    @Option(help: "Signing region (default: auto for R2, else us-east-1).")
+    var region: String?
+
+    @Option(help: "Bucket name.")
+    var bucket: String?
+
+    @Option(name: .customLong("public-url"), help: "Public URL base (an r2.dev URL or a custom domain).")
+    var publicURL: String?
+
+    @Option(name: .customLong("db"), help: "Path of the SQLite database.")
+    var database: String?
+
+    @Flag(name: .customLong("path-style"), help: "Address buckets as https://host/bucket/key (default).")
+    var pathStyle = false
+
+    @Flag(name: .customLong("virtual-hosted"), help: "Address buckets as https://bucket.host/key.")
+    var virtualHosted = false
+
+    @Option(name: .customLong("ca-bundle"), help: "PEM file of CA certificates to trust for HTTPS.")
+    var caBundle: String?
+
+    @Flag(help: "Print errors only.")
+    var quiet = false
+
+    func validate() throws {
+        if pathStyle && virtualHosted {
+            throw ValidationError("--path-style and --virtual-hosted cannot be used together")
+        }
+    }
+
+    var overrides: SettingOverrides {
+        var overrides = SettingOverrides()
+        overrides.profile = profile
+        overrides.endpoint = endpoint
+        overrides.region = region
+        overrides.bucket = bucket
+        overrides.publicURL = publicURL
+        overrides.database = database
+        overrides.caBundle = caBundle
+        if pathStyle { overrides.addressing = .pathStyle }
+        if virtualHosted { overrides.addressing = .virtualHosted }
+        return overrides
+    }
+
+    /// Resolves settings and prints any warnings found on the way (on stderr).
+    func settings() throws(ConfigurationError) -> Settings {
+        let settings = try SettingsResolver().resolve(overrides)
+        for warning in settings.warnings { Terminal.error(warning) }
+        return settings
+    }
+}
+
+/// Options for commands that move bytes.
+struct TransferOptions: ParsableArguments {
+    @Option(help: "Requests in flight at once, parts included (1-64).")
+    var concurrency = 4
+
+    @Option(help: "Total upload rate limit, e.g. 500K, 10M (bytes a second).")
+    var bwlimit: String?
+
+    @Option(name: .customLong("part-size"), help: "Multipart part size, e.g. 8M (5M to 5G).")
+    var partSize: String?
+
+    @Option(name: .customLong("multipart-threshold"), help: "Files above this size upload in parts (default 8M).")
+    var multipartThreshold: String?
+
+    func validate() throws {
+        guard (1...64).contains(concurrency) else {
+            throw ValidationError("--concurrency must be from 1 to 64, got \(concurrency)")
+        }
+        if let bwlimit, ByteSize.parse(bwlimit).map({ $0 > 0 }) != true {
+            throw ValidationError("--bwlimit '\(bwlimit)' is not a rate like 500K or 10M")
+        }
+        if let partSize {
+            guard let bytes = ByteSize.parse(partSize) else {
+                throw ValidationError("--part-size '\(partSize)' is not a size like 8M")
+            }
+            guard bytes >= PartPlan.minimumPartSize, bytes <= PartPlan.maximumPartSize else {
+                throw ValidationError("--part-size must be from 5M to 5G, got \(partSize)")
+            }
+        }
+        if let multipartThreshold, ByteSize.parse(multipartThreshold) == nil {
+            throw ValidationError("--multipart-threshold '\(multipartThreshold)' is not a size like 8M")
+        }
+    }
+
+    var runOptions: RunOptions {
+        var options = RunOptions()
+        options.concurrency = concurrency
+        options.bandwidthLimit = bwlimit.flatMap(ByteSize.parse)
+        if let size = partSize.flatMap(ByteSize.parse) { options.upload.partSize = size }
+        if let size = multipartThreshold.flatMap(ByteSize.parse) { options.upload.multipartThreshold = size }
+        return options
+    }
+}
