@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+
+/// `r2up push` as a user runs it: exit codes, the printed URL, and one clear line on failure.
+@Suite("r2up push")
+struct PushCommandTests {
+    @Test("push prints the public URL, which serves the file")
+    func pushPrintsURL() throws {
+        let folder = try TemporaryFolder()
+        let track = folder.write("My Song #1.m4a", "not really audio, but bytes all the same")
+        let env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
+        let run = try CLI.run(["push", track, "--prefix", "cli-tests", "--db", folder.path + "/db.sqlite"], environment: env)
+        #expect(run.status == 0, "stderr: \(run.stderr)")
+        let url = run.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(url.hasSuffix("/cli-tests/My%20Song%20%231.m4a"))
+        let fetched = try CLIProcess.curl(url)
+        #expect(fetched == "not really audio, but bytes all the same")
+    }
+
+    @Test("a missing file is bad input: exit 2 and one line naming it")
+    func missingFile() throws {
+        let folder = try TemporaryFolder()
+        let env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
+        let run = try CLI.run(["push", folder.path + "/nope.m4a", "--db", folder.path + "/db.sqlite"], environment: env)
+        #expect(run.status == 2)
+        #expect(run.stderr == "r2up: \(folder.path)/nope.m4a: no such file\n")
+        #expect(run.stdout.isEmpty)
+    }
+
+    @Test("a wrong secret exits 3 with a clear line and never prints the secret")
+    func wrongSecret() throws {
+        let folder = try TemporaryFolder()
+        let track = folder.write("a.m4a", "x")
+        var server = try CLI.serverEnvironment()
+        server["AWS_SECRET_ACCESS_KEY"] = "wrong-secret-value-123"
+        let run = try CLI.run(["push", track, "--db", folder.path + "/db.sqlite"], environment: CLI.environment(server: server, home: folder.path))
+        #expect(run.status == 3)
+        #expect(run.stderr.contains("secret access key is wrong (SignatureDoesNotMatch)"))
+        #expect(run.stderr.split(separator: "\n").count == 1)
+        #expect(!(run.stdout + run.stderr).contains("wrong-secret-value-123"))
+    }
+
+    @Test("an unknown bucket exits 3 naming the bucket problem")
+    func unknownBucket() throws {
+        let folder = try TemporaryFolder()
+        let track = folder.write("a.m4a", "x")
+        let env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
+        let run = try CLI.run(["push", track, "--bucket", "no-such-bucket-here", "--db", folder.path + "/db.sqlite"], environment: env)
+        #expect(run.status == 3)
+        #expect(run.stderr.contains("the bucket does not exist (NoSuchBucket)"))
+    }
+
+    @Test("no endpoint configured exits 3 and says how to set one")
+    func noEndpoint() throws {
+        let folder = try TemporaryFolder()
+        let track = folder.write("a.m4a", "x")
+        let run = try CLI.run(["push", track, "--db", folder.path + "/db.sqlite"], environment: CLI.environment(home: folder.path))
+        #expect(run.status == 3)
+        #expect(run.stderr == "r2up: no endpoint is set; use --endpoint, R2UP_ENDPOINT or R2_ACCOUNT_ID\n")
+    }
+
+    @Test("invalid numbers are usage errors (exit 2)", arguments: [
+        ["--concurrency", "0"], ["--part-size", "1M"], ["--part-size", "6G"], ["--bwlimit", "fast"],
+    ])
+    func invalidNumbers(arguments: [String]) throws {
+        let folder = try TemporaryFolder()
+        let track = folder.write("a.m4a", "x")
+        let run = try CLI.run(["push", track] + arguments, environment: CLI.environment(home: folder.path))
+        #expect(run.status == 2, "stderr: \(run.stderr)")
+        #expect(run.stderr.contains("Error:"))
+    }
+}
+
+enum CLIProcess {
+    static func curl(_ url: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        process.arguments = ["-fsS", url]
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+}

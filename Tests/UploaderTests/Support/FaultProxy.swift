@@ -1,0 +1,52 @@
+import Foundation
+
+/// tools/faultproxy.py in front of the test server, stopped by PID when released.
+final class FaultProxy: @unchecked Sendable {
+    let process: Process
+    let endpoint: String
+    let logPath: String
+
+    /// Starts the proxy with extra arguments (`--script 1=corrupt-body`, rates, a seed…).
+    init(server: TestServer, arguments: [String]) throws {
+        let upstream = server.endpoint.replacingOccurrences(of: "http://", with: "")
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        logPath = FileManager.default.temporaryDirectory.path + "/faultproxy-\(UUID().uuidString).jsonl"
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments =
+            ["python3", root.path + "/tools/faultproxy.py", "--upstream", upstream, "--log", logPath, "--max-seconds", "600"]
+            + arguments
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // The first line is "PORT <n>".
+        var line = Data()
+        while true {
+            let byte = out.fileHandleForReading.readData(ofLength: 1)
+            if byte.isEmpty || byte == Data("\n".utf8) { break }
+            line.append(byte)
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5)) else {
+            process.terminate()
+            throw TestSetupError("faultproxy did not start: '\(text)'")
+        }
+        endpoint = "http://127.0.0.1:\(port)"
+    }
+
+    /// The faults it injected, one JSON object each.
+    func injectedFaults() -> [[String: Any]] {
+        guard let text = try? String(contentsOfFile: logPath, encoding: .utf8) else { return [] }
+        return text.split(separator: "\n").compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
+        }.filter { $0["summary"] == nil }
+    }
+
+    deinit {
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        try? FileManager.default.removeItem(atPath: logPath)
+    }
+}

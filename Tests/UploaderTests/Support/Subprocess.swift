@@ -1,0 +1,58 @@
+import Foundation
+
+/// Runs a program to completion, draining stdout and stderr concurrently (a full pipe would block it).
+enum Subprocess {
+    struct Result {
+        var status: Int32
+        var stdout: Data
+        var stderr: Data
+        var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
+        var stderrText: String { String(decoding: stderr, as: UTF8.self) }
+    }
+
+    static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String]? = nil, stdin: Data? = nil,
+        currentDirectory: String? = nil
+    ) throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
+        let out = Pipe()
+        let err = Pipe()
+        let input = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = input
+        try process.run()
+        let collector = PipeCollector()
+        let group = DispatchGroup()
+        for (pipe, isOut) in [(out, true), (err, false)] {
+            group.enter()
+            DispatchQueue.global().async {
+                let data = pipe.fileHandleForReading.readDataToEndOfFile()
+                collector.set(data, isOut: isOut)
+                group.leave()
+            }
+        }
+        if let stdin { input.fileHandleForWriting.write(stdin) }
+        try? input.fileHandleForWriting.close()
+        group.wait()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, stdout: collector.out, stderr: collector.err)
+    }
+
+    private final class PipeCollector: @unchecked Sendable {
+        private let lock = NSLock()
+        private var storedOut = Data()
+        private var storedErr = Data()
+        func set(_ data: Data, isOut: Bool) {
+            lock.lock()
+            if isOut { storedOut = data } else { storedErr = data }
+            lock.unlock()
+        }
+        var out: Data { lock.lock(); defer { lock.unlock() }; return storedOut }
+        var err: Data { lock.lock(); defer { lock.unlock() }; return storedErr }
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+
+@testable import Uploader
+
+/// The SeaweedFS server `scripts/test.sh` starts, described by its environment.
+struct TestServer: Sendable {
+    var endpoint: String
+    var accessKey: String
+    var secretKey: String
+    var bucket: String
+    var publicURL: String
+
+    /// The running server, or a failure that says how to start one.
+    static func require() throws -> TestServer {
+        let env = ProcessInfo.processInfo.environment
+        guard let endpoint = env["R2UP_TEST_ENDPOINT"], let access = env["R2UP_TEST_ACCESS_KEY"],
+            let secret = env["R2UP_TEST_SECRET_KEY"], let bucket = env["R2UP_TEST_BUCKET"]
+        else {
+            throw TestSetupError("no test server: run the tests with scripts/test.sh, which starts SeaweedFS")
+        }
+        return TestServer(
+            endpoint: endpoint, accessKey: access, secretKey: secret, bucket: bucket,
+            publicURL: env["R2UP_TEST_PUBLIC_URL"] ?? "\(endpoint)/\(bucket)")
+    }
+
+    /// Settings as a user with these credentials would have them.
+    func settings(endpoint: String? = nil, bucket: String? = nil, secret: String? = nil) throws -> Settings {
+        var overrides = SettingOverrides()
+        overrides.endpoint = endpoint ?? self.endpoint
+        overrides.bucket = bucket ?? self.bucket
+        overrides.publicURL = publicURL
+        let resolver = SettingsResolver(
+            environment: [
+                "AWS_ACCESS_KEY_ID": accessKey, "AWS_SECRET_ACCESS_KEY": secret ?? secretKey, "HOME": "/nonexistent",
+            ], homeDirectory: "/nonexistent")
+        return try resolver.resolve(overrides)
+    }
+
+    func service(options: RunOptions = RunOptions(), endpoint: String? = nil, bucket: String? = nil) throws -> UploadService {
+        try UploadService(settings: settings(endpoint: endpoint, bucket: bucket), options: options)
+    }
+
+    /// Environment for the r2up binary and for aws/boto3.
+    var environment: [String: String] {
+        var env = ProcessInfo.processInfo.environment
+        env["R2UP_ENDPOINT"] = endpoint
+        env["AWS_ACCESS_KEY_ID"] = accessKey
+        env["AWS_SECRET_ACCESS_KEY"] = secretKey
+        env["AWS_REGION"] = "us-east-1"
+        env["R2UP_BUCKET"] = bucket
+        env["R2UP_PUBLIC_URL"] = publicURL
+        return env
+    }
+
+    /// Creates a fresh bucket for one test, so tests running in parallel do not see each other's objects.
+    func makeBucket(_ label: String) async throws -> String {
+        let name = "t-\(label)-\(UInt32.random(in: 0...UInt32.max))".lowercased()
+        let service = try self.service()
+        try await service.client.createBucket(name)
+        return name
+    }
+}
+
+struct TestSetupError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
