@@ -1,84 +1,61 @@
 import COpenSSL
+import Foundation
 
-/// SHA-256, HMAC-SHA256 and MD5 from OpenSSL's libcrypto.
+/// One-shot SHA-256, HMAC-SHA256 and MD5 from OpenSSL's libcrypto.
+///
+/// A result is empty only if OpenSSL itself failed (out of memory, or MD5 disabled by a FIPS policy); the
+/// server then rejects the request instead of this process crashing.
 public enum Digest {
-    /// Hex SHA-256 of bytes.
-    public static func sha256Hex(_ bytes: [UInt8]) -> String {
+    /// The SHA-256 of `bytes`.
+    public static func sha256(_ bytes: some DataProtocol) -> [UInt8] {
         var hasher = SHA256Hasher()
-        bytes.withUnsafeBytes { hasher.update($0) }
-        return hexString(hasher.finalize())
+        hasher.update(bytes)
+        return hasher.finalize()
     }
 
-    /// HMAC-SHA256 of `data` under `key`.
-    public static func hmacSHA256(key: [UInt8], data: [UInt8]) -> [UInt8] {
+    /// The lower-case hex SHA-256 of `bytes`, as `x-amz-content-sha256` wants it.
+    public static func sha256Hex(_ bytes: some DataProtocol) -> String {
+        hexString(sha256(bytes))
+    }
+
+    /// The HMAC-SHA256 of `data` under `key`.
+    public static func hmacSHA256(key: some DataProtocol, data: some DataProtocol) -> [UInt8] {
+        let keyBytes = Array(key)
+        let dataBytes = Array(data)
+        guard let keyLength = Int32(exactly: keyBytes.count) else { return [] }
         var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
-        key.withUnsafeBufferPointer { keyBuffer in
-            data.withUnsafeBufferPointer { dataBuffer in
-                _ = HMAC(
-                    EVP_sha256(), keyBuffer.baseAddress, Int32(keyBuffer.count), dataBuffer.baseAddress,
-                    dataBuffer.count, &output, &length)
+        // OpenSSL wants real pointers even for zero lengths: an empty array may not have one, so lend a byte.
+        let keyStorage = keyBytes.isEmpty ? [0] : keyBytes
+        let dataStorage = dataBytes.isEmpty ? [0] : dataBytes
+        let result = keyStorage.withUnsafeBytes { keyBuffer in
+            dataStorage.withUnsafeBufferPointer { dataBuffer in
+                HMAC(
+                    EVP_sha256(), keyBuffer.baseAddress, keyLength, dataBuffer.baseAddress, dataBytes.count,
+                    &output, &length)
             }
         }
+        guard result != nil else { return [] }
         return Array(output.prefix(Int(length)))
     }
 
-    /// MD5 of bytes.
-    public static func md5(_ bytes: [UInt8]) -> [UInt8] {
+    /// The MD5 of `bytes`, for Content-MD5.
+    public static func md5(_ bytes: some DataProtocol) -> [UInt8] {
         var hasher = MD5Hasher()
-        bytes.withUnsafeBytes { hasher.update($0) }
+        hasher.update(bytes)
         return hasher.finalize()
     }
 }
 
-/// An incremental digest over an OpenSSL EVP context.
-final class EVPContext {
-    let context: OpaquePointer?
-
-    init(_ algorithm: OpaquePointer?) {
-        context = EVP_MD_CTX_new()
-        EVP_DigestInit_ex(context, algorithm, nil)
-    }
-
-    deinit { EVP_MD_CTX_free(context) }
-
-    func update(_ bytes: UnsafeRawBufferPointer) {
-        guard let base = bytes.baseAddress, bytes.count > 0 else { return }
-        EVP_DigestUpdate(context, base, bytes.count)
-    }
-
-    func finalize() -> [UInt8] {
-        var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var length: UInt32 = 0
-        EVP_DigestFinal_ex(context, &output, &length)
-        return Array(output.prefix(Int(length)))
-    }
-}
-
-/// Incremental SHA-256: feed bytes as they are read, finish once.
-public struct SHA256Hasher {
-    private let context = EVPContext(EVP_sha256())
-    public init() {}
-    public mutating func update(_ bytes: UnsafeRawBufferPointer) { context.update(bytes) }
-    public mutating func finalize() -> [UInt8] { context.finalize() }
-}
-
-/// Incremental MD5, for Content-MD5.
-public struct MD5Hasher {
-    private let context = EVPContext(EVP_md5())
-    public init() {}
-    public mutating func update(_ bytes: UnsafeRawBufferPointer) { context.update(bytes) }
-    public mutating func finalize() -> [UInt8] { context.finalize() }
-}
-
-/// Lower-case hex of bytes.
-public func hexString(_ bytes: [UInt8]) -> String {
-    let digits: [UInt8] = Array("0123456789abcdef".utf8)
-    var out = [UInt8]()
-    out.reserveCapacity(bytes.count * 2)
+/// Lower-case hex of `bytes`.
+public func hexString(_ bytes: some Sequence<UInt8>) -> String {
+    var out: [UInt8] = []
+    out.reserveCapacity(bytes.underestimatedCount * 2)
     for byte in bytes {
-        out.append(digits[Int(byte >> 4)])
-        out.append(digits[Int(byte & 0x0F)])
+        out.append(lowerHexDigits[Int(byte >> 4)])
+        out.append(lowerHexDigits[Int(byte & 0x0F)])
     }
     return String(decoding: out, as: UTF8.self)
 }
+
+private let lowerHexDigits: [UInt8] = Array("0123456789abcdef".utf8)
