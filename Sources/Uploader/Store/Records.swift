@@ -1,0 +1,166 @@
+import Foundation
+import GRDB
+
+/// One local file r2up knows: a row of `tracks` (seed 000's Track, DESIGN §4).
+public struct TrackRecord: Codable, Sendable, Equatable, Identifiable {
+    /// Row id, nil until inserted.
+    public var id: Int64?
+    /// Absolute path of the file.
+    public var path: String
+    /// Size in bytes when last seen.
+    public var size: Int64
+    /// Modification time in nanoseconds since 1970 when last seen.
+    public var mtimeNs: Int64
+    public var uploadState: UploadState
+    public var downloadState: DownloadState
+    /// Where its cloud copy is (the seed's cloudTrackId): bucket, key and ETag.
+    public var bucket: String?
+    public var key: String?
+    public var etag: String?
+    /// Why the last upload or download failed.
+    public var lastError: String?
+    public var updatedAt: Date
+
+    /// A track with no state yet.
+    public init(
+        id: Int64? = nil, path: String, size: Int64, mtimeNs: Int64, uploadState: UploadState = .none,
+        downloadState: DownloadState = .none, bucket: String? = nil, key: String? = nil, etag: String? = nil,
+        lastError: String? = nil, updatedAt: Date
+    ) {
+        self.id = id
+        self.path = path
+        self.size = size
+        self.mtimeNs = mtimeNs
+        self.uploadState = uploadState
+        self.downloadState = downloadState
+        self.bucket = bucket
+        self.key = key
+        self.etag = etag
+        self.lastError = lastError
+        self.updatedAt = updatedAt
+    }
+
+    /// Whether a cloud copy is known.
+    public var isInCloud: Bool { key != nil }
+
+    /// The icon to show; `isLocal` says whether the file is still on disk.
+    public func icon(isLocal: Bool = true) -> TrackIcon {
+        .for(upload: uploadState, download: downloadState, isLocal: isLocal, isInCloud: isInCloud)
+    }
+}
+
+/// Where a track's cloud copy is.
+public struct CloudCopy: Sendable, Equatable {
+    public var bucket: String
+    public var key: String
+    public var etag: String?
+
+    public init(bucket: String, key: String, etag: String?) {
+        self.bucket = bucket
+        self.key = key
+        self.etag = etag
+    }
+}
+
+/// A durable upload: a row of `jobs` (seed 003's UploadJob, DESIGN §4-5).
+public struct UploadJob: Codable, Sendable, Equatable, Identifiable {
+    public var id: UUID
+    /// The file to send.
+    public var path: String
+    public var bucket: String
+    public var key: String
+    public var contentType: String
+    /// The file's size and mtime when queued: a change means the file moved under us.
+    public var length: Int64
+    public var mtimeNs: Int64
+    public var state: UploadJobState
+    /// The multipart upload id once created.
+    public var uploadID: String?
+    /// Part size of a multipart upload, fixed once parts exist.
+    public var partSize: Int64?
+    public var attempts: Int
+    public var nextAttemptAt: Date?
+    public var lastError: String?
+    /// Bytes on the server so far, for progress.
+    public var bytesSent: Int64
+    public var createdAt: Date
+    public var updatedAt: Date
+
+    /// A new staged job.
+    public init(
+        id: UUID = UUID(), path: String, bucket: String, key: String, contentType: String, length: Int64,
+        mtimeNs: Int64, partSize: Int64? = nil, createdAt: Date
+    ) {
+        self.id = id
+        self.path = path
+        self.bucket = bucket
+        self.key = key
+        self.contentType = contentType
+        self.length = length
+        self.mtimeNs = mtimeNs
+        self.state = .staged
+        self.partSize = partSize
+        self.attempts = 0
+        self.bytesSent = 0
+        self.createdAt = createdAt
+        self.updatedAt = createdAt
+    }
+
+    /// The state machine, resumed from this row.
+    public func machine(policy: JobRetryPolicy = JobRetryPolicy()) -> UploadJobMachine {
+        UploadJobMachine(
+            state: state, uploadID: uploadID, attempts: attempts, nextAttemptAt: nextAttemptAt, policy: policy)
+    }
+
+    /// Copies the machine's state, upload id, attempts and next attempt into the row.
+    public mutating func apply(_ machine: UploadJobMachine) {
+        state = machine.state
+        uploadID = machine.uploadID
+        attempts = machine.attempts
+        nextAttemptAt = machine.nextAttemptAt
+    }
+}
+
+/// A part that reached the server: a row of `parts`, what makes resume possible.
+public struct PartRecord: Codable, Sendable, Equatable {
+    public var jobID: UUID
+    /// 1 to 10,000.
+    public var partNumber: Int
+    public var size: Int64
+    /// The ETag UploadPart answered, needed by CompleteMultipartUpload.
+    public var etag: String
+    /// Base64 MD5 of the part as sent (its Content-MD5).
+    public var checksum: String?
+
+    public init(jobID: UUID, partNumber: Int, size: Int64, etag: String, checksum: String?) {
+        self.jobID = jobID
+        self.partNumber = partNumber
+        self.size = size
+        self.etag = etag
+        self.checksum = checksum
+    }
+}
+
+extension TrackRecord: FetchableRecord, MutablePersistableRecord {
+    public static let databaseTableName = "tracks"
+
+    public mutating func didInsert(_ inserted: InsertionSuccess) {
+        id = inserted.rowID
+    }
+}
+
+extension UploadJob: FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "jobs"
+
+    public static func databaseUUIDEncodingStrategy(for column: String) -> DatabaseUUIDEncodingStrategy {
+        .uppercaseString
+    }
+}
+
+extension PartRecord: FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "parts"
+
+    public static func databaseUUIDEncodingStrategy(for column: String) -> DatabaseUUIDEncodingStrategy {
+        .uppercaseString
+    }
+}

@@ -1,0 +1,86 @@
+import GRDB
+
+/// The database schema as a list of migrations.
+///
+/// Rules (GRDB's Migrations guide): a migration is never edited once it has shipped;
+/// a change is a new migration appended at the end. Migrations are plain SQL with
+/// string names, so they do not drift when Swift types change. DESIGN §4 names the
+/// tables in the plural (`tracks`, `jobs`, `parts`, `history`) and so does r2up.
+enum Schema {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1", migrate: v1)
+        migrator.registerMigration("v2", migrate: v2)
+        return migrator
+    }
+
+    /// The first schema: the four tables.
+    private static func v1(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE tracks (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                path TEXT NOT NULL UNIQUE,
+                size INTEGER NOT NULL,
+                mtimeNs INTEGER NOT NULL,
+                uploadState TEXT NOT NULL DEFAULT 'none',
+                downloadState TEXT NOT NULL DEFAULT 'none',
+                bucket TEXT,
+                "key" TEXT,
+                etag TEXT,
+                lastError TEXT,
+                updatedAt TEXT NOT NULL
+            );
+            CREATE TABLE jobs (
+                id TEXT PRIMARY KEY NOT NULL,
+                path TEXT NOT NULL,
+                bucket TEXT NOT NULL,
+                "key" TEXT NOT NULL,
+                contentType TEXT NOT NULL,
+                length INTEGER NOT NULL,
+                mtimeNs INTEGER NOT NULL,
+                state TEXT NOT NULL,
+                uploadID TEXT,
+                partSize INTEGER,
+                attempts INTEGER NOT NULL DEFAULT 0,
+                nextAttemptAt TEXT,
+                lastError TEXT,
+                bytesSent INTEGER NOT NULL DEFAULT 0,
+                createdAt TEXT NOT NULL,
+                updatedAt TEXT NOT NULL
+            );
+            CREATE INDEX jobs_on_state ON jobs(state);
+            CREATE TABLE parts (
+                jobID TEXT NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+                partNumber INTEGER NOT NULL,
+                size INTEGER NOT NULL,
+                etag TEXT NOT NULL,
+                checksum TEXT,
+                PRIMARY KEY (jobID, partNumber)
+            ) WITHOUT ROWID;
+            CREATE TABLE history (
+                id TEXT PRIMARY KEY NOT NULL,
+                fileName TEXT NOT NULL,
+                fileSize INTEGER NOT NULL,
+                r2Key TEXT NOT NULL,
+                uploadDate TEXT NOT NULL,
+                publicURL TEXT NOT NULL,
+                bucket TEXT NOT NULL,
+                etag TEXT
+            );
+            """)
+    }
+
+    /// Indexes for the history views and job lookups, and history made append-only.
+    private static func v2(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE INDEX history_on_uploadDate ON history(uploadDate DESC);
+            CREATE INDEX history_on_r2Key ON history(r2Key);
+            CREATE INDEX history_on_fileName ON history(fileName);
+            CREATE INDEX jobs_on_target ON jobs(path, bucket, "key");
+            CREATE TRIGGER history_is_immutable BEFORE UPDATE ON history
+            BEGIN
+                SELECT RAISE(ABORT, 'history rows are immutable');
+            END;
+            """)
+    }
+}

@@ -1,0 +1,147 @@
+import Foundation
+import GRDB
+
+extension Store {
+    /// Publishes a verified upload in ONE transaction: the job becomes completed, its parts
+    /// go, the history row is written and the track is marked uploaded with its cloud copy.
+    /// A crash leaves all of it or none of it.
+    /// - Parameters:
+    ///   - id: the job.
+    ///   - historyItem: the history row for it.
+    /// - Returns: the completed job.
+    @discardableResult
+    public func completeJob(id: UUID, historyItem: UploadItem) throws(StoreError) -> UploadJob {
+        let time = now()
+        return try write { db in
+            guard var job = try Self.fetchJob(db, id: id) else { throw StoreError.notFound("job \(id)") }
+            guard job.state != .completed else { throw StoreError.conflict("job \(id) is already completed") }
+            job.state = .completed
+            job.nextAttemptAt = nil
+            job.lastError = nil
+            job.bytesSent = job.length
+            job.updatedAt = time
+            try job.update(db)
+            try Self.deleteParts(db, jobID: id)
+            try historyItem.insert(db)
+            var track = try Self.fetchTrack(db, path: job.path)
+                ?? TrackRecord(path: job.path, size: job.length, mtimeNs: job.mtimeNs, updatedAt: time)
+            track.size = job.length
+            track.mtimeNs = job.mtimeNs
+            track.uploadState = .uploaded
+            track.lastError = nil
+            track.setCloud(CloudCopy(bucket: job.bucket, key: job.key, etag: historyItem.etag))
+            track.updatedAt = time
+            try track.save(db)
+            return job
+        }
+    }
+
+    /// The file changed under the job: back to staged, parts and upload id dropped,
+    /// optionally with the file's new size and mtime.
+    /// - Returns: the multipart upload id it had, to abort.
+    @discardableResult
+    public func resetJob(id: UUID, length: Int64? = nil, mtimeNs: Int64? = nil) throws(StoreError) -> String? {
+        let time = now()
+        return try write { db in
+            guard var job = try Self.fetchJob(db, id: id) else { throw StoreError.notFound("job \(id)") }
+            let abandoned = job.uploadID
+            if let length { job.length = length }
+            if let mtimeNs { job.mtimeNs = mtimeNs }
+            try Self.restage(db, &job, at: time)
+            return abandoned
+        }
+    }
+
+    /// `r2up retry ID…`: failed jobs go back in the queue (initiated when their multipart
+    /// upload survives, else staged) with attempts forgotten; their tracks' error clears.
+    /// Ids that are unknown or not failed are skipped.
+    /// - Returns: how many jobs were requeued.
+    @discardableResult
+    public func requeue(ids: [UUID]) throws(StoreError) -> Int {
+        let time = now()
+        return try write { db in
+            var count = 0
+            for id in ids {
+                guard var job = try Self.fetchJob(db, id: id), job.state.isFailed else { continue }
+                try Self.requeue(db, &job, at: time)
+                count += 1
+            }
+            return count
+        }
+    }
+
+    /// `r2up retry --all`: every failed job goes back in the queue.
+    @discardableResult
+    public func requeueAll() throws(StoreError) -> Int {
+        let time = now()
+        return try write { db in
+            let failed = try UploadJob.fetchAll(
+                db, sql: "SELECT * FROM jobs WHERE state IN ('failedRetryable', 'failedPermanent')")
+            for var job in failed { try Self.requeue(db, &job, at: time) }
+            return failed.count
+        }
+    }
+
+    /// After a crash, jobs left uploading or verifying go back to where a run resumes them:
+    /// initiated when they have a multipart upload, staged otherwise. Call it at the start
+    /// of a run that holds the run lock.
+    /// - Returns: how many jobs were recovered.
+    @discardableResult
+    public func recoverInterruptedJobs() throws(StoreError) -> Int {
+        let time = now()
+        return try write { db in
+            try db.execute(
+                sql: """
+                    UPDATE jobs SET state = CASE WHEN uploadID IS NULL THEN 'staged' ELSE 'initiated' END, updatedAt = ?
+                    WHERE state IN ('uploading', 'verifying')
+                    """,
+                arguments: [time])
+            return db.changesCount
+        }
+    }
+
+    /// How many jobs are in each state.
+    public func queueCounts() throws(StoreError) -> QueueCounts {
+        try read { db in
+            var counts: [UploadJobState: Int] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT state, COUNT(*) AS n FROM jobs GROUP BY state") {
+                if let state = UploadJobState(rawValue: row["state"]) { counts[state] = row["n"] }
+            }
+            return QueueCounts(byState: counts)
+        }
+    }
+
+    // MARK: - Helpers inside a transaction
+
+    static func fetchJob(_ db: Database, id: UUID) throws -> UploadJob? {
+        try UploadJob.fetchOne(db, sql: "SELECT * FROM jobs WHERE id = ?", arguments: [id.uuidString])
+    }
+
+    static func deleteParts(_ db: Database, jobID: UUID) throws {
+        try db.execute(sql: "DELETE FROM parts WHERE jobID = ?", arguments: [jobID.uuidString])
+    }
+
+    static func restage(_ db: Database, _ job: inout UploadJob, at time: Date) throws {
+        job.state = .staged
+        job.uploadID = nil
+        job.nextAttemptAt = nil
+        job.lastError = nil
+        job.bytesSent = 0
+        job.updatedAt = time
+        try job.update(db)
+        try deleteParts(db, jobID: job.id)
+    }
+
+    private static func requeue(_ db: Database, _ job: inout UploadJob, at time: Date) throws {
+        job.state = job.uploadID == nil ? .staged : .initiated
+        job.attempts = 0
+        job.nextAttemptAt = nil
+        job.lastError = nil
+        job.updatedAt = time
+        try job.update(db)
+        // Seed 000: the red mark clears on retry.
+        try db.execute(
+            sql: "UPDATE tracks SET uploadState = 'none', lastError = NULL, updatedAt = ? WHERE path = ? AND uploadState = 'error'",
+            arguments: [time, job.path])
+    }
+}

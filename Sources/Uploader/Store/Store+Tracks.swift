@@ -1,0 +1,96 @@
+import Foundation
+import GRDB
+
+extension Store {
+    /// The track at `path`, if r2up knows it.
+    public func track(path: String) throws(StoreError) -> TrackRecord? {
+        try read { db in try Self.fetchTrack(db, path: path) }
+    }
+
+    /// Records a file as seen now with this size and mtime, and returns its row.
+    ///
+    /// When the file is new its states are `none`. When its size or mtime moved, an
+    /// `uploaded` state falls back to `none`: the cloud copy no longer matches it.
+    @discardableResult
+    public func upsertTrack(path: String, size: Int64, mtimeNs: Int64) throws(StoreError) -> TrackRecord {
+        let time = now()
+        return try write { db in
+            guard var track = try Self.fetchTrack(db, path: path) else {
+                var track = TrackRecord(path: path, size: size, mtimeNs: mtimeNs, updatedAt: time)
+                try track.insert(db)
+                return track
+            }
+            guard track.size != size || track.mtimeNs != mtimeNs else { return track }
+            track.size = size
+            track.mtimeNs = mtimeNs
+            if track.uploadState == .uploaded { track.uploadState = .none }
+            track.updatedAt = time
+            try track.update(db)
+            return track
+        }
+    }
+
+    /// Sets a track's upload state, its error text, and (when given) where its cloud copy is.
+    /// - Parameters:
+    ///   - path: the track; it must exist (`upsertTrack`).
+    ///   - state: the new state.
+    ///   - error: why it failed; cleared when nil.
+    ///   - cloud: the cloud copy; the stored one is kept when nil.
+    @discardableResult
+    public func setUploadState(
+        path: String, state: UploadState, error: String? = nil, cloud: CloudCopy? = nil
+    ) throws(StoreError) -> TrackRecord {
+        let time = now()
+        return try write { db in
+            guard var track = try Self.fetchTrack(db, path: path) else { throw StoreError.notFound("track \(path)") }
+            track.uploadState = state
+            track.lastError = error
+            if let cloud { track.setCloud(cloud) }
+            track.updatedAt = time
+            try track.update(db)
+            return track
+        }
+    }
+
+    /// Sets a track's download state and its error text (cleared when nil).
+    @discardableResult
+    public func setDownloadState(
+        path: String, state: DownloadState, error: String? = nil
+    ) throws(StoreError) -> TrackRecord {
+        let time = now()
+        return try write { db in
+            guard var track = try Self.fetchTrack(db, path: path) else { throw StoreError.notFound("track \(path)") }
+            track.downloadState = state
+            track.lastError = error
+            track.updatedAt = time
+            try track.update(db)
+            return track
+        }
+    }
+
+    /// The tracks in a folder and all its subfolders, by path.
+    public func tracks(under folder: String) throws(StoreError) -> [TrackRecord] {
+        var prefix = folder
+        while prefix.count > 1 && prefix.hasSuffix("/") { prefix.removeLast() }
+        if prefix == "/" { prefix = "" }
+        // A range on the UNIQUE(path) index: "dir/" ≤ path < "dir0" ('0' follows '/').
+        let low = prefix + "/"
+        let high = prefix + "0"
+        return try read { db in
+            try TrackRecord.fetchAll(
+                db, sql: "SELECT * FROM tracks WHERE path >= ? AND path < ? ORDER BY path", arguments: [low, high])
+        }
+    }
+
+    static func fetchTrack(_ db: Database, path: String) throws -> TrackRecord? {
+        try TrackRecord.fetchOne(db, sql: "SELECT * FROM tracks WHERE path = ?", arguments: [path])
+    }
+}
+
+extension TrackRecord {
+    mutating func setCloud(_ cloud: CloudCopy) {
+        bucket = cloud.bucket
+        key = cloud.key
+        etag = cloud.etag
+    }
+}
