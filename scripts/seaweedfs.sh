@@ -75,6 +75,8 @@ case "$DIR" in /*) ;; *) DIR=$PWD/$DIR ;; esac
 
 ACCESS_KEY=${R2UP_TEST_ACCESS_KEY:-r2uptestkey}
 SECRET_KEY=${R2UP_TEST_SECRET_KEY:-r2uptestsecret-0123456789abcdef}
+WRITER_ACCESS_KEY=${R2UP_TEST_WRITER_ACCESS_KEY:-r2upwriterkey}
+WRITER_SECRET_KEY=${R2UP_TEST_WRITER_SECRET_KEY:-r2upwritersecret-0123456789abcdef}
 BUCKET=${R2UP_TEST_BUCKET:-r2up-test}
 REGION=us-east-1
 FIRST_BASE=${R2UP_SEAWEEDFS_PORT_BASE:-18300}
@@ -239,6 +241,9 @@ write_env() {
     echo "export AWS_REGION=$REGION"
     echo "export R2UP_BUCKET=$BUCKET"
     echo "export R2UP_PUBLIC_URL=$ep/$BUCKET"
+    # A second identity without Admin rights (see write_s3_json), for tests of a missing bucket.
+    echo "export R2UP_WRITER_ACCESS_KEY=$WRITER_ACCESS_KEY"
+    echo "export R2UP_WRITER_SECRET_KEY=$WRITER_SECRET_KEY"
   } >"$tmp"
   mv -f "$tmp" "$DIR/env"
 }
@@ -246,12 +251,16 @@ write_env() {
 write_s3_json() {
   local tmp=$DIR/s3.json.tmp.$$
   ( umask 077
-    python3 - "$ACCESS_KEY" "$SECRET_KEY" >"$tmp" <<'EOF'
+    python3 - "$ACCESS_KEY" "$SECRET_KEY" "$WRITER_ACCESS_KEY" "$WRITER_SECRET_KEY" >"$tmp" <<'EOF'
 import json, sys
 print(json.dumps({"identities": [
     {"name": "test",
      "credentials": [{"accessKey": sys.argv[1], "secretKey": sys.argv[2]}],
      "actions": ["Admin", "Read", "Write", "List", "Tagging"]},
+    # Like an R2 API token: no Admin, so a PUT to a missing bucket fails instead of creating it.
+    {"name": "writer",
+     "credentials": [{"accessKey": sys.argv[3], "secretKey": sys.argv[4]}],
+     "actions": ["Read", "Write", "List", "Tagging"]},
     {"name": "anonymous", "actions": ["Read"]},
 ]}, indent=2))
 EOF

@@ -17,6 +17,8 @@
 #   R2UP_TEST_BUCKET     = R2UP_BUCKET       r2up-test (exists, empty at start)
 #   R2UP_TEST_PUBLIC_URL = R2UP_PUBLIC_URL   http://127.0.0.1:PORT/r2up-test (anonymous GET)
 #   AWS_REGION=us-east-1
+#   R2UP_TEST_WRITER_ACCESS_KEY, R2UP_TEST_WRITER_SECRET_KEY: an identity without Admin rights
+#   (SeaweedFS creates a missing bucket on PUT for an admin; R2 and S3 never do)
 # R2UP_KEEP_SERVER=1 leaves the server and its folder in place (prints where).
 set -euo pipefail
 
@@ -56,6 +58,8 @@ export R2UP_TEST_ACCESS_KEY=$AWS_ACCESS_KEY_ID
 export R2UP_TEST_SECRET_KEY=$AWS_SECRET_ACCESS_KEY
 export R2UP_TEST_BUCKET=$R2UP_BUCKET
 export R2UP_TEST_PUBLIC_URL=$R2UP_PUBLIC_URL
+export R2UP_TEST_WRITER_ACCESS_KEY=$R2UP_WRITER_ACCESS_KEY
+export R2UP_TEST_WRITER_SECRET_KEY=$R2UP_WRITER_SECRET_KEY
 echo "test.sh: S3 server $R2UP_TEST_ENDPOINT bucket $R2UP_TEST_BUCKET (dir $SERVER_DIR)" >&2
 
 # run CMD...: in the background and wait, so that SIGTERM/SIGINT reach the

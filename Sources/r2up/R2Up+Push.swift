@@ -56,7 +56,7 @@ extension R2Up {
                     results.append(PushedFile(file: path, key: outcome.key, url: url, size: outcome.size, etag: outcome.etag))
                     if !json && !global.quiet { Terminal.output(url) }
                 } catch {
-                    let diagnosis = Diagnosis(error, subject: path)
+                    let diagnosis = await service.diagnose(error, subject: path)
                     Terminal.error("r2up: \(diagnosis.message)")
                     // A bad endpoint or credentials fail every file alike: stop at the first.
                     if diagnosis.status == .configuration { throw CommandFailure(status: .configuration) }

@@ -148,3 +148,19 @@ enum ISO8601 {
         return CivilTime.date(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
     }
 }
+
+extension S3Client {
+    /// HeadBucket, for diagnosis only (object-scoped tokens cannot call it): nil when it succeeded.
+    public func headBucketFailure(_ bucket: String) async -> S3ClientError? {
+        do {
+            _ = try await send(Call(method: "HEAD", bucket: bucket, key: nil))
+            return nil
+        } catch {
+            if case .service(var failure) = error, failure.status == 404 {
+                failure.code = "NoSuchBucket"
+                return .service(failure)
+            }
+            return error
+        }
+    }
+}

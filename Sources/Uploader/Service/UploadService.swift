@@ -70,3 +70,20 @@ public final class UploadService: Sendable {
         return try await uploader.upload(file, bucket: bucket, key: request.key, attributes: request.attributes, journal: journal)
     }
 }
+
+extension UploadService {
+    /// Explains a failure; an AccessDenied is looked into once with a HEAD of the bucket,
+    /// because S3 and R2 answer AccessDenied, not NoSuchBucket, when the token cannot list.
+    public func diagnose(_ error: any Error, subject: String?) async -> Diagnosis {
+        let diagnosis = Diagnosis(error, subject: subject)
+        guard case .s3(.service(let failure))? = error as? UploadError, failure.code == "AccessDenied" else {
+            return diagnosis
+        }
+        if case .service(let head)? = await client.headBucketFailure(bucket), head.status == 404 {
+            return Diagnosis(
+                status: .configuration,
+                message: "the bucket '\(bucket)' does not exist (NoSuchBucket); check --bucket or R2UP_BUCKET")
+        }
+        return diagnosis
+    }
+}
