@@ -32,25 +32,20 @@ enum CLI {
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        // Drain both pipes while the child runs, or a full pipe blocks it.
-        let outData = Task.detached { out.fileHandleForReading.readDataToEndOfFile() }
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let stdout = syncWait(outData)
-        return Run(
-            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-            stderr: String(decoding: errData, as: UTF8.self))
-    }
-
-    private static func syncWait(_ task: Task<Data, Never>) -> Data {
+        // Drain stdout on another thread while this one drains stderr, or a full pipe blocks the child.
+        // (Plain threads, not Tasks: blocking the cooperative pool here would deadlock it.)
         let box = DataBox()
-        let semaphore = DispatchSemaphore(value: 0)
-        Task {
-            box.data = await task.value
-            semaphore.signal()
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            box.data = out.fileHandleForReading.readDataToEndOfFile()
+            done.signal()
         }
-        semaphore.wait()
-        return box.data
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        done.wait()
+        process.waitUntilExit()
+        return Run(
+            status: process.terminationStatus, stdout: String(decoding: box.data, as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self))
     }
 
     private final class DataBox: @unchecked Sendable { var data = Data() }
@@ -75,6 +70,15 @@ enum CLI {
             "R2UP_BUCKET": bucket, "R2UP_PUBLIC_URL": env["R2UP_TEST_PUBLIC_URL"] ?? "\(endpoint)/\(bucket)",
         ]
     }
+
+    /// The same server as an identity without Admin rights (SeaweedFS creates missing buckets for admins).
+    static func writerEnvironment() throws -> [String: String] {
+        var env = try serverEnvironment()
+        let process = ProcessInfo.processInfo.environment
+        env["AWS_ACCESS_KEY_ID"] = process["R2UP_TEST_WRITER_ACCESS_KEY"] ?? "r2upwriterkey"
+        env["AWS_SECRET_ACCESS_KEY"] = process["R2UP_TEST_WRITER_SECRET_KEY"] ?? "r2upwritersecret-0123456789abcdef"
+        return env
+    }
 }
 
 struct HarnessError: Error, CustomStringConvertible {
@@ -93,7 +97,7 @@ struct TemporaryFolder: ~Copyable {
 
     func write(_ name: String, _ text: String) -> String {
         let full = path + "/" + name
-        FileManager.default.createFile(atPath: full, contents: Data(text.utf8))
+        _ = FileManager.default.createFile(atPath: full, contents: Data(text.utf8))
         return full
     }
 }

@@ -44,10 +44,11 @@ struct PushCommandTests {
     func unknownBucket() throws {
         let folder = try TemporaryFolder()
         let track = folder.write("a.m4a", "x")
-        let env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
-        let run = try CLI.run(["push", track, "--bucket", "no-such-bucket-here", "--db", folder.path + "/db.sqlite"], environment: env)
+        let env = CLI.environment(server: try CLI.writerEnvironment(), home: folder.path)
+        let bucket = "no-such-bucket-\(UInt32.random(in: 0...UInt32.max))"
+        let run = try CLI.run(["push", track, "--bucket", bucket, "--db", folder.path + "/db.sqlite"], environment: env)
         #expect(run.status == 3)
-        #expect(run.stderr.contains("the bucket does not exist (NoSuchBucket)"))
+        #expect(run.stderr == "r2up: the bucket '\(bucket)' does not exist (NoSuchBucket); check --bucket or R2UP_BUCKET\n")
     }
 
     @Test("no endpoint configured exits 3 and says how to set one")

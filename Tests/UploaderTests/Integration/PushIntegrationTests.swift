@@ -11,11 +11,12 @@ struct PushIntegrationTests {
     @Test("files of edge sizes arrive intact", arguments: [0, 1, 5 * mebibyte - 1, 5 * mebibyte, 8 * mebibyte + 1, 100 * mebibyte])
     func edgeSizes(size: Int) async throws {
         let server = try TestServer.require()
-        let bucket = try await server.makeBucket("size")
+        let bucket = server.bucket
+        let scope = server.scratchPrefix("size")
         let service = try server.service(bucket: bucket)
         let directory = try TestDirectory()
         let file = try directory.makeFile("track-\(size).m4a", size: size, seed: UInt64(size) + 7)
-        let key = "sizes/track-\(size).m4a"
+        let key = scope + "track-\(size).m4a"
 
         let outcome = try await service.upload(
             PushRequest(path: file.path, key: key, attributes: ObjectAttributes(contentType: "audio/mp4")))
@@ -24,34 +25,40 @@ struct PushIntegrationTests {
         #expect(outcome.multipart == (size > 8 * Self.mebibyte))
         let stored = try IndependentClient.fetch([key], bucket: bucket, server: server)
         #expect(stored[key] == .init(key: key, size: Int64(size), sha256: file.sha256))
-        #expect(try IndependentClient.pendingMultipartUploads(bucket: bucket, server: server).isEmpty)
+        #expect(try IndependentClient.pendingMultipartUploads(bucket: bucket, prefix: scope, server: server).isEmpty)
     }
 
     static let specialKeys = [
         "with space/a b.m4a", "plus+sign.mp3", "100%.flac", "hash#tag.wav", "question?.ogg", "amp&and=eq.opus",
         "accénted/Ünïcödé.m4a", "emoji 🎵/track 🎧.m4a", "brackets [live] (2026).flac", "tilde~and'quote\".aac",
-        "k/" + String(repeating: "x", count: 1022),
     ]
 
     @Test("any UTF-8 key round-trips, and its public URL serves the bytes")
     func specialKeysRoundTrip() async throws {
         let server = try TestServer.require()
-        let bucket = try await server.makeBucket("keys")
+        let bucket = server.bucket
+        let scope = server.scratchPrefix("keys")
         let service = try server.service(bucket: bucket)
         let directory = try TestDirectory()
         let file = try directory.makeFile("small.bin", size: 3000, seed: 42)
-        for key in Self.specialKeys {
+        // The longest key: 1,024 bytes with the test's own prefix in front, in segments of at most
+        // 201 bytes (SeaweedFS stores keys as paths and caps a segment at 255 bytes; R2 and S3 do not).
+        var long = scope
+        while long.utf8.count + 201 < 1024 { long += String(repeating: "x", count: 200) + "/" }
+        long += String(repeating: "z", count: 1024 - long.utf8.count)
+        let keys = Self.specialKeys.map { scope + $0 } + [long]
+        for key in keys {
             _ = try await service.upload(PushRequest(path: file.path, key: key, attributes: ObjectAttributes()))
         }
-        #expect(Self.specialKeys.last!.utf8.count == 1024)
-        let stored = try IndependentClient.fetch(Self.specialKeys, bucket: bucket, server: server)
-        for key in Self.specialKeys {
+        #expect(keys.last!.utf8.count == 1024)
+        let stored = try IndependentClient.fetch(keys, bucket: bucket, server: server)
+        for key in keys {
             #expect(stored[key]?.sha256 == file.sha256, "key \(key)")
         }
         // Anonymous GET of the public URL, as a listener's browser would do it.
         let publicService = try UploadService(
             settings: server.settings(bucket: bucket), options: RunOptions())
-        let url = PublicURL.make(key: "emoji 🎵/track 🎧.m4a", bucket: bucket, publicBase: nil, endpoint: publicService.endpoint)
+        let url = PublicURL.make(key: scope + "emoji 🎵/track 🎧.m4a", bucket: bucket, publicBase: nil, endpoint: publicService.endpoint)
         let fetched = try Subprocess.run("/usr/bin/curl", ["-fsS", "-o", directory.path + "/fetched", url])
         #expect(fetched.status == 0, "curl: \(fetched.stderrText)")
         #expect(FileManager.default.contentsEqual(atPath: directory.path + "/fetched", andPath: file.path))
@@ -60,22 +67,24 @@ struct PushIntegrationTests {
     @Test("a key named in NFD is stored under its NFC form")
     func keysAreNormalisedToNFC() async throws {
         let server = try TestServer.require()
-        let bucket = try await server.makeBucket("nfc")
+        let bucket = server.bucket
+        let scope = server.scratchPrefix("nfc")
         let service = try server.service(bucket: bucket)
         let directory = try TestDirectory()
         let file = try directory.makeFile("x.bin", size: 10)
-        let nfd = "Caf\u{0065}\u{0301}.m4a"
+        let nfd = scope + "Caf\u{0065}\u{0301}.m4a"
         let outcome = try await service.upload(PushRequest(path: file.path, key: nfd, attributes: ObjectAttributes()))
-        #expect(outcome.key == "Caf\u{00E9}.m4a")
-        #expect(Array(outcome.key.utf8) == [67, 97, 102, 0xC3, 0xA9, 46, 109, 52, 97])
-        let stored = try IndependentClient.fetch(["Caf\u{00E9}.m4a"], bucket: bucket, server: server)
+        #expect(outcome.key == scope + "Caf\u{00E9}.m4a")
+        #expect(Array(outcome.key.utf8.suffix(9)) == [67, 97, 102, 0xC3, 0xA9, 46, 109, 52, 97])
+        let stored = try IndependentClient.fetch([scope + "Caf\u{00E9}.m4a"], bucket: bucket, server: server)
         #expect(stored.count == 1)
     }
 
     @Test("a file that changes during a multipart upload is not published and its upload is aborted")
     func changedFileIsAborted() async throws {
         let server = try TestServer.require()
-        let bucket = try await server.makeBucket("torn")
+        let bucket = server.bucket
+        let scope = server.scratchPrefix("torn")
         var options = RunOptions()
         options.concurrency = 1
         let service = try server.service(options: options, bucket: bucket)
@@ -85,10 +94,10 @@ struct PushIntegrationTests {
         let journal = AppendOnFirstPart(path: file.path)
         await #expect(throws: UploadError.fileChanged(file.path)) {
             _ = try await service.upload(
-                PushRequest(path: file.path, key: "growing.wav", attributes: ObjectAttributes()), journal: journal)
+                PushRequest(path: file.path, key: scope + "growing.wav", attributes: ObjectAttributes()), journal: journal)
         }
-        #expect(try IndependentClient.fetch(["growing.wav"], bucket: bucket, server: server).isEmpty)
-        #expect(try IndependentClient.pendingMultipartUploads(bucket: bucket, server: server).isEmpty)
+        #expect(try IndependentClient.fetch([scope + "growing.wav"], bucket: bucket, server: server).isEmpty)
+        #expect(try IndependentClient.pendingMultipartUploads(bucket: bucket, prefix: scope, server: server).isEmpty)
     }
 
     @Test("a missing bucket and a wrong secret are configuration errors naming the problem")
@@ -97,12 +106,13 @@ struct PushIntegrationTests {
         let directory = try TestDirectory()
         let file = try directory.makeFile("a.m4a", size: 100)
 
-        let missing = try server.service(bucket: "no-such-bucket-r2up")
+        let missing = try UploadService(
+            settings: server.settings(bucket: "no-such-bucket-\(UInt32.random(in: 0...UInt32.max))", asWriter: true), options: RunOptions())
         do {
             _ = try await missing.upload(PushRequest(path: file.path, key: "a.m4a", attributes: ObjectAttributes()))
             Issue.record("upload to a missing bucket succeeded")
         } catch {
-            let diagnosis = Diagnosis(error)
+            let diagnosis = await missing.diagnose(error, subject: file.path)
             #expect(diagnosis.status == .configuration)
             #expect(diagnosis.message.contains("NoSuchBucket"))
         }
@@ -148,17 +158,19 @@ struct IntegrityTests {
     @Test("a flipped bit in a single PUT body is rejected by the server and retried", arguments: [1000, 12 << 20])
     func corruptedBodyIsRetried(size: Int) async throws {
         let server = try TestServer.require()
-        let bucket = try await server.makeBucket("corrupt")
+        let bucket = server.bucket
+        let scope = server.scratchPrefix("corrupt")
         let proxy = try FaultProxy(server: server, arguments: ["--only-methods", "PUT", "--script", "1=corrupt-body,2=corrupt-body"])
         let service = try server.service(endpoint: proxy.endpoint, bucket: bucket)
         let directory = try TestDirectory()
         let file = try directory.makeFile("t.flac", size: size, seed: 99)
 
-        let outcome = try await service.upload(PushRequest(path: file.path, key: "t.flac", attributes: ObjectAttributes()))
+        _ = try await service.upload(PushRequest(path: file.path, key: scope + "t.flac", attributes: ObjectAttributes()))
 
         let faults = proxy.injectedFaults()
-        #expect(faults.count == 2, "faults: \(faults)")
-        let stored = try IndependentClient.fetch(["t.flac"], bucket: bucket, server: server)
-        #expect(stored["t.flac"]?.sha256 == file.sha256)
+        let corrupted = Set(faults.filter { $0["fault"] as? String == "corrupt-body" }.compactMap { $0["req"] as? Int })
+        #expect(corrupted.count == 2, "faults: \(faults)")
+        let stored = try IndependentClient.fetch([scope + "t.flac"], bucket: bucket, server: server)
+        #expect(stored[scope + "t.flac"]?.sha256 == file.sha256)
     }
 }

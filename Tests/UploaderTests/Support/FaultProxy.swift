@@ -45,7 +45,9 @@ final class FaultProxy: @unchecked Sendable {
     }
 
     deinit {
-        kill(process.processIdentifier, SIGTERM)
+        // SIGKILL: a child spawned from a dispatch worker thread inherits its blocked signal mask,
+        // so the proxy's SIGTERM handler may never run.
+        kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         try? FileManager.default.removeItem(atPath: logPath)
     }

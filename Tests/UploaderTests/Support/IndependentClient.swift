@@ -40,17 +40,18 @@ enum IndependentClient {
     }
 
     /// Keys of unfinished multipart uploads in a bucket, listed by boto3.
-    static func pendingMultipartUploads(bucket: String, server: TestServer) throws -> [String] {
+    static func pendingMultipartUploads(bucket: String, prefix: String, server: TestServer) throws -> [String] {
         let script = """
             import boto3, json, sys
             r = json.load(sys.stdin)
             s3 = boto3.client("s3", endpoint_url=r["endpoint"], aws_access_key_id=r["access"],
                               aws_secret_access_key=r["secret"], region_name="us-east-1")
-            uploads = s3.list_multipart_uploads(Bucket=r["bucket"]).get("Uploads", [])
+            uploads = s3.list_multipart_uploads(Bucket=r["bucket"], Prefix=r["prefix"]).get("Uploads", [])
             json.dump([u["Key"] for u in uploads], sys.stdout)
             """
         let input: [String: Any] = [
             "endpoint": server.endpoint, "access": server.accessKey, "secret": server.secretKey, "bucket": bucket,
+            "prefix": prefix,
         ]
         let result = try Subprocess.run(
             "/usr/bin/env", ["python3", "-c", script], stdin: try JSONSerialization.data(withJSONObject: input))

@@ -19,7 +19,7 @@ struct TestDirectory: ~Copyable {
         let full = path + "/" + name
         try FileManager.default.createDirectory(
             atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: full, contents: nil)
+        _ = FileManager.default.createFile(atPath: full, contents: nil)
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: full))
         defer { try? handle.close() }
         // One pseudo-random MiB, its first 8 bytes stamped with the chunk number and seed:

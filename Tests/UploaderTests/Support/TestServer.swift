@@ -10,6 +10,9 @@ struct TestServer: Sendable {
     var secretKey: String
     var bucket: String
     var publicURL: String
+    /// An identity without Admin rights: SeaweedFS creates a missing bucket on an admin's PUT.
+    var writerAccessKey: String
+    var writerSecretKey: String
 
     /// The running server, or a failure that says how to start one.
     static func require() throws -> TestServer {
@@ -21,18 +24,23 @@ struct TestServer: Sendable {
         }
         return TestServer(
             endpoint: endpoint, accessKey: access, secretKey: secret, bucket: bucket,
-            publicURL: env["R2UP_TEST_PUBLIC_URL"] ?? "\(endpoint)/\(bucket)")
+            publicURL: env["R2UP_TEST_PUBLIC_URL"] ?? "\(endpoint)/\(bucket)",
+            writerAccessKey: env["R2UP_TEST_WRITER_ACCESS_KEY"] ?? "r2upwriterkey",
+            writerSecretKey: env["R2UP_TEST_WRITER_SECRET_KEY"] ?? "r2upwritersecret-0123456789abcdef")
     }
 
     /// Settings as a user with these credentials would have them.
-    func settings(endpoint: String? = nil, bucket: String? = nil, secret: String? = nil) throws -> Settings {
+    func settings(
+        endpoint: String? = nil, bucket: String? = nil, secret: String? = nil, asWriter: Bool = false
+    ) throws -> Settings {
         var overrides = SettingOverrides()
         overrides.endpoint = endpoint ?? self.endpoint
         overrides.bucket = bucket ?? self.bucket
         overrides.publicURL = publicURL
         let resolver = SettingsResolver(
             environment: [
-                "AWS_ACCESS_KEY_ID": accessKey, "AWS_SECRET_ACCESS_KEY": secret ?? secretKey, "HOME": "/nonexistent",
+                "AWS_ACCESS_KEY_ID": asWriter ? writerAccessKey : accessKey,
+                "AWS_SECRET_ACCESS_KEY": secret ?? (asWriter ? writerSecretKey : secretKey), "HOME": "/nonexistent",
             ], homeDirectory: "/nonexistent")
         return try resolver.resolve(overrides)
     }
@@ -53,12 +61,10 @@ struct TestServer: Sendable {
         return env
     }
 
-    /// Creates a fresh bucket for one test, so tests running in parallel do not see each other's objects.
-    func makeBucket(_ label: String) async throws -> String {
-        let name = "t-\(label)-\(UInt32.random(in: 0...UInt32.max))".lowercased()
-        let service = try self.service()
-        try await service.client.createBucket(name)
-        return name
+    /// A key prefix of its own for one test, so tests running in parallel never see each other's objects.
+    /// (One bucket for all: SeaweedFS gives each bucket its own volumes and runs out after a few dozen.)
+    func scratchPrefix(_ label: String) -> String {
+        "tests/\(label)-\(UInt32.random(in: 0...UInt32.max))/"
     }
 }
 

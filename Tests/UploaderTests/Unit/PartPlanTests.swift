@@ -13,7 +13,7 @@ struct PartPlanTests {
             (fileSize: 100 * mib, preferred: 8 * mib, partSize: 8 * mib, parts: 13),
             (fileSize: 80_000 * mib, preferred: 8 * mib, partSize: 8 * mib, parts: 10_000),
             (fileSize: 80_000 * mib + 1, preferred: 8 * mib, partSize: 9 * mib, parts: 8_889),
-            (fileSize: 1 << 40, preferred: 5 * mib, partSize: 105 * mib, parts: 9_988),
+            (fileSize: 1 << 40, preferred: 5 * mib, partSize: 105 * mib, parts: 9_987),
             (fileSize: 0, preferred: 5 * mib, partSize: 5 * mib, parts: 1),
         ])
     func sizing(fileSize: Int64, preferred: Int64, partSize: Int64, parts: Int) throws {
