@@ -5,7 +5,11 @@ import Uploader
 extension R2Up {
     struct Push: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Upload files and print their public URLs.")
+            abstract: "Upload files (or a folder's tracks) and print their public URLs.",
+            discussion: """
+                A folder uploads its tracks that are not uploaded yet, failed, or changed since \
+                (hidden files skipped, links not followed); keys are the paths inside the folder.
+                """)
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var transfer: TransferOptions
@@ -22,10 +26,13 @@ extension R2Up {
         @Option(name: .customLong("cache-control"), help: "Cache-Control header for the objects.")
         var cacheControl: String?
 
+        @Flag(name: .customLong("retry-failed"), help: "For folders: upload only the tracks whose last upload failed.")
+        var retryFailed = false
+
         @Flag(help: "Print a JSON array of the uploads instead of URLs.")
         var json = false
 
-        @Argument(help: "Files to upload.")
+        @Argument(help: "Files or folders to upload.")
         var files: [String]
 
         func validate() throws {
@@ -36,44 +43,94 @@ extension R2Up {
         func run() async throws {
             let settings: Settings
             let service: UploadService
+            let store: Store
             do {
                 settings = try global.settings()
                 service = try UploadService(settings: settings, options: transfer.runOptions)
+                store = try Store(path: settings.database.value)
             } catch {
                 throw CommandFailure(error)
             }
+            let queue = UploadQueue(store: store, service: service)
             var worst = ExitStatus.success
-            var results: [PushedFile] = []
-            for path in files {
-                let name = URL(fileURLWithPath: path).lastPathComponent
-                let request = PushRequest(
-                    path: path, key: key ?? ObjectKey.forFile(named: name, prefix: prefix),
-                    attributes: ObjectAttributes(
-                        contentType: contentType ?? ContentType.forFile(named: name), cacheControl: cacheControl))
+
+            var jobs: [UploadJob] = []
+            for request in try requests(store: store) {
                 do {
-                    let outcome = try await service.upload(request)
-                    let url = service.publicURL(for: outcome.key)
-                    results.append(PushedFile(file: path, key: outcome.key, url: url, size: outcome.size, etag: outcome.etag))
-                    if !json && !global.quiet { Terminal.output(url) }
+                    jobs.append(try await queue.enqueue(request))
                 } catch {
-                    let diagnosis = await service.diagnose(error, subject: path)
+                    let diagnosis = Diagnosis(error, subject: request.path)
                     Terminal.error("r2up: \(diagnosis.message)")
-                    // A bad endpoint or credentials fail every file alike: stop at the first.
-                    if diagnosis.status == .configuration { throw CommandFailure(status: .configuration) }
-                    if diagnosis.status.rawValue > worst.rawValue { worst = diagnosis.status }
+                    if diagnosis.status == .storeFailure { throw CommandFailure(status: .storeFailure) }
+                    worst = max(worst, diagnosis.status)
                 }
             }
-            if json { Terminal.output(JSONOutput.encode(results)) }
+
+            let quiet = global.quiet || json
+            let summary = await queue.run(jobs, attributes: ObjectAttributes(cacheControl: cacheControl)) { event in
+                if case .completed(_, let item, _) = event, !quiet {
+                    Terminal.output(item.publicURL.absoluteString)
+                }
+            }
+            for (_, diagnosis) in summary.failed {
+                Terminal.error("r2up: \(diagnosis.message)")
+                worst = max(worst, diagnosis.status)
+            }
+            if json {
+                let items = summary.completed.map {
+                    PushedFile(key: $0.r2Key, url: $0.publicURL.absoluteString, size: $0.fileSize, etag: $0.etag ?? "", id: $0.id)
+                }
+                Terminal.output(JSONOutput.encode(items))
+            }
+            // A configuration problem (bad credentials, missing bucket) outranks per-file failures.
+            if summary.failed.contains(where: { $0.diagnosis.status == .configuration }) {
+                throw CommandFailure(status: .configuration)
+            }
             if worst != .success { throw CommandFailure(status: worst) }
+        }
+
+        /// The files to push: each file as given, each folder's eligible tracks.
+        private func requests(store: Store) throws -> [PushRequest] {
+            var requests: [PushRequest] = []
+            for path in files {
+                var isDirectory: ObjCBool = false
+                if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+                    if key != nil { throw CommandFailure(Diagnosis(status: .badInput, message: "--key cannot name a folder's files; use --prefix")) }
+                    for file in TrackFolder.files(in: path) {
+                        var info = stat()
+                        guard stat(file.path, &info) == 0 else { continue }
+                        let mtime = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+                        let track = try? store.track(path: file.path)
+                        guard TrackFolder.isEligible(track ?? nil, size: Int64(info.st_size), mtimeNs: mtime, onlyFailed: retryFailed)
+                        else { continue }
+                        requests.append(request(path: file.path, key: ObjectKey.forFile(named: file.relativePath, prefix: prefix)))
+                    }
+                } else {
+                    let name = URL(fileURLWithPath: path).lastPathComponent
+                    requests.append(request(path: path, key: key ?? ObjectKey.forFile(named: name, prefix: prefix)))
+                }
+            }
+            return requests
+        }
+
+        private func request(path: String, key: String) -> PushRequest {
+            let name = URL(fileURLWithPath: path).lastPathComponent
+            return PushRequest(
+                path: path, key: key,
+                attributes: ObjectAttributes(contentType: contentType ?? ContentType.forFile(named: name), cacheControl: cacheControl))
         }
     }
 }
 
-/// One line of `push --json`.
+/// One entry of `push --json`.
 struct PushedFile: Codable {
-    var file: String
     var key: String
     var url: String
     var size: Int64
     var etag: String
+    var id: UUID
+}
+
+extension ExitStatus: Comparable {
+    public static func < (lhs: ExitStatus, rhs: ExitStatus) -> Bool { lhs.rawValue < rhs.rawValue }
 }

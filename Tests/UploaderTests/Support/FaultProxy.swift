@@ -37,11 +37,12 @@ final class FaultProxy: @unchecked Sendable {
     }
 
     /// The faults it injected, one JSON object each.
-    func injectedFaults() -> [[String: Any]] {
+    /// With `includingClean` (the proxy started with `--log-all`), every request it saw.
+    func injectedFaults(includingClean: Bool = false) -> [[String: Any]] {
         guard let text = try? String(contentsOfFile: logPath, encoding: .utf8) else { return [] }
         return text.split(separator: "\n").compactMap {
             (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
-        }.filter { $0["summary"] == nil }
+        }.filter { $0["summary"] == nil && (includingClean || !($0["fault"] is NSNull)) }
     }
 
     deinit {

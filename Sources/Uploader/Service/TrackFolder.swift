@@ -1,0 +1,33 @@
+import Foundation
+
+/// The tracks of a folder for `push DIR` (seed 000's "Upload All").
+public enum TrackFolder {
+    /// Regular files under `directory`, hidden ones skipped, sorted by relative path.
+    /// Symbolic links are not followed.
+    public static func files(in directory: String) -> [(path: String, relativePath: String)] {
+        let root = URL(fileURLWithPath: directory).standardizedFileURL
+        guard let walker = FileManager.default.enumerator(
+            at: root, includingPropertiesForKeys: [.isRegularFileKey, .isSymbolicLinkKey],
+            options: [.skipsHiddenFiles])
+        else { return [] }
+        var found: [(String, String)] = []
+        for case let url as URL in walker {
+            guard let values = try? url.resourceValues(forKeys: [.isRegularFileKey, .isSymbolicLinkKey]),
+                values.isRegularFile == true, values.isSymbolicLink != true
+            else { continue }
+            let path = url.standardizedFileURL.path
+            let relative = String(path.dropFirst(root.path.count).drop(while: { $0 == "/" }))
+            found.append((path, relative))
+        }
+        return found.sorted { $0.1 < $1.1 }
+    }
+
+    /// Whether a track should be pushed: never uploaded, failed, or changed since its upload.
+    /// With `onlyFailed`, only tracks in error.
+    public static func isEligible(_ track: TrackRecord?, size: Int64, mtimeNs: Int64, onlyFailed: Bool) -> Bool {
+        guard let track else { return !onlyFailed }
+        if onlyFailed { return track.uploadState == .error }
+        let unchanged = track.size == size && track.mtimeNs == mtimeNs
+        return !(track.uploadState == .uploaded && unchanged) && track.uploadState != .uploading
+    }
+}

@@ -1,0 +1,202 @@
+import Foundation
+import Synchronization
+
+/// What happened to one job in a run, in the order things happen.
+public enum QueueEvent: Sendable {
+    case started(UploadJob)
+    case completed(UploadJob, UploadItem, UploadOutcome)
+    case failed(UploadJob, Diagnosis, nextAttemptAt: Date?)
+}
+
+/// The end of a run.
+public struct QueueRunSummary: Sendable {
+    public var completed: [UploadItem] = []
+    public var failed: [(job: UploadJob, diagnosis: Diagnosis)] = []
+    public var bytesSent: Int64 = 0
+}
+
+/// The durable upload queue (seed 003): jobs live in the store, so a run that dies is
+/// continued by the next one — a multipart upload resumes from its recorded parts.
+public final class UploadQueue: Sendable {
+    public let store: Store
+    public let service: UploadService
+    public let policy: JobRetryPolicy
+
+    public init(store: Store, service: UploadService, policy: JobRetryPolicy = JobRetryPolicy()) {
+        self.store = store
+        self.service = service
+        self.policy = policy
+    }
+
+    /// Checks the file and queues it. Bad input (missing file, FIFO, bad key) throws before
+    /// anything is written; a job already queued for the same file is reused.
+    public func enqueue(_ request: PushRequest) async throws -> UploadJob {
+        let file = try LocalFile(path: URL(fileURLWithPath: request.path).standardizedFileURL.path)
+        let key = try ObjectKey.validated(request.key)
+        _ = try store.upsertTrack(path: file.path, size: file.size, mtimeNs: file.modificationTimeNs)
+        let result = try store.enqueue(
+            UploadJob(
+                path: file.path, bucket: service.bucket, key: key,
+                contentType: request.attributes.contentType ?? ContentType.forFile(named: file.path),
+                length: file.size, mtimeNs: file.modificationTimeNs, createdAt: Date()))
+        if let abandoned = result.abandonedUploadID {
+            try? await service.client.abortMultipartUpload(bucket: service.bucket, key: key, uploadID: abandoned)
+        }
+        return result.job
+    }
+
+    /// Runs jobs, at most `concurrency` files at a time (parts share the same request slots).
+    public func run(
+        _ jobs: [UploadJob], attributes: ObjectAttributes = ObjectAttributes(),
+        onEvent: @escaping @Sendable (QueueEvent) -> Void = { _ in }
+    ) async -> QueueRunSummary {
+        let summary = RunTally()
+        await withTaskGroup(of: Void.self) { group in
+            var next = 0
+            func addNext() {
+                guard next < jobs.count else { return }
+                let job = jobs[next]
+                next += 1
+                group.addTask {
+                    await self.process(job, attributes: attributes, summary: summary, onEvent: onEvent)
+                }
+            }
+            for _ in 0..<max(1, service.options.concurrency) { addNext() }
+            while await group.next() != nil { addNext() }
+        }
+        return summary.value.withLock { $0 }
+    }
+
+    private func process(
+        _ queued: UploadJob, attributes: ObjectAttributes, summary: RunTally,
+        onEvent: @Sendable (QueueEvent) -> Void
+    ) async {
+        var job = queued
+        do {
+            job = try store.updateJob(id: job.id) { row in
+                row.state = .uploading
+                row.attempts += 1
+                row.lastError = nil
+            }
+            _ = try? store.setUploadState(path: job.path, state: .uploading)
+            onEvent(.started(job))
+            let file = try LocalFile(path: job.path)
+            if file.size != job.length || file.modificationTimeNs != job.mtimeNs {
+                // Changed since it was queued: whatever was sent belongs to the old content.
+                if let abandoned = try store.resetJob(id: job.id, length: file.size, mtimeNs: file.modificationTimeNs) {
+                    try? await service.client.abortMultipartUpload(bucket: job.bucket, key: job.key, uploadID: abandoned)
+                }
+                job = try store.updateJob(id: job.id) { $0.state = .uploading }
+            }
+            var checkpoint: MultipartCheckpoint?
+            if let uploadID = job.uploadID, let partSize = job.partSize {
+                let parts = try store.parts(jobID: job.id).map {
+                    UploadedPart(partNumber: $0.partNumber, etag: $0.etag, size: $0.size)
+                }
+                checkpoint = MultipartCheckpoint(uploadID: uploadID, partSize: partSize, parts: parts)
+            }
+            var objectAttributes = attributes
+            objectAttributes.contentType = job.contentType
+            let outcome = try await resumableUploader.upload(
+                file, bucket: job.bucket, key: job.key, attributes: objectAttributes, checkpoint: checkpoint,
+                journal: StoreJournal(store: store, jobID: job.id))
+            let item = UploadItem(
+                fileName: (job.path as NSString).lastPathComponent, fileSize: outcome.size, r2Key: outcome.key,
+                uploadDate: Date(), publicURL: URL(string: service.publicURL(for: outcome.key))!,
+                bucket: job.bucket, etag: outcome.etag)
+            job = try store.completeJob(id: job.id, historyItem: item)
+            summary.value.withLock {
+                $0.completed.append(item)
+                $0.bytesSent += outcome.bytesSent
+            }
+            onEvent(.completed(job, item, outcome))
+        } catch {
+            let diagnosis = await service.diagnose(error, subject: job.path)
+            let next = recordFailure(error, diagnosis: diagnosis, job: job)
+            summary.value.withLock { $0.failed.append((job, diagnosis)) }
+            onEvent(.failed(job, diagnosis, nextAttemptAt: next))
+        }
+    }
+
+    /// Uploads that keep their parts on a retryable failure, so the next run resumes them.
+    private var resumableUploader: FileUploader {
+        var settings = service.uploader.settings
+        settings.keepPartsOnFailure = true
+        return FileUploader(client: service.client, settings: settings, slots: service.uploader.slots, retry: service.uploader.retry)
+    }
+
+    /// Writes the failure to the job and the track; returns when the job is due again, if ever.
+    private func recordFailure(_ error: any Error, diagnosis: Diagnosis, job: UploadJob) -> Date? {
+        let kind: FailureKind =
+            switch error {
+            case let error as UploadError: error.failureKind
+            case is StoreError: .other("store")
+            default: .other(String(describing: error))
+            }
+        if kind == .fileChanged {
+            _ = try? store.resetJob(id: job.id)
+        }
+        // In-process retries already happened request by request: what is left waits for a later run.
+        let decision = policy.decide(
+            kind, streak: 1, attempts: job.attempts, attemptsThisRun: policy.maxInProcessAttempts,
+            duringUploadPart: false, now: Date())
+        var nextAttempt: Date?
+        _ = try? store.updateJob(id: job.id) { row in
+            switch decision {
+            case .giveUp(let at):
+                row.state = kind == .fileChanged ? .staged : .failedRetryable
+                row.nextAttemptAt = at
+                nextAttempt = at
+            case .retry:
+                row.state = .failedRetryable
+                row.nextAttemptAt = Date()
+                nextAttempt = row.nextAttemptAt
+            case .permanent:
+                row.state = .failedPermanent
+                row.nextAttemptAt = nil
+            }
+            row.lastError = diagnosis.message
+        }
+        _ = try? store.setUploadState(path: job.path, state: .error, error: diagnosis.message)
+        return nextAttempt
+    }
+}
+
+/// Records each durable step of an upload in the store as it happens.
+final class StoreJournal: UploadJournal {
+    let store: Store
+    let jobID: UUID
+    private let lastProgress = Mutex<UInt64>(0)
+
+    init(store: Store, jobID: UUID) {
+        self.store = store
+        self.jobID = jobID
+    }
+
+    func multipartStarted(uploadID: String, partSize: Int64) throws {
+        _ = try store.updateJob(id: jobID) { row in
+            row.uploadID = uploadID
+            row.partSize = partSize
+        }
+    }
+
+    func partFinished(_ part: UploadedPart, contentMD5: String) throws {
+        try store.recordPart(jobID: jobID, partNumber: part.partNumber, size: part.size, etag: part.etag, checksum: contentMD5)
+    }
+
+    func progress(bytesSent: Int64) {
+        // At most once a second: `r2up queue` in another terminal reads it.
+        let now = DispatchTime.now().uptimeNanoseconds
+        let due = lastProgress.withLock { last in
+            guard now &- last >= 1_000_000_000 else { return false }
+            last = now
+            return true
+        }
+        if due { try? store.setProgress(jobID: jobID, bytesSent: bytesSent) }
+    }
+}
+
+/// The summary being built by concurrent jobs.
+final class RunTally: Sendable {
+    let value = Mutex(QueueRunSummary())
+}

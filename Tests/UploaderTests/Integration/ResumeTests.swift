@@ -1,0 +1,117 @@
+import Foundation
+import Testing
+
+@testable import Uploader
+
+/// A run killed in the middle of a multipart upload is continued by the next run.
+@Suite("Resume after a crash")
+struct ResumeTests {
+    @Test("SIGKILL mid-upload of 200 MiB: the rerun completes without re-sending a recorded part")
+    func killAndResume() async throws {
+        let server = try TestServer.require()
+        let scope = server.scratchPrefix("resume")
+        let directory = try TestDirectory()
+        let file = try directory.makeFile("long mix.flac", size: 200 << 20, seed: 2026)
+        let database = directory.path + "/r2up.sqlite"
+        let key = scope + "long mix.flac"
+        var environment = server.environment
+        environment["HOME"] = directory.path
+
+        // First run, slowed so it is surely mid-way when killed.
+        let first = Process()
+        first.executableURL = URL(fileURLWithPath: R2UpBinary.path)
+        first.arguments = ["push", file.path, "--key", key, "--db", database, "--bwlimit", "25M", "--concurrency", "2"]
+        first.environment = environment
+        first.standardOutput = FileHandle.nullDevice
+        first.standardError = FileHandle.nullDevice
+        try first.run()
+        var recorded: [PartRecord] = []
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            try await Task.sleep(for: .milliseconds(200))
+            if let store = try? Store(path: database), let job = try store.jobs(in: [.uploading]).first {
+                recorded = try store.parts(jobID: job.id)
+                if recorded.count >= 4 { break }
+            }
+        }
+        kill(first.processIdentifier, SIGKILL)
+        first.waitUntilExit()
+        #expect(first.terminationReason == .uncaughtSignal)
+        #expect(recorded.count >= 4, "no parts were recorded before the kill")
+        let store = try Store(path: database)
+        let job = try #require(try store.jobs(in: [.uploading]).first)
+        let recordedNumbers = Set(try store.parts(jobID: job.id).map(\.partNumber))
+        #expect(job.uploadID != nil)
+
+        // Second run through a logging proxy: which parts does it send?
+        let proxy = try FaultProxy(server: server, arguments: ["--log-all"])
+        environment["R2UP_ENDPOINT"] = proxy.endpoint
+        let second = try Subprocess.run(
+            R2UpBinary.path, ["push", file.path, "--key", key, "--db", database], environment: environment)
+        #expect(second.status == 0, "stderr: \(second.stderrText)")
+        #expect(second.stdoutText.hasSuffix("long%20mix.flac\n"))
+
+        let sentParts = proxy.injectedFaults(includingClean: true).compactMap { entry -> Int? in
+            guard entry["method"] as? String == "PUT", let target = entry["target"] as? String,
+                let range = target.range(of: "partNumber=")
+            else { return nil }
+            return Int(target[range.upperBound...].prefix(while: \.isNumber))
+        }
+        #expect(!sentParts.isEmpty)
+        #expect(Set(sentParts).isDisjoint(with: recordedNumbers), "re-sent recorded parts: \(Set(sentParts).intersection(recordedNumbers))")
+        #expect(recordedNumbers.count + Set(sentParts).count >= 25)
+
+        // The object is whole, recorded once, and nothing is left on the server.
+        let stored = try IndependentClient.fetch([key], bucket: server.bucket, server: server)
+        #expect(stored[key]?.sha256 == file.sha256)
+        #expect(try IndependentClient.pendingMultipartUploads(bucket: server.bucket, prefix: scope, server: server).isEmpty)
+        let reopened = try Store(path: database)
+        #expect(try reopened.recentUploads(limit: 10).map(\.r2Key) == [key])
+        #expect(try reopened.track(path: file.path)?.uploadState == .uploaded)
+    }
+
+    @Test("a file changed between runs is uploaded again from the start, never stitched")
+    func changedBetweenRuns() async throws {
+        let server = try TestServer.require()
+        let scope = server.scratchPrefix("restitch")
+        let directory = try TestDirectory()
+        let file = try directory.makeFile("take.wav", size: 30 << 20, seed: 5)
+        let store = try Store(path: directory.path + "/r2up.sqlite")
+        let service = try server.service()
+        let queue = UploadQueue(store: store, service: service)
+        let key = scope + "take.wav"
+        // A previous run that got one part up, then stopped.
+        let job = try await queue.enqueue(PushRequest(path: file.path, key: key, attributes: ObjectAttributes()))
+        let uploadID = try await service.client.createMultipartUpload(bucket: server.bucket, key: key)
+        let handle = try #require(FileHandle(forReadingAtPath: file.path))
+        let md5 = try LocalFile(path: file.path).md5Base64(offset: 0, length: 8 << 20)
+        let etag = try await service.client.uploadPart(
+            bucket: server.bucket, key: key, uploadID: uploadID, partNumber: 1,
+            body: FileSlice(descriptor: handle.fileDescriptor, offset: 0, length: 8 << 20), contentMD5: md5)
+        _ = try store.updateJob(id: job.id) {
+            $0.uploadID = uploadID
+            $0.partSize = 8 << 20
+        }
+        try store.recordPart(jobID: job.id, partNumber: 1, size: 8 << 20, etag: etag, checksum: md5)
+        // Now the file is rewritten with other bytes of the same size.
+        let rewritten = try directory.makeFile("take.wav", size: 30 << 20, seed: 6)
+
+        let summary = await queue.run([try #require(try store.job(id: job.id))])
+        #expect(summary.failed.isEmpty, "\(summary.failed.map(\.diagnosis.message))")
+        let stored = try IndependentClient.fetch([key], bucket: server.bucket, server: server)
+        #expect(stored[key]?.sha256 == rewritten.sha256)
+        #expect(try IndependentClient.pendingMultipartUploads(bucket: server.bucket, prefix: scope, server: server).isEmpty)
+    }
+}
+
+/// The built r2up binary, next to the test bundle.
+enum R2UpBinary {
+    static var path: String {
+        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        var directory = URL(fileURLWithPath: exe).deletingLastPathComponent()
+        while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("r2up").path), directory.path != "/" {
+            directory.deleteLastPathComponent()
+        }
+        return directory.appendingPathComponent("r2up").path
+    }
+}
