@@ -72,7 +72,11 @@ public final class S3Client: Sendable {
             }
             if (200..<300).contains(response.status) { return response }
             let failure = S3ServiceError(response: response)
-            if failure.code == "RequestTimeTooSkewed", !corrected, let serverDate = failure.serverDate,
+            // A HEAD reply has no body to say RequestTimeTooSkewed: a bare 403 whose Date is far
+            // from our clock is taken as skew too, or a first HEAD on a wrong clock fails for good.
+            let skewedHead = call.method == "HEAD" && response.status == 403 && response.body.isEmpty
+                && failure.serverDate.flatMap(HTTPDate.parse).map { abs($0.timeIntervalSince(now)) > 300 } == true
+            if failure.code == "RequestTimeTooSkewed" || skewedHead, !corrected, let serverDate = failure.serverDate,
                 let server = HTTPDate.parse(serverDate)
             {
                 clockOffset.withLock { $0 = server.timeIntervalSince(Date()) }
