@@ -36,6 +36,9 @@ public struct Diagnosis: Sendable, Equatable {
             }
         case let error as S3ClientError:
             self.init(Self.explain(error), prefix: prefix)
+        case let error as StoreError:
+            // The database, not the file being handled: its description names the path.
+            self.init(status: .storeFailure, message: error.description)
         default:
             self.init(status: .uploadFailed, message: prefix + String(describing: error))
         }

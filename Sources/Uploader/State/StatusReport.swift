@@ -1,0 +1,163 @@
+import Foundation
+
+/// How a terminal can draw icons: Unicode glyphs or ASCII, with or without ANSI colour.
+public struct TerminalStyle: Sendable, Equatable {
+    /// ASCII glyphs, for a terminal whose locale is not UTF-8.
+    public var ascii: Bool
+    /// ANSI colour.
+    public var colour: Bool
+
+    public init(ascii: Bool, colour: Bool) {
+        self.ascii = ascii
+        self.colour = colour
+    }
+
+    /// The style for this environment: colour only on a terminal and without `NO_COLOR`
+    /// (set and not empty, as no-color.org says); Unicode only when the locale is UTF-8.
+    public init(environment: [String: String], isTerminal: Bool) {
+        ascii = !Self.localeIsUTF8(environment)
+        colour = isTerminal && (environment["NO_COLOR"] ?? "").isEmpty
+    }
+
+    /// Whether the character locale is UTF-8: the first set of LC_ALL, LC_CTYPE and LANG
+    /// (POSIX order) names UTF-8; none set means the C locale, which is ASCII.
+    public static func localeIsUTF8(_ environment: [String: String]) -> Bool {
+        let locale = ["LC_ALL", "LC_CTYPE", "LANG"].lazy.compactMap { environment[$0] }.first { !$0.isEmpty }
+        guard let locale = locale?.lowercased() else { return false }
+        return locale.contains("utf-8") || locale.contains("utf8")
+    }
+
+    /// `text` in `colour` when colour is on.
+    public func paint(_ text: String, _ colour: IconColour?) -> String {
+        guard self.colour, let colour, !text.isEmpty else { return text }
+        return "\u{1B}[\(Self.code(colour))m\(text)\u{1B}[0m"
+    }
+
+    /// SGR codes: orange is 256-colour 208, the accent blue, secondary dim grey.
+    static func code(_ colour: IconColour) -> String {
+        switch colour {
+        case .orange: "38;5;208"
+        case .red: "31"
+        case .green: "32"
+        case .accent: "34"
+        case .secondary: "90"
+        }
+    }
+}
+
+/// `r2up status`: tracks grouped by folder, each group with its aggregate upload state
+/// (seed 000's group header) and each track with its one icon (DESIGN §7).
+public struct StatusReport: Sendable, Equatable {
+    public struct Track: Sendable, Equatable {
+        public var record: TrackRecord
+        public var icon: TrackIcon
+
+        /// The file's name, without its folder.
+        public var name: String { (record.path as NSString).lastPathComponent }
+    }
+
+    public struct Group: Sendable, Equatable {
+        /// The folder the tracks are in.
+        public var folder: String
+        public var summary: GroupSummary
+        public var tracks: [Track]
+    }
+
+    /// Groups ordered by folder, tracks by path.
+    public var groups: [Group]
+
+    /// Groups `tracks` by their parent folder.
+    /// - Parameters:
+    ///   - tracks: the tracks, in any order.
+    ///   - isLocal: whether a track's file is on this machine (a missing file with a cloud
+    ///     copy shows as cloud only).
+    public init(tracks: [TrackRecord], isLocal: (TrackRecord) -> Bool = { _ in true }) {
+        var byFolder: [String: [TrackRecord]] = [:]
+        for track in tracks {
+            byFolder[(track.path as NSString).deletingLastPathComponent, default: []].append(track)
+        }
+        groups = byFolder.keys.sorted().map { folder in
+            let records = byFolder[folder, default: []].sorted { $0.path < $1.path }
+            return Group(
+                folder: folder, summary: GroupSummary(states: records.map(\.uploadState)),
+                tracks: records.map { Track(record: $0, icon: $0.icon(isLocal: isLocal($0))) })
+        }
+    }
+
+    public var isEmpty: Bool { groups.isEmpty }
+
+    /// The report for people:
+    /// ```
+    /// /music/Wu-Tang Clan/1995 Only Built 4 Cuban Linx  (3)  ↑ 1/3
+    ///   ↑ 01 Striving for Perfection.flac
+    ///   ⚠ 02 Knuckleheadz.flac: SignatureDoesNotMatch
+    ///     03 Knowledge God.flac
+    /// ```
+    /// A group line is the folder, the track count in parentheses and the summary label
+    /// (nothing when no track has an upload state); a track line is two spaces, the icon
+    /// (a blank for a local-only track), a space and the name, and for a failed track
+    /// its last error after a colon.
+    public func lines(style: TerminalStyle) -> [String] {
+        var lines: [String] = []
+        for group in groups {
+            var header = "\(TextColumns.printable(group.folder))  (\(group.tracks.count))"
+            let label = group.summary.label(ascii: style.ascii)
+            if !label.isEmpty { header += "  " + style.paint(label, group.summary.colour) }
+            lines.append(header)
+            for track in group.tracks {
+                let glyph = track.icon.glyph(ascii: style.ascii)
+                var line = "  " + (glyph.map { style.paint($0, track.icon.colour) } ?? " ") + " "
+                line += TextColumns.printable(track.name)
+                if track.icon == .uploadError || track.icon == .downloadError,
+                    let error = track.record.lastError, !error.isEmpty
+                {
+                    line += ": " + TextColumns.printable(error)
+                }
+                lines.append(line)
+            }
+        }
+        return lines
+    }
+}
+
+extension StatusReport: Encodable {
+    /// `status --json`: `[{folder, summary: {name, uploaded, total, errors, uploading},
+    /// tracks: [{path, icon, uploadState, downloadState, key, etag, lastError}]}]`,
+    /// with null for what is unknown rather than a missing key.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(groups)
+    }
+}
+
+extension StatusReport.Group: Encodable {
+    private enum CodingKeys: String, CodingKey { case folder, summary, tracks }
+    private enum SummaryKeys: String, CodingKey { case name, uploaded, total, errors, uploading }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(folder, forKey: .folder)
+        var summary = container.nestedContainer(keyedBy: SummaryKeys.self, forKey: .summary)
+        try summary.encode(self.summary.name, forKey: .name)
+        try summary.encode(self.summary.uploaded, forKey: .uploaded)
+        try summary.encode(self.summary.total, forKey: .total)
+        try summary.encode(self.summary.errors, forKey: .errors)
+        try summary.encode(self.summary.uploading, forKey: .uploading)
+        try container.encode(tracks, forKey: .tracks)
+    }
+}
+
+extension StatusReport.Track: Encodable {
+    private enum CodingKeys: String, CodingKey { case path, icon, uploadState, downloadState, key, etag, lastError }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(record.path, forKey: .path)
+        try container.encode(icon.name, forKey: .icon)
+        try container.encode(record.uploadState, forKey: .uploadState)
+        try container.encode(record.downloadState, forKey: .downloadState)
+        try container.encode(record.key, forKey: .key)
+        try container.encode(record.etag, forKey: .etag)
+        try container.encode(record.lastError, forKey: .lastError)
+    }
+}

@@ -1,0 +1,60 @@
+import ArgumentParser
+import Foundation
+import Uploader
+
+extension R2Up {
+    struct Status: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show each track's upload state, grouped by folder.",
+            discussion: """
+                Icons, most urgent first: ↑ orange uploading, ⚠ red upload error, ⇣ downloading, \
+                ⚠ download error, ↓ green downloaded, ↑ green uploaded, ☁ cloud only; nothing for \
+                a local-only track. A folder line shows its track count and its state, e.g. "↑ 12/18" \
+                (uploaded/total). ASCII glyphs (^ ! v V @) where the locale is not UTF-8; colour \
+                only on a terminal and without NO_COLOR.
+                """)
+
+        @OptionGroup var global: GlobalOptions
+
+        @Flag(help: "Print the groups and tracks as JSON.")
+        var json = false
+
+        @Argument(help: "Only the tracks in this folder and its subfolders (default: all).")
+        var folder: String?
+
+        func run() async throws {
+            let tracks: [TrackRecord]
+            do {
+                tracks = try ReadOnlyStore.open(global).map(tracks(in:)) ?? []
+            } catch {
+                throw CommandFailure(error)
+            }
+            let report = StatusReport(tracks: tracks) { track in
+                // A file gone from disk but known in the cloud shows as cloud only.
+                !track.isInCloud || FileManager.default.fileExists(atPath: track.path)
+            }
+            if json {
+                Terminal.output(report.isEmpty ? "[]" : JSONOutput.encode(report))
+                return
+            }
+            guard !report.isEmpty else {
+                if !global.quiet {
+                    Terminal.error(folder.map { "No tracks under \(TextColumns.printable($0))." } ?? "No tracks yet.")
+                }
+                return
+            }
+            let style = TerminalStyle(environment: ProcessInfo.processInfo.environment, isTerminal: Terminal.stdoutIsTerminal)
+            for line in report.lines(style: style) { Terminal.output(line) }
+        }
+
+        /// The tracks under `folder` as given, else (a link to it) under its real path; all without one.
+        private func tracks(in store: Store) throws -> [TrackRecord] {
+            guard let folder else { return try store.tracks(under: "/") }
+            let url = URL(fileURLWithPath: folder).standardizedFileURL
+            let found = try store.tracks(under: url.path)
+            let real = url.resolvingSymlinksInPath().path
+            if found.isEmpty && real != url.path { return try store.tracks(under: real) }
+            return found
+        }
+    }
+}
