@@ -8,7 +8,7 @@ let strictSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "r2up",
-    platforms: [.macOS(.v13)],
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "r2up", targets: ["r2up"]),
         .library(name: "Uploader", targets: ["Uploader"]),

@@ -15,13 +15,23 @@ enum CLI {
         return directory.appendingPathComponent("r2up").path
     }
 
-    struct Run {
+    struct Run: Sendable {
         var status: Int32
         var stdout: String
         var stderr: String
     }
 
-    static func run(_ arguments: [String], environment: [String: String]) throws -> Run {
+    /// Waits on a thread of its own, not on the cooperative pool (two threads on two cores),
+    /// where a blocked test would stall every other test's awaits and timings.
+    static func run(_ arguments: [String], environment: [String: String]) async throws -> Run {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Result { try runBlocking(arguments, environment: environment) })
+            }
+        }
+    }
+
+    private static func runBlocking(_ arguments: [String], environment: [String: String]) throws -> Run {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = arguments
@@ -33,7 +43,6 @@ enum CLI {
         process.standardInput = FileHandle.nullDevice
         try process.run()
         // Drain stdout on another thread while this one drains stderr, or a full pipe blocks the child.
-        // (Plain threads, not Tasks: blocking the cooperative pool here would deadlock it.)
         let box = DataBox()
         let done = DispatchSemaphore(value: 0)
         DispatchQueue.global().async {

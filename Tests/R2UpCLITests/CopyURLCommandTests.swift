@@ -35,17 +35,17 @@ struct CopyURLCommandTests {
             self.folder = folder
         }
 
-        func run(_ arguments: [String]) throws -> CLI.Run {
-            try CLI.run(["copy-url"] + arguments + ["--db", database], environment: env)
+        func run(_ arguments: [String]) async throws -> CLI.Run {
+            try await CLI.run(["copy-url"] + arguments + ["--db", database], environment: env)
         }
 
         var clipboard: String? { ReadCommands.contents(clip).map { String(decoding: $0, as: UTF8.self) } }
     }
 
     @Test("without an argument: the newest upload's URL, printed and given to xclip on stdin")
-    func newest() throws {
+    func newest() async throws {
         let fixture = try Fixture()
-        let run = try fixture.run([])
+        let run = try await fixture.run([])
         #expect(run.status == 0, "stderr: \(run.stderr)")
         #expect(run.stdout == "https://pub.example.com/albums/b.flac\n")
         #expect(run.stderr.isEmpty)
@@ -55,7 +55,7 @@ struct CopyURLCommandTests {
     }
 
     @Test("by id, by key, by file name (the newest of that name), by a path to the file")
-    func byIDKeyOrFile() throws {
+    func byIDKeyOrFile() async throws {
         let fixture = try Fixture()
         let cases: [(String, String)] = [
             (fixture.ids[0].uuidString, "albums/a.flac"),
@@ -65,7 +65,7 @@ struct CopyURLCommandTests {
             ("/home/me/music/b.flac", "albums/b.flac"),
         ]
         for (argument, key) in cases {
-            let run = try fixture.run([argument])
+            let run = try await fixture.run([argument])
             #expect(run.status == 0, "\(argument): \(run.stderr)")
             #expect(run.stdout == "https://pub.example.com/\(key)\n", "\(argument)")
             #expect(fixture.clipboard == "https://pub.example.com/\(key)", "\(argument)")
@@ -73,9 +73,9 @@ struct CopyURLCommandTests {
     }
 
     @Test("an unknown id: exit 2, one line pointing at history, nothing copied")
-    func unknown() throws {
+    func unknown() async throws {
         let fixture = try Fixture()
-        let run = try fixture.run(["nope.flac"])
+        let run = try await fixture.run(["nope.flac"])
         #expect(run.status == 2)
         #expect(run.stdout.isEmpty)
         #expect(run.stderr == "r2up: no upload matches 'nope.flac'; see r2up history\n")
@@ -83,13 +83,13 @@ struct CopyURLCommandTests {
     }
 
     @Test("an empty store: exit 2 'no uploads yet', with or without an argument")
-    func emptyStore() throws {
+    func emptyStore() async throws {
         let folder = try TemporaryFolder()
         let env = ReadCommands.environment(home: folder.path)
         for database in [folder.path + "/missing.sqlite", folder.path + "/empty.sqlite"] {
             if database.hasSuffix("empty.sqlite") { try ReadCommands.record([], at: database) }
             for arguments in [[], ["x.flac"]] {
-                let run = try CLI.run(["copy-url"] + arguments + ["--db", database], environment: env)
+                let run = try await CLI.run(["copy-url"] + arguments + ["--db", database], environment: env)
                 #expect(run.status == 2)
                 #expect(run.stdout.isEmpty)
                 #expect(run.stderr == "r2up: no uploads yet\n")
@@ -99,13 +99,13 @@ struct CopyURLCommandTests {
     }
 
     @Test("no clipboard tool and no terminal: the URL is still printed, stderr says why, exit 0")
-    func noClipboard() throws {
+    func noClipboard() async throws {
         let fixture = try Fixture()
         let empty = fixture.folder.path + "/empty-bin"
         try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
         var env = fixture.env
         env["PATH"] = empty
-        let run = try CLI.run(["copy-url", "--db", fixture.database], environment: env)
+        let run = try await CLI.run(["copy-url", "--db", fixture.database], environment: env)
         #expect(run.status == 0)
         #expect(run.stdout == "https://pub.example.com/albums/b.flac\n")
         #expect(run.stderr == "r2up: no clipboard tool found (install wl-clipboard, xclip or xsel); the URL is printed above\n")
@@ -113,17 +113,17 @@ struct CopyURLCommandTests {
     }
 
     @Test("a failing tool is skipped for the next one; when all fail, stderr names them")
-    func failingTools() throws {
+    func failingTools() async throws {
         let fixture = try Fixture()
         let bin = fixture.folder.path + "/bin"
         _ = try ReadCommands.script("wl-copy", in: bin, "exit 1")
-        let run = try fixture.run([])
+        let run = try await fixture.run([])
         #expect(run.status == 0)
         #expect(run.stderr.isEmpty)
         #expect(fixture.clipboard == "https://pub.example.com/albums/b.flac")
 
         _ = try ReadCommands.script("xclip", in: bin, "exit 3")
-        let failed = try fixture.run([])
+        let failed = try await fixture.run([])
         #expect(failed.status == 0)
         #expect(failed.stdout == "https://pub.example.com/albums/b.flac\n")
         #expect(failed.stderr == "r2up: wl-copy failed (exit 1); xclip failed (exit 3); the URL is printed above\n")

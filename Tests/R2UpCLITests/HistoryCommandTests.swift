@@ -6,17 +6,17 @@ import Uploader
 @Suite("r2up history")
 struct HistoryCommandTests {
     @Test("an empty store says so on stderr and exits 0; --json prints []")
-    func emptyStore() throws {
+    func emptyStore() async throws {
         let folder = try TemporaryFolder()
         let env = ReadCommands.environment(home: folder.path)
         let database = folder.path + "/data/r2up.sqlite"
 
-        let run = try CLI.run(["history", "--db", database], environment: env)
+        let run = try await CLI.run(["history", "--db", database], environment: env)
         #expect(run.status == 0, "stderr: \(run.stderr)")
         #expect(run.stdout.isEmpty)
         #expect(run.stderr == "No uploads yet.\n")
 
-        let json = try CLI.run(["history", "--json", "--db", database], environment: env)
+        let json = try await CLI.run(["history", "--json", "--db", database], environment: env)
         #expect(json.status == 0)
         #expect(json.stdout == "[]\n")
         #expect(json.stderr.isEmpty)
@@ -26,34 +26,34 @@ struct HistoryCommandTests {
     }
 
     @Test("an existing but empty database is an empty history too")
-    func emptyDatabase() throws {
+    func emptyDatabase() async throws {
         let folder = try TemporaryFolder()
         let database = folder.path + "/r2up.sqlite"
         try ReadCommands.record([], at: database)
-        let run = try CLI.run(["history", "--db", database], environment: ReadCommands.environment(home: folder.path))
+        let run = try await CLI.run(["history", "--db", database], environment: ReadCommands.environment(home: folder.path))
         #expect(run.status == 0)
         #expect(run.stderr == "No uploads yet.\n")
     }
 
     @Test("the default database is found through R2UP_DB, then XDG_DATA_HOME, without any S3 settings")
-    func databaseFromEnvironment() throws {
+    func databaseFromEnvironment() async throws {
         let folder = try TemporaryFolder()
         try ReadCommands.record([ReadCommands.item("a.m4a", size: 1, minutes: 0)], at: folder.path + "/env.sqlite")
         try ReadCommands.record([ReadCommands.item("b.m4a", size: 1, minutes: 0)], at: folder.path + "/xdg/r2up/r2up.sqlite")
 
-        let byEnv = try CLI.run(
+        let byEnv = try await CLI.run(
             ["history"], environment: ReadCommands.environment(home: folder.path, extra: ["R2UP_DB": folder.path + "/env.sqlite"]))
         #expect(byEnv.status == 0, "stderr: \(byEnv.stderr)")
         #expect(byEnv.stdout.contains("a.m4a"))
 
-        let byXDG = try CLI.run(
+        let byXDG = try await CLI.run(
             ["history"], environment: ReadCommands.environment(home: folder.path, extra: ["XDG_DATA_HOME": folder.path + "/xdg"]))
         #expect(byXDG.status == 0, "stderr: \(byXDG.stderr)")
         #expect(byXDG.stdout.contains("b.m4a"))
     }
 
     @Test("--json: UploadItem objects with exactly the DESIGN §3 keys, newest first")
-    func json() throws {
+    func json() async throws {
         let folder = try TemporaryFolder()
         let database = folder.path + "/r2up.sqlite"
         let ids = [UUID(), UUID(), UUID()]
@@ -63,7 +63,7 @@ struct HistoryCommandTests {
             ReadCommands.item("albums/mid.flac", size: 1024, minutes: 10, id: ids[2]),
         ], at: database)
 
-        let run = try CLI.run(["history", "--json", "--db", database], environment: ReadCommands.environment(home: folder.path))
+        let run = try await CLI.run(["history", "--json", "--db", database], environment: ReadCommands.environment(home: folder.path))
         #expect(run.status == 0, "stderr: \(run.stderr)")
         #expect(run.stderr.isEmpty)
         let objects = try #require(
@@ -94,7 +94,7 @@ struct HistoryCommandTests {
     }
 
     @Test("the table: local date to the minute, sizes for people, key and URL aligned")
-    func table() throws {
+    func table() async throws {
         let folder = try TemporaryFolder()
         let database = folder.path + "/r2up.sqlite"
         try ReadCommands.record([
@@ -103,7 +103,7 @@ struct HistoryCommandTests {
             ReadCommands.item("c.wav", size: 2_500_000, minutes: 62),
         ], at: database)
 
-        let run = try CLI.run(["history", "--db", database], environment: ReadCommands.environment(home: folder.path))
+        let run = try await CLI.run(["history", "--db", database], environment: ReadCommands.environment(home: folder.path))
         #expect(run.status == 0, "stderr: \(run.stderr)")
         #expect(run.stderr.isEmpty)
         #expect(run.stdout == """
@@ -115,44 +115,44 @@ struct HistoryCommandTests {
             """)
 
         // Local time follows TZ.
-        let tokyo = try CLI.run(
+        let tokyo = try await CLI.run(
             ["history", "--limit", "1", "--db", database],
             environment: ReadCommands.environment(home: folder.path, extra: ["TZ": "Asia/Tokyo"]))
         #expect(tokyo.stdout.split(separator: "\n").last?.hasPrefix("2026-11-23 07:06") == true, "\(tokyo.stdout)")
     }
 
     @Test("--limit keeps the newest N; the default is 20")
-    func limit() throws {
+    func limit() async throws {
         let folder = try TemporaryFolder()
         let database = folder.path + "/r2up.sqlite"
         try ReadCommands.record((0..<25).map { ReadCommands.item("t\($0).m4a", size: 1, minutes: $0) }, at: database)
         let env = ReadCommands.environment(home: folder.path)
 
-        let two = try CLI.run(["history", "--limit", "2", "--db", database], environment: env)
+        let two = try await CLI.run(["history", "--limit", "2", "--db", database], environment: env)
         #expect(two.status == 0)
         let rows = two.stdout.split(separator: "\n").dropFirst()
         #expect(rows.count == 2)
         #expect(rows.first?.contains("t24.m4a") == true)
         #expect(rows.last?.contains("t23.m4a") == true)
 
-        let all = try CLI.run(["history", "--json", "--db", database], environment: env)
+        let all = try await CLI.run(["history", "--json", "--db", database], environment: env)
         let objects = try #require(try JSONSerialization.jsonObject(with: Data(all.stdout.utf8)) as? [[String: Any]])
         #expect(objects.count == 20)
 
-        let zero = try CLI.run(["history", "--limit", "0", "--db", database], environment: env)
+        let zero = try await CLI.run(["history", "--limit", "0", "--db", database], environment: env)
         #expect(zero.status == 2)
         #expect(zero.stderr.contains("--limit must be 1 or more"))
     }
 
     @Test("a damaged database: exit 5, one line naming it, and the file left as it was")
-    func corruptDatabase() throws {
+    func corruptDatabase() async throws {
         let folder = try TemporaryFolder()
         let database = folder.path + "/r2up.sqlite"
         let garbage = Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) })
         try garbage.write(to: URL(fileURLWithPath: database))
 
         for arguments in [["history"], ["history", "--json"], ["copy-url"], ["status"], ["status", "--json"]] {
-            let run = try CLI.run(arguments + ["--db", database], environment: ReadCommands.environment(home: folder.path))
+            let run = try await CLI.run(arguments + ["--db", database], environment: ReadCommands.environment(home: folder.path))
             #expect(run.status == 5, "\(arguments): \(run.stderr)")
             #expect(run.stdout.isEmpty)
             #expect(

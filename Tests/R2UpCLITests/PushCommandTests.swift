@@ -5,11 +5,11 @@ import Testing
 @Suite("r2up push")
 struct PushCommandTests {
     @Test("push prints the public URL, which serves the file")
-    func pushPrintsURL() throws {
+    func pushPrintsURL() async throws {
         let folder = try TemporaryFolder()
         let track = folder.write("My Song #1.m4a", "not really audio, but bytes all the same")
         let env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
-        let run = try CLI.run(["push", track, "--prefix", "cli-tests", "--db", folder.path + "/db.sqlite"], environment: env)
+        let run = try await CLI.run(["push", track, "--prefix", "cli-tests", "--db", folder.path + "/db.sqlite"], environment: env)
         #expect(run.status == 0, "stderr: \(run.stderr)")
         let url = run.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(url.hasSuffix("/cli-tests/My%20Song%20%231.m4a"))
@@ -18,22 +18,22 @@ struct PushCommandTests {
     }
 
     @Test("a missing file is bad input: exit 2 and one line naming it")
-    func missingFile() throws {
+    func missingFile() async throws {
         let folder = try TemporaryFolder()
         let env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
-        let run = try CLI.run(["push", folder.path + "/nope.m4a", "--db", folder.path + "/db.sqlite"], environment: env)
+        let run = try await CLI.run(["push", folder.path + "/nope.m4a", "--db", folder.path + "/db.sqlite"], environment: env)
         #expect(run.status == 2)
         #expect(run.stderr == "r2up: \(folder.path)/nope.m4a: no such file\n")
         #expect(run.stdout.isEmpty)
     }
 
     @Test("a wrong secret exits 3 with a clear line and never prints the secret")
-    func wrongSecret() throws {
+    func wrongSecret() async throws {
         let folder = try TemporaryFolder()
         let track = folder.write("a.m4a", "x")
         var server = try CLI.serverEnvironment()
         server["AWS_SECRET_ACCESS_KEY"] = "wrong-secret-value-123"
-        let run = try CLI.run(["push", track, "--db", folder.path + "/db.sqlite"], environment: CLI.environment(server: server, home: folder.path))
+        let run = try await CLI.run(["push", track, "--db", folder.path + "/db.sqlite"], environment: CLI.environment(server: server, home: folder.path))
         #expect(run.status == 3)
         #expect(run.stderr.contains("secret access key is wrong (SignatureDoesNotMatch)"))
         #expect(run.stderr.split(separator: "\n").count == 1)
@@ -41,21 +41,21 @@ struct PushCommandTests {
     }
 
     @Test("an unknown bucket exits 3 naming the bucket problem")
-    func unknownBucket() throws {
+    func unknownBucket() async throws {
         let folder = try TemporaryFolder()
         let track = folder.write("a.m4a", "x")
         let env = CLI.environment(server: try CLI.writerEnvironment(), home: folder.path)
         let bucket = "no-such-bucket-\(UInt32.random(in: 0...UInt32.max))"
-        let run = try CLI.run(["push", track, "--bucket", bucket, "--db", folder.path + "/db.sqlite"], environment: env)
+        let run = try await CLI.run(["push", track, "--bucket", bucket, "--db", folder.path + "/db.sqlite"], environment: env)
         #expect(run.status == 3)
         #expect(run.stderr == "r2up: the bucket '\(bucket)' does not exist (NoSuchBucket); check --bucket or R2UP_BUCKET\n")
     }
 
     @Test("no endpoint configured exits 3 and says how to set one")
-    func noEndpoint() throws {
+    func noEndpoint() async throws {
         let folder = try TemporaryFolder()
         let track = folder.write("a.m4a", "x")
-        let run = try CLI.run(["push", track, "--db", folder.path + "/db.sqlite"], environment: CLI.environment(home: folder.path))
+        let run = try await CLI.run(["push", track, "--db", folder.path + "/db.sqlite"], environment: CLI.environment(home: folder.path))
         #expect(run.status == 3)
         #expect(run.stderr == "r2up: no endpoint is set; use --endpoint, R2UP_ENDPOINT or R2_ACCOUNT_ID\n")
     }
@@ -63,10 +63,10 @@ struct PushCommandTests {
     @Test("invalid numbers are usage errors (exit 2)", arguments: [
         ["--concurrency", "0"], ["--part-size", "1M"], ["--part-size", "6G"], ["--bwlimit", "fast"],
     ])
-    func invalidNumbers(arguments: [String]) throws {
+    func invalidNumbers(arguments: [String]) async throws {
         let folder = try TemporaryFolder()
         let track = folder.write("a.m4a", "x")
-        let run = try CLI.run(["push", track] + arguments, environment: CLI.environment(home: folder.path))
+        let run = try await CLI.run(["push", track] + arguments, environment: CLI.environment(home: folder.path))
         #expect(run.status == 2, "stderr: \(run.stderr)")
         #expect(run.stderr.contains("Error:"))
     }

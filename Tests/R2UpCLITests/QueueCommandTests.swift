@@ -9,7 +9,7 @@ struct QueueCommandTests {
     }
 
     @Test("a failed push shows in the queue with its reason; retry --all uploads it")
-    func failedThenRetried() throws {
+    func failedThenRetried() async throws {
         let folder = try TemporaryFolder()
         let track = folder.write("Late Night.m4a", "bytes of a track")
         let db = folder.path + "/db.sqlite"
@@ -18,39 +18,39 @@ struct QueueCommandTests {
         server["R2UP_ENDPOINT"] = "http://127.0.0.1:9"  // discard port: nothing listens
         let refused = CLI.environment(server: server, home: folder.path)
 
-        let push = try CLI.run(["push", track, "--prefix", "queue-tests", "--db", db], environment: refused)
+        let push = try await CLI.run(["push", track, "--prefix", "queue-tests", "--db", db], environment: refused)
         #expect(push.status == 1)
         #expect(push.stderr.contains("the endpoint refused the connection"))
 
-        let queue = try CLI.run(["queue", "--db", db], environment: good)
+        let queue = try await CLI.run(["queue", "--db", db], environment: good)
         #expect(queue.status == 0)
         #expect(queue.stdout.hasPrefix("0 queued · 0 uploading · 1 failed — last error: "))
         #expect(queue.stdout.contains("⚠ queue-tests/Late Night.m4a ("))
-        let report = try json(try CLI.run(["queue", "--json", "--db", db], environment: good).stdout)
+        let report = try json(try await CLI.run(["queue", "--json", "--db", db], environment: good).stdout)
         #expect((report["counts"] as? [String: Int]) == ["queued": 0, "uploading": 0, "failed": 1])
         let failed = try #require(report["failed"] as? [[String: Any]])
         #expect(failed.first?["key"] as? String == "queue-tests/Late Night.m4a")
         #expect(failed.first?["state"] as? String == "failedRetryable")
 
-        let retry = try CLI.run(["retry", "--all", "--db", db], environment: good)
+        let retry = try await CLI.run(["retry", "--all", "--db", db], environment: good)
         #expect(retry.status == 0, "stderr: \(retry.stderr)")
         #expect(retry.stdout.hasSuffix("/queue-tests/Late%20Night.m4a\n"))
-        let after = try json(try CLI.run(["queue", "--json", "--db", db], environment: good).stdout)
+        let after = try json(try await CLI.run(["queue", "--json", "--db", db], environment: good).stdout)
         #expect((after["counts"] as? [String: Int]) == ["queued": 0, "uploading": 0, "failed": 0])
         #expect((after["lastCompleted"] as? [String: Any])?["r2Key"] as? String == "queue-tests/Late Night.m4a")
     }
 
     @Test("retry of an unknown id is bad input (exit 2)")
-    func unknownID() throws {
+    func unknownID() async throws {
         let folder = try TemporaryFolder()
         let env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
-        let run = try CLI.run(["retry", "deadbeef", "--db", folder.path + "/db.sqlite"], environment: env)
+        let run = try await CLI.run(["retry", "deadbeef", "--db", folder.path + "/db.sqlite"], environment: env)
         #expect(run.status == 2)
         #expect(run.stderr == "r2up: no failed upload has the id 'deadbeef'; see r2up queue\n")
     }
 
     @Test("queue in one process while push writes in another: live progress, never 'database is locked'")
-    func twoProcesses() throws {
+    func twoProcesses() async throws {
         let folder = try TemporaryFolder()
         let db = folder.path + "/db.sqlite"
         let env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
@@ -60,32 +60,35 @@ struct QueueCommandTests {
             _ = FileManager.default.createFile(
                 atPath: big + "/\(index).flac", contents: Data(repeating: UInt8(index), count: 12 << 20))
         }
-        // About 4 s of uploading at 8 MiB/s: enough for several progress writes.
+        // About 18 s of uploading at 2 MiB/s: several progress writes, and time for a few polls even
+        // when the whole suite's processes share two cores (a poll can then take seconds).
         let pusher = Process()
         pusher.executableURL = URL(fileURLWithPath: CLI.binary)
-        pusher.arguments = ["push", big, "--prefix", "two-proc", "--db", db, "--bwlimit", "8M", "--concurrency", "2"]
+        pusher.arguments = ["push", big, "--prefix", "two-proc", "--db", db, "--bwlimit", "2M", "--concurrency", "2"]
         pusher.environment = env
         pusher.standardOutput = FileHandle.nullDevice
         pusher.standardError = FileHandle.nullDevice
         try pusher.run()
         var sawProgress = false
         var errors: [String] = []
+        var seen: [String] = []
         while pusher.isRunning {
-            let run = try CLI.run(["queue", "--json", "--db", db], environment: env)
+            let run = try await CLI.run(["queue", "--json", "--db", db], environment: env)
+            seen.append(run.stdout)
             if run.status != 0 { errors.append(run.stderr) }
             if let report = try? json(run.stdout), let uploading = report["uploading"] as? [[String: Any]],
                 uploading.contains(where: { ($0["bytesSent"] as? Int ?? 0) > 0 })
             {
                 sawProgress = true
             }
-            let history = try CLI.run(["queue", "--db", db], environment: env)
+            let history = try await CLI.run(["queue", "--db", db], environment: env)
             if history.status != 0 { errors.append(history.stderr) }
-            Thread.sleep(forTimeInterval: 0.2)
+            try await Task.sleep(for: .milliseconds(200))
         }
         pusher.waitUntilExit()
         #expect(pusher.terminationStatus == 0)
         #expect(errors.isEmpty, "\(errors)")
         #expect(!errors.joined().contains("locked"))
-        #expect(sawProgress, "queue never showed bytes sent while push ran")
+        #expect(sawProgress, "queue never showed bytes sent while push ran: \(seen)")
     }
 }

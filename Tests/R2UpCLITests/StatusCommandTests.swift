@@ -45,17 +45,17 @@ struct StatusCommandTests {
             self.folder = folder
         }
 
-        func run(_ arguments: [String], lang: String) throws -> CLI.Run {
-            try CLI.run(
+        func run(_ arguments: [String], lang: String) async throws -> CLI.Run {
+            try await CLI.run(
                 ["status"] + arguments + ["--db", database],
                 environment: ReadCommands.environment(home: folder.path, extra: ["LANG": lang]))
         }
     }
 
     @Test("Unicode icons under a UTF-8 locale, grouped by folder with count and summary")
-    func unicode() throws {
+    func unicode() async throws {
         let fixture = try Fixture()
-        let run = try fixture.run([fixture.music], lang: "C.UTF-8")
+        let run = try await fixture.run([fixture.music], lang: "C.UTF-8")
         #expect(run.status == 0, "stderr: \(run.stderr)")
         #expect(run.stderr.isEmpty)
         let m = fixture.music
@@ -80,9 +80,9 @@ struct StatusCommandTests {
     }
 
     @Test("ASCII icons when the locale is not UTF-8 (LANG=C)")
-    func ascii() throws {
+    func ascii() async throws {
         let fixture = try Fixture()
-        let run = try fixture.run([fixture.music + "/"], lang: "C")
+        let run = try await fixture.run([fixture.music + "/"], lang: "C")
         #expect(run.status == 0, "stderr: \(run.stderr)")
         let m = fixture.music
         #expect(run.stdout == """
@@ -104,25 +104,25 @@ struct StatusCommandTests {
     }
 
     @Test("a subfolder narrows the list; no folder lists every track")
-    func scope() throws {
+    func scope() async throws {
         let fixture = try Fixture()
-        let one = try fixture.run([fixture.music + "/C"], lang: "C.UTF-8")
+        let one = try await fixture.run([fixture.music + "/C"], lang: "C.UTF-8")
         #expect(one.stdout == "\(fixture.music)/C  (2)  ↑\n  ↑ 1.flac\n  ↑ 2.flac\n")
 
-        let all = try fixture.run([], lang: "C.UTF-8")
+        let all = try await fixture.run([], lang: "C.UTF-8")
         #expect(all.stdout.contains("\(fixture.folder.path)/elsewhere  (1)\n    z.flac\n"))
         #expect(all.stdout.contains("\(fixture.music)/A  (3)"))
 
-        let none = try fixture.run([fixture.folder.path + "/nothing"], lang: "C.UTF-8")
+        let none = try await fixture.run([fixture.folder.path + "/nothing"], lang: "C.UTF-8")
         #expect(none.status == 0)
         #expect(none.stdout.isEmpty)
         #expect(none.stderr == "No tracks under \(fixture.folder.path)/nothing.\n")
     }
 
     @Test("--json: folders with summary counts and tracks with icon and state names")
-    func json() throws {
+    func json() async throws {
         let fixture = try Fixture()
-        let run = try fixture.run([fixture.music, "--json"], lang: "C")
+        let run = try await fixture.run([fixture.music, "--json"], lang: "C")
         #expect(run.status == 0, "stderr: \(run.stderr)")
         let groups = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [[String: Any]])
         #expect(groups.map { $0["folder"] as? String } == ["A", "B", "C", "D"].map { fixture.music + "/" + $0 })
@@ -160,15 +160,15 @@ struct StatusCommandTests {
     }
 
     @Test("an empty store: a note on stderr, [] for --json, exit 0, no database created")
-    func empty() throws {
+    func empty() async throws {
         let folder = try TemporaryFolder()
         let env = ReadCommands.environment(home: folder.path)
         let database = folder.path + "/r2up.sqlite"
-        let run = try CLI.run(["status", "--db", database], environment: env)
+        let run = try await CLI.run(["status", "--db", database], environment: env)
         #expect(run.status == 0)
         #expect(run.stdout.isEmpty)
         #expect(run.stderr == "No tracks yet.\n")
-        let json = try CLI.run(["status", "--json", "--db", database], environment: env)
+        let json = try await CLI.run(["status", "--json", "--db", database], environment: env)
         #expect(json.status == 0)
         #expect(json.stdout == "[]\n")
         #expect(!FileManager.default.fileExists(atPath: database))

@@ -79,7 +79,7 @@ public final class S3Client: Sendable {
             if failure.code == "RequestTimeTooSkewed" || skewedHead, !corrected, let serverDate = failure.serverDate,
                 let server = HTTPDate.parse(serverDate)
             {
-                clockOffset.withLock { $0 = server.timeIntervalSince(Date()) }
+                clockOffset.withLock { $0 = server.timeIntervalSince(response.receivedAt) }
                 corrected = true
                 continue
             }

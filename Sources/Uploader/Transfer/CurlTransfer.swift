@@ -260,7 +260,8 @@ final class CurlTransfer {
         request.onProgress?(bodyPosition)
         continuation.resume(
             returning: HTTPResponse(
-                status: code, headers: responseHeaders, body: responseBody, bodyBytesReceived: responseBytes))
+                status: code, headers: responseHeaders, body: responseBody, bodyBytesReceived: responseBytes,
+                receivedAt: Date()))
     }
 
     func finish(throwing error: any Error) {

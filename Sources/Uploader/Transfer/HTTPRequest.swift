@@ -69,6 +69,9 @@ public struct HTTPResponse: Sendable {
     public var body: [UInt8]
     /// Bytes of the response body received (also when written to a file).
     public var bodyBytesReceived: Int64
+    /// When the engine thread saw the reply end: the moment a server `Date` is compared with,
+    /// not the later one at which a busy task pool gets round to reading the reply.
+    public var receivedAt = Date()
 
     /// The first value of a header, by case-insensitive name.
     public func header(_ name: String) -> String? {

@@ -23,9 +23,9 @@ struct PushIntegrationTests {
 
         #expect(outcome.size == Int64(size))
         #expect(outcome.multipart == (size > 8 * Self.mebibyte))
-        let stored = try IndependentClient.fetch([key], bucket: bucket, server: server)
+        let stored = try await IndependentClient.fetch([key], bucket: bucket, server: server)
         #expect(stored[key] == .init(key: key, size: Int64(size), sha256: file.sha256))
-        #expect(try IndependentClient.pendingMultipartUploads(bucket: bucket, prefix: scope, server: server).isEmpty)
+        #expect(try await IndependentClient.pendingMultipartUploads(bucket: bucket, prefix: scope, server: server).isEmpty)
     }
 
     static let specialKeys = [
@@ -51,7 +51,7 @@ struct PushIntegrationTests {
             _ = try await service.upload(PushRequest(path: file.path, key: key, attributes: ObjectAttributes()))
         }
         #expect(keys.last!.utf8.count == 1024)
-        let stored = try IndependentClient.fetch(keys, bucket: bucket, server: server)
+        let stored = try await IndependentClient.fetch(keys, bucket: bucket, server: server)
         for key in keys {
             #expect(stored[key]?.sha256 == file.sha256, "key \(key)")
         }
@@ -59,7 +59,7 @@ struct PushIntegrationTests {
         let publicService = try UploadService(
             settings: server.settings(bucket: bucket), options: RunOptions())
         let url = PublicURL.make(key: scope + "emoji 🎵/track 🎧.m4a", bucket: bucket, publicBase: nil, endpoint: publicService.endpoint)
-        let fetched = try Subprocess.run("/usr/bin/curl", ["-fsS", "-o", directory.path + "/fetched", url])
+        let fetched = try await Subprocess.run("/usr/bin/curl", ["-fsS", "-o", directory.path + "/fetched", url])
         #expect(fetched.status == 0, "curl: \(fetched.stderrText)")
         #expect(FileManager.default.contentsEqual(atPath: directory.path + "/fetched", andPath: file.path))
     }
@@ -76,7 +76,7 @@ struct PushIntegrationTests {
         let outcome = try await service.upload(PushRequest(path: file.path, key: nfd, attributes: ObjectAttributes()))
         #expect(outcome.key == scope + "Caf\u{00E9}.m4a")
         #expect(Array(outcome.key.utf8.suffix(9)) == [67, 97, 102, 0xC3, 0xA9, 46, 109, 52, 97])
-        let stored = try IndependentClient.fetch([scope + "Caf\u{00E9}.m4a"], bucket: bucket, server: server)
+        let stored = try await IndependentClient.fetch([scope + "Caf\u{00E9}.m4a"], bucket: bucket, server: server)
         #expect(stored.count == 1)
     }
 
@@ -96,8 +96,8 @@ struct PushIntegrationTests {
             _ = try await service.upload(
                 PushRequest(path: file.path, key: scope + "growing.wav", attributes: ObjectAttributes()), journal: journal)
         }
-        #expect(try IndependentClient.fetch([scope + "growing.wav"], bucket: bucket, server: server).isEmpty)
-        #expect(try IndependentClient.pendingMultipartUploads(bucket: bucket, prefix: scope, server: server).isEmpty)
+        #expect(try await IndependentClient.fetch([scope + "growing.wav"], bucket: bucket, server: server).isEmpty)
+        #expect(try await IndependentClient.pendingMultipartUploads(bucket: bucket, prefix: scope, server: server).isEmpty)
     }
 
     @Test("a missing bucket and a wrong secret are configuration errors naming the problem")
@@ -160,7 +160,7 @@ struct IntegrityTests {
         let server = try TestServer.require()
         let bucket = server.bucket
         let scope = server.scratchPrefix("corrupt")
-        let proxy = try FaultProxy(server: server, arguments: ["--only-methods", "PUT", "--script", "1=corrupt-body,2=corrupt-body"])
+        let proxy = try await FaultProxy(server: server, arguments: ["--only-methods", "PUT", "--script", "1=corrupt-body,2=corrupt-body"])
         let service = try server.service(endpoint: proxy.endpoint, bucket: bucket)
         let directory = try TestDirectory()
         let file = try directory.makeFile("t.flac", size: size, seed: 99)
@@ -170,7 +170,7 @@ struct IntegrityTests {
         let faults = proxy.injectedFaults()
         let corrupted = Set(faults.filter { $0["fault"] as? String == "corrupt-body" }.compactMap { $0["req"] as? Int })
         #expect(corrupted.count == 2, "faults: \(faults)")
-        let stored = try IndependentClient.fetch([scope + "t.flac"], bucket: bucket, server: server)
+        let stored = try await IndependentClient.fetch([scope + "t.flac"], bucket: bucket, server: server)
         #expect(stored[scope + "t.flac"]?.sha256 == file.sha256)
     }
 }

@@ -20,10 +20,12 @@ struct ResumeTests {
         // First run, slowed so it is surely mid-way when killed.
         let first = Process()
         first.executableURL = URL(fileURLWithPath: R2UpBinary.path)
-        first.arguments = ["push", file.path, "--key", key, "--db", database, "--bwlimit", "25M", "--concurrency", "2"]
+        first.arguments = ["push", file.path, "--key", key, "--db", database, "--bwlimit", "10M", "--concurrency", "2"]
         first.environment = environment
+        let firstLog = directory.path + "/first-run.log"
+        _ = FileManager.default.createFile(atPath: firstLog, contents: nil)
         first.standardOutput = FileHandle.nullDevice
-        first.standardError = FileHandle.nullDevice
+        first.standardError = FileHandle(forWritingAtPath: firstLog)
         try first.run()
         var recorded: [PartRecord] = []
         let deadline = Date().addingTimeInterval(60)
@@ -36,17 +38,18 @@ struct ResumeTests {
         }
         kill(first.processIdentifier, SIGKILL)
         first.waitUntilExit()
-        #expect(first.terminationReason == .uncaughtSignal)
-        #expect(recorded.count >= 4, "no parts were recorded before the kill")
+        let firstOutput = (try? String(contentsOfFile: firstLog, encoding: .utf8)) ?? ""
+        #expect(first.terminationReason == .uncaughtSignal, "the first run ended by itself: \(firstOutput)")
+        #expect(recorded.count >= 4, "no parts were recorded before the kill: \(firstOutput)")
         let store = try Store(path: database)
         let job = try #require(try store.jobs(in: [.uploading]).first)
         let recordedNumbers = Set(try store.parts(jobID: job.id).map(\.partNumber))
         #expect(job.uploadID != nil)
 
         // Second run through a logging proxy: which parts does it send?
-        let proxy = try FaultProxy(server: server, arguments: ["--log-all"])
+        let proxy = try await FaultProxy(server: server, arguments: ["--log-all"])
         environment["R2UP_ENDPOINT"] = proxy.endpoint
-        let second = try Subprocess.run(
+        let second = try await Subprocess.run(
             R2UpBinary.path, ["push", file.path, "--key", key, "--db", database], environment: environment)
         #expect(second.status == 0, "stderr: \(second.stderrText)")
         #expect(second.stdoutText.hasSuffix("long%20mix.flac\n"))
@@ -62,9 +65,9 @@ struct ResumeTests {
         #expect(recordedNumbers.count + Set(sentParts).count >= 25)
 
         // The object is whole, recorded once, and nothing is left on the server.
-        let stored = try IndependentClient.fetch([key], bucket: server.bucket, server: server)
+        let stored = try await IndependentClient.fetch([key], bucket: server.bucket, server: server)
         #expect(stored[key]?.sha256 == file.sha256)
-        #expect(try IndependentClient.pendingMultipartUploads(bucket: server.bucket, prefix: scope, server: server).isEmpty)
+        #expect(try await IndependentClient.pendingMultipartUploads(bucket: server.bucket, prefix: scope, server: server).isEmpty)
         let reopened = try Store(path: database)
         #expect(try reopened.recentUploads(limit: 10).map(\.r2Key) == [key])
         #expect(try reopened.track(path: file.path)?.uploadState == .uploaded)
@@ -98,9 +101,9 @@ struct ResumeTests {
 
         let summary = await queue.run([try #require(try store.job(id: job.id))])
         #expect(summary.failed.isEmpty, "\(summary.failed.map(\.diagnosis.message))")
-        let stored = try IndependentClient.fetch([key], bucket: server.bucket, server: server)
+        let stored = try await IndependentClient.fetch([key], bucket: server.bucket, server: server)
         #expect(stored[key]?.sha256 == rewritten.sha256)
-        #expect(try IndependentClient.pendingMultipartUploads(bucket: server.bucket, prefix: scope, server: server).isEmpty)
+        #expect(try await IndependentClient.pendingMultipartUploads(bucket: server.bucket, prefix: scope, server: server).isEmpty)
     }
 }
 

@@ -164,11 +164,11 @@ struct S3ClientTests {
         let pending = try await client.listMultipartUploads(bucket: server.bucket, prefix: scope)
         #expect(pending.map(\.key) == [key])
         #expect(pending.map(\.uploadID) == [uploadID])
-        #expect(try IndependentClient.pendingMultipartUploads(bucket: server.bucket, prefix: scope, server: server) == [key])
+        #expect(try await IndependentClient.pendingMultipartUploads(bucket: server.bucket, prefix: scope, server: server) == [key])
 
         try await client.abortMultipartUpload(bucket: server.bucket, key: key, uploadID: uploadID)
         #expect(try await client.listMultipartUploads(bucket: server.bucket, prefix: scope).isEmpty)
-        #expect(try IndependentClient.pendingMultipartUploads(bucket: server.bucket, prefix: scope, server: server).isEmpty)
+        #expect(try await IndependentClient.pendingMultipartUploads(bucket: server.bucket, prefix: scope, server: server).isEmpty)
         // Aborting again counts as done.
         try await client.abortMultipartUpload(bucket: server.bucket, key: key, uploadID: uploadID)
         #expect(try await client.headObject(bucket: server.bucket, key: key) == nil)
@@ -191,7 +191,7 @@ struct S3ClientTests {
         let fetched = try await client.getObject(bucket: server.bucket, key: key, sink: .memory(limit: 1 << 20))
         #expect(fetched.body == bytes)
         // The object really is in the bucket: boto3 (path-style) reads the same bytes.
-        let stored = try IndependentClient.fetch([key], bucket: server.bucket, server: server)
+        let stored = try await IndependentClient.fetch([key], bucket: server.bucket, server: server)
         #expect(stored[key]?.size == 4097)
         #expect(stored[key]?.sha256 == Digest.sha256Hex(bytes))
     }
@@ -208,14 +208,14 @@ struct S3ClientTests {
         let url = try client.presignedURL(bucket: server.bucket, key: key, expires: 300)
         #expect(url.hasPrefix(server.endpoint + "/" + server.bucket + "/"))
         #expect(url.contains("X-Amz-Expires=300"))
-        let fetched = try Subprocess.run("/usr/bin/curl", ["-fsS", url])
+        let fetched = try await Subprocess.run("/usr/bin/curl", ["-fsS", url])
         #expect(fetched.status == 0, "curl: \(fetched.stderrText)")
         #expect(Array(fetched.stdout) == bytes)
 
         // Flip the signature's last hex digit.
         let last = try #require(url.last)
         let tampered = String(url.dropLast()) + (last == "0" ? "1" : "0")
-        let denied = try Subprocess.run("/usr/bin/curl", ["-sS", "-o", "/dev/null", "-w", "%{http_code}", tampered])
+        let denied = try await Subprocess.run("/usr/bin/curl", ["-sS", "-o", "/dev/null", "-w", "%{http_code}", tampered])
         #expect(denied.stdoutText == "403")
     }
 

@@ -25,7 +25,7 @@ struct TransferEngineTests {
     @Test("20 sequential requests share one connection")
     func connectionReuse() async throws {
         let server = try TestServer.require()
-        let proxy = try FaultProxy(server: server, arguments: ["--log-all"])
+        let proxy = try await FaultProxy(server: server, arguments: ["--log-all"])
         let client = try Self.client(server, endpoint: proxy.endpoint)
         defer { client.engine.shutdown() }
         let scope = server.scratchPrefix("reuse")
@@ -42,10 +42,10 @@ struct TransferEngineTests {
         #expect(connections.count == 1, "connections used: \(connections.sorted())")
     }
 
-    @Test("cancelling the task ends a slow PUT at once")
+    @Test("cancelling the task ends a slow PUT within seconds, not the minutes it would take")
     func cancellation() async throws {
         let server = try TestServer.require()
-        let proxy = try FaultProxy(server: server, arguments: ["--script", "1=trickle", "--trickle-bps", "20000"])
+        let proxy = try await FaultProxy(server: server, arguments: ["--script", "1=trickle", "--trickle-bps", "20000"])
         let client = try Self.client(server, endpoint: proxy.endpoint)
         defer { client.engine.shutdown() }
         let key = server.scratchPrefix("cancel") + "slow.bin"
@@ -59,7 +59,8 @@ struct TransferEngineTests {
         task.cancel()
         let result = await task.result
         let elapsed = clock.now - started
-        #expect(elapsed < .seconds(2), "took \(elapsed) to stop")
+        // The trickle would take 200 s; the bound leaves room for a loaded two-core CI machine.
+        #expect(elapsed < .seconds(15), "took \(elapsed) to stop")
         switch result {
         case .success:
             Issue.record("a 4 MiB PUT at 20 kB/s finished in 0.5 s")
@@ -95,7 +96,7 @@ struct TransferEngineTests {
     @Test("a stalled reply is abandoned after the low-speed time, as a timeout")
     func lowSpeedTimeout() async throws {
         let server = try TestServer.require()
-        let proxy = try FaultProxy(server: server, arguments: ["--script", "1=stall", "--stall-seconds", "20"])
+        let proxy = try await FaultProxy(server: server, arguments: ["--script", "1=stall", "--stall-seconds", "60"])
         var options = TransferEngine.Options()
         options.lowSpeedTimeSeconds = 2
         let client = try Self.client(server, endpoint: proxy.endpoint, options: options)
@@ -110,7 +111,8 @@ struct TransferEngineTests {
             #expect(Self.transferError(error)?.kind == .timeout, "threw \(error)")
         }
         let elapsed = clock.now - started
-        #expect(elapsed < .seconds(10), "took \(elapsed)")
+        // Far below the 60 s stall, with room for a loaded two-core CI machine.
+        #expect(elapsed < .seconds(30), "took \(elapsed)")
         #expect(elapsed >= .seconds(2), "gave up before the low-speed time: \(elapsed)")
         #expect(proxy.injectedFaults().compactMap { $0["fault"] as? String } == ["stall"])
     }
@@ -140,7 +142,7 @@ struct TransferEngineTests {
 
     @Test("a 5 MiB PUT is sent without Expect: 100-continue")
     func noExpectContinue() async throws {
-        let sink = try HeaderSink()
+        let sink = try await HeaderSink()
         let engine = try TransferEngine()
         defer { engine.shutdown() }
         let body = [UInt8](repeating: 0xA5, count: 5 << 20)
@@ -208,7 +210,7 @@ private final class HeaderSink: @unchecked Sendable {
         server.serve_forever()
         """
 
-    init() throws {
+    init() async throws {
         logPath = FileManager.default.temporaryDirectory.path + "/headersink-\(UUID().uuidString).jsonl"
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -217,13 +219,7 @@ private final class HeaderSink: @unchecked Sendable {
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         try process.run()
-        var line = Data()
-        while true {
-            let byte = out.fileHandleForReading.readData(ofLength: 1)
-            if byte.isEmpty || byte == Data("\n".utf8) { break }
-            line.append(byte)
-        }
-        let text = String(decoding: line, as: UTF8.self)
+        let text = try await firstLine(of: out)
         guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5)) else {
             kill(process.processIdentifier, SIGKILL)
             throw TestSetupError("header sink did not start: '\(text)'")

@@ -7,7 +7,7 @@ final class FaultProxy: @unchecked Sendable {
     let logPath: String
 
     /// Starts the proxy with extra arguments (`--script 1=corrupt-body`, rates, a seed…).
-    init(server: TestServer, arguments: [String]) throws {
+    init(server: TestServer, arguments: [String]) async throws {
         let upstream = server.endpoint.replacingOccurrences(of: "http://", with: "")
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent()
@@ -21,14 +21,8 @@ final class FaultProxy: @unchecked Sendable {
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         try process.run()
-        // The first line is "PORT <n>".
-        var line = Data()
-        while true {
-            let byte = out.fileHandleForReading.readData(ofLength: 1)
-            if byte.isEmpty || byte == Data("\n".utf8) { break }
-            line.append(byte)
-        }
-        let text = String(decoding: line, as: UTF8.self)
+        // The first line is "PORT <n>" (read off the cooperative pool: python may be slow to start).
+        let text = try await firstLine(of: out)
         guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5)) else {
             process.terminate()
             throw TestSetupError("faultproxy did not start: '\(text)'")

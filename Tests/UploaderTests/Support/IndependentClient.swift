@@ -9,7 +9,7 @@ enum IndependentClient {
     }
 
     /// Size and SHA-256 of each key as boto3 downloads it (nil entries: the key is missing).
-    static func fetch(_ keys: [String], bucket: String, server: TestServer) throws -> [String: StoredObject] {
+    static func fetch(_ keys: [String], bucket: String, server: TestServer) async throws -> [String: StoredObject] {
         let script = """
             import boto3, hashlib, json, sys
             from botocore.config import Config
@@ -33,14 +33,14 @@ enum IndependentClient {
             "endpoint": server.endpoint, "access": server.accessKey, "secret": server.secretKey,
             "bucket": bucket, "keys": keys,
         ]
-        let result = try Subprocess.run(
+        let result = try await Subprocess.run(
             "/usr/bin/env", ["python3", "-c", script], stdin: try JSONSerialization.data(withJSONObject: input))
         guard result.status == 0 else { throw TestSetupError("boto3 failed: \(result.stderrText)") }
         return try JSONDecoder().decode([String: StoredObject].self, from: result.stdout)
     }
 
     /// Keys of unfinished multipart uploads in a bucket, listed by boto3.
-    static func pendingMultipartUploads(bucket: String, prefix: String, server: TestServer) throws -> [String] {
+    static func pendingMultipartUploads(bucket: String, prefix: String, server: TestServer) async throws -> [String] {
         let script = """
             import boto3, json, sys
             r = json.load(sys.stdin)
@@ -53,7 +53,7 @@ enum IndependentClient {
             "endpoint": server.endpoint, "access": server.accessKey, "secret": server.secretKey, "bucket": bucket,
             "prefix": prefix,
         ]
-        let result = try Subprocess.run(
+        let result = try await Subprocess.run(
             "/usr/bin/env", ["python3", "-c", script], stdin: try JSONSerialization.data(withJSONObject: input))
         guard result.status == 0 else { throw TestSetupError("boto3 failed: \(result.stderrText)") }
         return try JSONDecoder().decode([String].self, from: result.stdout)

@@ -2,7 +2,7 @@ import Foundation
 
 /// Runs a program to completion, draining stdout and stderr concurrently (a full pipe would block it).
 enum Subprocess {
-    struct Result {
+    struct Result: Sendable {
         var status: Int32
         var stdout: Data
         var stderr: Data
@@ -10,9 +10,21 @@ enum Subprocess {
         var stderrText: String { String(decoding: stderr, as: UTF8.self) }
     }
 
+    /// Waits on a thread of its own: tests run on the small cooperative pool (two threads on two
+    /// cores), and a test blocked there stalls every other test's awaits, timings and timeouts.
     static func run(
         _ executable: String, _ arguments: [String], environment: [String: String]? = nil, stdin: Data? = nil,
         currentDirectory: String? = nil
+    ) async throws -> Result {
+        try await offThePool {
+            try runBlocking(
+                executable, arguments, environment: environment, stdin: stdin, currentDirectory: currentDirectory)
+        }
+    }
+
+    private static func runBlocking(
+        _ executable: String, _ arguments: [String], environment: [String: String]?, stdin: Data?,
+        currentDirectory: String?
     ) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
@@ -54,5 +66,28 @@ enum Subprocess {
         }
         var out: Data { lock.lock(); defer { lock.unlock() }; return storedOut }
         var err: Data { lock.lock(); defer { lock.unlock() }; return storedErr }
+    }
+}
+
+/// Runs blocking work (waiting for a child process, reading a pipe) on a new thread and awaits it.
+func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread {
+            continuation.resume(with: Result { try work() })
+        }
+    }
+}
+
+/// The first line a helper server prints ("PORT 12345"), read off the cooperative pool.
+func firstLine(of pipe: Pipe) async throws -> String {
+    let reader = pipe.fileHandleForReading
+    return try await offThePool {
+        var line = Data()
+        while true {
+            let byte = reader.readData(ofLength: 1)
+            if byte.isEmpty || byte == Data("\n".utf8) { break }
+            line.append(byte)
+        }
+        return String(decoding: line, as: UTF8.self)
     }
 }
