@@ -15,8 +15,7 @@ extension R2Up {
         func run() async throws {
             let report: QueueReport
             do {
-                let store = try Store(path: try global.settings().database.value)
-                report = try QueueReport(store: store)
+                report = try ReadOnlyStore.open(global).map { try QueueReport(store: $0) } ?? .empty
             } catch {
                 throw CommandFailure(error)
             }

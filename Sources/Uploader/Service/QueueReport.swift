@@ -41,6 +41,23 @@ public struct QueueReport: Sendable, Encodable {
     public var failed: [Entry]
     public var lastCompleted: UploadItem?
 
+    /// The report of a store that does not exist yet: nothing queued, nothing done.
+    public static let empty = QueueReport(
+        counts: Counts(queued: 0, uploading: 0, failed: 0), lastError: nil, uploading: [], upNext: [], failed: [],
+        lastCompleted: nil)
+
+    private init(
+        counts: Counts, lastError: String?, uploading: [Entry], upNext: [Entry], failed: [Entry],
+        lastCompleted: UploadItem?
+    ) {
+        self.counts = counts
+        self.lastError = lastError
+        self.uploading = uploading
+        self.upNext = upNext
+        self.failed = failed
+        self.lastCompleted = lastCompleted
+    }
+
     /// Reads the report from the store; safe while another process uploads.
     public init(store: Store, now: Date = Date()) throws(StoreError) {
         let uploadingJobs = try store.jobs(in: [.uploading, .verifying])

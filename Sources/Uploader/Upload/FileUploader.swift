@@ -55,9 +55,9 @@ public struct FileUploader: Sendable {
     public let client: S3Client
     public let settings: UploadSettings
     public let slots: TransferSlots
-    public let retry: RetryPolicy
+    public let retry: RequestRetryPolicy
 
-    public init(client: S3Client, settings: UploadSettings, slots: TransferSlots, retry: RetryPolicy = RetryPolicy()) {
+    public init(client: S3Client, settings: UploadSettings, slots: TransferSlots, retry: RequestRetryPolicy = RequestRetryPolicy()) {
         self.client = client
         self.settings = settings
         self.slots = slots

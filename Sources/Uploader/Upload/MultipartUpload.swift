@@ -18,8 +18,10 @@ struct MultipartUpload: Sendable {
         var plan: PartPlan
         var uploadID: String
         var done: [Int: UploadedPart] = [:]
-        if let checkpoint, let resumed = try await reconcile(checkpoint) {
-            (plan, uploadID, done) = resumed
+        let resumption: Resumption = if let checkpoint { try await reconcile(checkpoint) } else { .restart }
+        if case .finished(let outcome) = resumption { return outcome }
+        if case .resume(let resumedPlan, let resumedID, let resumedParts) = resumption {
+            (plan, uploadID, done) = (resumedPlan, resumedID, resumedParts)
         } else {
             plan = try PartPlan(fileSize: file.size, preferredPartSize: uploader.settings.partSize)
             uploadID = try await uploader.withRetries("CreateMultipartUpload \(key)") { () throws(UploadError) -> String in
@@ -65,17 +67,26 @@ struct MultipartUpload: Sendable {
         }
     }
 
-    /// Checks an earlier run's parts against the server; nil means start over.
-    private func reconcile(_ checkpoint: MultipartCheckpoint) async throws(UploadError) -> (PartPlan, String, [Int: UploadedPart])? {
+    /// What an earlier run left: parts to build on, nothing usable, or an object it finished.
+    private enum Resumption {
+        case resume(PartPlan, uploadID: String, parts: [Int: UploadedPart])
+        case restart
+        case finished(UploadOutcome)
+    }
+
+    /// Checks an earlier run's parts against the server.
+    private func reconcile(_ checkpoint: MultipartCheckpoint) async throws(UploadError) -> Resumption {
         guard let plan = try? PartPlan(fileSize: file.size, fixedPartSize: checkpoint.partSize) else {
             await abort(checkpoint.uploadID)
-            return nil
+            return .restart
         }
         let onServer: [UploadedPart]
         do {
             onServer = try await client.listParts(bucket: bucket, key: key, uploadID: checkpoint.uploadID)
         } catch .service(let failure) where failure.code == "NoSuchUpload" || failure.status == 404 {
-            return nil  // expired or aborted: start again
+            // Gone: expired, aborted — or completed by a run that died before recording it.
+            if let outcome = await completedEarlier(checkpoint, plan: plan) { return .finished(outcome) }
+            return .restart
         } catch {
             throw .s3(S3ClientError(error))
         }
@@ -89,7 +100,46 @@ struct MultipartUpload: Sendable {
             else { continue }
             done[part.partNumber] = part
         }
-        return (plan, checkpoint.uploadID, done)
+        return .resume(plan, uploadID: checkpoint.uploadID, parts: done)
+    }
+
+    /// The object an earlier run completed but did not live to record, recognised by its
+    /// multipart ETag (MD5 of the parts' MD5s, "-N") computed from every recorded part.
+    private func completedEarlier(_ checkpoint: MultipartCheckpoint, plan: PartPlan) async -> UploadOutcome? {
+        let parts = checkpoint.parts.sorted { $0.partNumber < $1.partNumber }
+        guard parts.count == plan.partCount, parts.map(\.partNumber) == Array(1...plan.partCount),
+            file.isUnchanged(),
+            let expected = Self.multipartETag(parts.map(\.etag)),
+            let info = try? await client.headObject(bucket: bucket, key: key),
+            info.size == file.size, info.etag == expected
+        else { return nil }
+        return UploadOutcome(
+            bucket: bucket, key: key, etag: info.etag, size: file.size, bytesSent: 0, partCount: plan.partCount,
+            multipart: true, partsResumed: plan.partCount)
+    }
+
+    /// S3's ETag of a completed multipart object, from its parts' hex MD5 ETags.
+    static func multipartETag(_ partETags: [String]) -> String? {
+        var digests: [UInt8] = []
+        for etag in partETags {
+            guard let bytes = Self.hexBytes(etag), bytes.count == 16 else { return nil }
+            digests += bytes
+        }
+        let hex = Digest.md5(digests).map { String(format: "%02x", $0) }.joined()
+        return "\(hex)-\(partETags.count)"
+    }
+
+    private static func hexBytes(_ text: String) -> [UInt8]? {
+        let characters = Array(text.utf8)
+        guard characters.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        for index in stride(from: 0, to: characters.count, by: 2) {
+            guard let byte = UInt8(String(decoding: characters[index..<index + 2], as: UTF8.self), radix: 16) else {
+                return nil
+            }
+            bytes.append(byte)
+        }
+        return bytes
     }
 
     private func sendParts(

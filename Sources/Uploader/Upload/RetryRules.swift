@@ -41,8 +41,9 @@ public enum FailureKind: Sendable, Equatable {
     }
 }
 
-/// Exponential backoff with full jitter: wait a random time in [0, min(cap, base·2^(attempt−1))].
-public struct RetryPolicy: Sendable {
+/// How one request (a PUT, a part) is retried inside an upload: quick tries with `Backoff`.
+/// Job-level retries across runs are `JobRetryPolicy`'s.
+public struct RequestRetryPolicy: Sendable {
     public var base: Duration
     public var cap: Duration
     /// BadDigest means the bytes arrived damaged; a few resends, then it is treated as permanent.
@@ -60,19 +61,12 @@ public struct RetryPolicy: Sendable {
         self.random = random
     }
 
-    /// The ceiling of the wait before retry number `attempt` (1 = after the first failure).
-    public func ceiling(attempt: Int) -> Duration {
-        let exponent = min(max(attempt - 1, 0), 30)
-        let grown = base * (1 << exponent)
-        return grown < cap ? grown : cap
-    }
-
     /// The wait before trying again after `attempt` failures of `kind`, or nil to give up now.
     public func delayBeforeRetry(_ kind: FailureKind, attempt: Int) -> Duration? {
         guard kind.retryClass == .retryable else { return nil }
         if case .httpStatus(_, "BadDigest") = kind, attempt >= maxBadDigestAttempts { return nil }
         if kind == .fileChanged { return nil }  // handled by the caller: the job goes back to staged
-        return ceiling(attempt: attempt) * random()
+        return Backoff.delay(attempt: attempt, base: base, cap: cap, random: random())
     }
 }
 

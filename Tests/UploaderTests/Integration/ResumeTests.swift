@@ -105,6 +105,48 @@ struct ResumeTests {
         #expect(stored[key]?.sha256 == rewritten.sha256)
         #expect(try await IndependentClient.pendingMultipartUploads(bucket: server.bucket, prefix: scope, server: server).isEmpty)
     }
+
+    @Test("a run that died after CompleteMultipartUpload is recorded on the next run without sending anything")
+    func diedAfterComplete() async throws {
+        let server = try TestServer.require()
+        let scope = server.scratchPrefix("after-complete")
+        let directory = try TestDirectory()
+        let file = try directory.makeFile("set.flac", size: 12 << 20, seed: 12)
+        let store = try Store(path: directory.path + "/r2up.sqlite")
+        let service = try server.service()
+        let key = scope + "set.flac"
+        // A previous run: both parts sent and recorded, the upload completed, then it died.
+        let queue = UploadQueue(store: store, service: service)
+        let job = try await queue.enqueue(PushRequest(path: file.path, key: key, attributes: ObjectAttributes()))
+        let uploadID = try await service.client.createMultipartUpload(bucket: server.bucket, key: key)
+        _ = try store.updateJob(id: job.id) {
+            $0.uploadID = uploadID
+            $0.partSize = 8 << 20
+        }
+        let handle = try #require(FileHandle(forReadingAtPath: file.path))
+        var parts: [UploadedPart] = []
+        for (number, offset, length) in [(1, Int64(0), Int64(8 << 20)), (2, Int64(8 << 20), Int64(4 << 20))] {
+            let md5 = try LocalFile(path: file.path).md5Base64(offset: offset, length: length)
+            let etag = try await service.client.uploadPart(
+                bucket: server.bucket, key: key, uploadID: uploadID, partNumber: number,
+                body: FileSlice(descriptor: handle.fileDescriptor, offset: offset, length: length), contentMD5: md5)
+            try store.recordPart(jobID: job.id, partNumber: number, size: length, etag: etag, checksum: md5)
+            parts.append(UploadedPart(partNumber: number, etag: etag, size: length))
+        }
+        _ = try await service.client.completeMultipartUpload(bucket: server.bucket, key: key, uploadID: uploadID, parts: parts)
+
+        // The next run, through a logging proxy.
+        let proxy = try await FaultProxy(server: server, arguments: ["--log-all"])
+        let proxied = try server.service(endpoint: proxy.endpoint)
+        let summary = await UploadQueue(store: store, service: proxied).run([try #require(try store.job(id: job.id))])
+        #expect(summary.failed.isEmpty, "\(summary.failed.map(\.diagnosis.message))")
+        let methods = proxy.injectedFaults(includingClean: true).compactMap { $0["method"] as? String }
+        #expect(!methods.contains("PUT") && !methods.contains("POST"), "sent again: \(methods)")
+        #expect(try store.recentUploads(limit: 10).map(\.r2Key) == [key])
+        #expect(try store.track(path: file.path)?.uploadState == .uploaded)
+        let stored = try await IndependentClient.fetch([key], bucket: server.bucket, server: server)
+        #expect(stored[key]?.sha256 == file.sha256)
+    }
 }
 
 /// The built r2up binary, next to the test bundle.
