@@ -29,6 +29,11 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
         ),
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
+        ),
         .target(
             name: "SigV4",
             dependencies: ["COpenSSL"],
@@ -37,7 +42,7 @@ let package = Package(
         .target(
             name: "Uploader",
             dependencies: [
-                "CCurl", "COpenSSL", "SigV4",
+                "CCurl", "COpenSSL", "CZlib", "SigV4",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSettings

@@ -75,6 +75,12 @@ struct TransferOptions: ParsableArguments {
     @Option(name: .customLong("multipart-threshold"), help: "Files above this size upload in parts (default 8M).")
     var multipartThreshold: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Checksum each request carries for the server to verify: md5 or crc32 (default: md5 for R2, crc32 elsewhere).",
+            valueName: "md5|crc32"))
+    var checksum: IntegrityCheck?
+
     func validate() throws {
         guard (1...64).contains(concurrency) else {
             throw ValidationError("--concurrency must be from 1 to 64, got \(concurrency)")
@@ -101,6 +107,9 @@ struct TransferOptions: ParsableArguments {
         options.bandwidthLimit = bwlimit.flatMap(ByteSize.parse)
         if let size = partSize.flatMap(ByteSize.parse) { options.upload.partSize = size }
         if let size = multipartThreshold.flatMap(ByteSize.parse) { options.upload.multipartThreshold = size }
+        options.upload.integrityCheck = checksum
         return options
     }
 }
+
+extension IntegrityCheck: ExpressibleByArgument {}

@@ -5,11 +5,15 @@ public struct UploadedPart: Sendable, Equatable {
     public var partNumber: Int
     public var etag: String
     public var size: Int64
+    /// The checksum the part was sent with; CompleteMultipartUpload repeats a CRC-32
+    /// (required when the upload was created with the CRC32 algorithm).
+    public var checksum: PayloadChecksum?
 
-    public init(partNumber: Int, etag: String, size: Int64) {
+    public init(partNumber: Int, etag: String, size: Int64, checksum: PayloadChecksum? = nil) {
         self.partNumber = partNumber
         self.etag = etag
         self.size = size
+        self.checksum = checksum
     }
 }
 
@@ -21,12 +25,15 @@ public struct PendingMultipartUpload: Sendable, Equatable {
 }
 
 extension S3Client {
-    /// CreateMultipartUpload; returns the upload id.
+    /// CreateMultipartUpload; returns the upload id. With `.crc32`, every part must carry
+    /// `x-amz-checksum-crc32` and the completion lists them.
     public func createMultipartUpload(
-        bucket: String, key: String, attributes: ObjectAttributes = .init()
+        bucket: String, key: String, attributes: ObjectAttributes = .init(), check: IntegrityCheck = .md5
     ) async throws(S3ClientError) -> String {
+        var headers = attributes.headers
+        if check == .crc32 { headers.append(("x-amz-checksum-algorithm", "CRC32")) }
         let response = try await send(
-            Call(method: "POST", bucket: bucket, key: key, query: [("uploads", "")], headers: attributes.headers))
+            Call(method: "POST", bucket: bucket, key: key, query: [("uploads", "")], headers: headers))
         let root = try Self.document(response, root: "InitiateMultipartUploadResult")
         guard let uploadID = root.value("UploadId"), !uploadID.isEmpty else {
             throw .unexpectedResponse("CreateMultipartUpload returned no UploadId")
@@ -34,13 +41,23 @@ extension S3Client {
         return uploadID
     }
 
-    /// UploadPart; returns the part's ETag.
+    /// UploadPart with a base64 `Content-MD5` (or none); returns the part's ETag.
     public func uploadPart(
         bucket: String, key: String, uploadID: String, partNumber: Int, body: FileSlice, contentMD5: String?,
         onProgress: (@Sendable (Int64) -> Void)? = nil
     ) async throws(S3ClientError) -> String {
+        try await uploadPart(
+            bucket: bucket, key: key, uploadID: uploadID, partNumber: partNumber, body: body,
+            checksum: contentMD5.map(PayloadChecksum.md5), onProgress: onProgress)
+    }
+
+    /// UploadPart with the body's checksum, which the server verifies; returns the part's ETag.
+    public func uploadPart(
+        bucket: String, key: String, uploadID: String, partNumber: Int, body: FileSlice, checksum: PayloadChecksum?,
+        onProgress: (@Sendable (Int64) -> Void)? = nil
+    ) async throws(S3ClientError) -> String {
         var headers: [(name: String, value: String)] = []
-        if let contentMD5 { headers.append(("Content-MD5", contentMD5)) }
+        if let checksum { headers.append(checksum.header) }
         let response = try await send(
             Call(
                 method: "PUT", bucket: bucket, key: key,
@@ -55,7 +72,9 @@ extension S3Client {
     ) async throws(S3ClientError) -> String {
         var xml = "<CompleteMultipartUpload>"
         for part in parts.sorted(by: { $0.partNumber < $1.partNumber }) {
-            xml += "<Part><PartNumber>\(part.partNumber)</PartNumber><ETag>\"\(part.etag.xmlEscaped)\"</ETag></Part>"
+            xml += "<Part><PartNumber>\(part.partNumber)</PartNumber><ETag>\"\(part.etag.xmlEscaped)\"</ETag>"
+            if case .crc32(let crc) = part.checksum { xml += "<ChecksumCRC32>\(crc.xmlEscaped)</ChecksumCRC32>" }
+            xml += "</Part>"
         }
         xml += "</CompleteMultipartUpload>"
         let body = RequestBody.bytes(Array(xml.utf8))

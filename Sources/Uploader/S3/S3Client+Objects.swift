@@ -57,8 +57,18 @@ extension S3Client {
         bucket: String, key: String, body: RequestBody, contentMD5: String?, attributes: ObjectAttributes = .init(),
         onProgress: (@Sendable (Int64) -> Void)? = nil
     ) async throws(S3ClientError) -> String {
+        try await putObject(
+            bucket: bucket, key: key, body: body, checksum: contentMD5.map(PayloadChecksum.md5), attributes: attributes,
+            onProgress: onProgress)
+    }
+
+    /// PutObject with the body's checksum, which the server verifies.
+    public func putObject(
+        bucket: String, key: String, body: RequestBody, checksum: PayloadChecksum?,
+        attributes: ObjectAttributes = .init(), onProgress: (@Sendable (Int64) -> Void)? = nil
+    ) async throws(S3ClientError) -> String {
         var headers = attributes.headers
-        if let contentMD5 { headers.append(("Content-MD5", contentMD5)) }
+        if let checksum { headers.append(checksum.header) }
         let call = Call(
             method: "PUT", bucket: bucket, key: key, headers: headers, body: body,
             payload: Self.payload(for: body), onProgress: onProgress)

@@ -91,7 +91,9 @@ public final class UploadQueue: Sendable {
             var checkpoint: MultipartCheckpoint?
             if let uploadID = job.uploadID, let partSize = job.partSize {
                 let parts = try store.parts(jobID: job.id).map {
-                    UploadedPart(partNumber: $0.partNumber, etag: $0.etag, size: $0.size)
+                    UploadedPart(
+                        partNumber: $0.partNumber, etag: $0.etag, size: $0.size,
+                        checksum: $0.checksum.flatMap(PayloadChecksum.init(recorded:)))
                 }
                 checkpoint = MultipartCheckpoint(uploadID: uploadID, partSize: partSize, parts: parts)
             }
@@ -180,8 +182,8 @@ final class StoreJournal: UploadJournal {
         }
     }
 
-    func partFinished(_ part: UploadedPart, contentMD5: String) throws {
-        try store.recordPart(jobID: jobID, partNumber: part.partNumber, size: part.size, etag: part.etag, checksum: contentMD5)
+    func partFinished(_ part: UploadedPart, checksum: PayloadChecksum) throws {
+        try store.recordPart(jobID: jobID, partNumber: part.partNumber, size: part.size, etag: part.etag, checksum: checksum.value)
     }
 
     func progress(bytesSent: Int64) {

@@ -11,6 +11,8 @@ public struct UploadSettings: Sendable, Equatable {
     public var maxAttempts = 5
     /// Keep a failed multipart upload on the server so a later run can resume it.
     public var keepPartsOnFailure = false
+    /// The checksum each PUT and part carries; nil picks the endpoint's default (`IntegrityCheck.defaultCheck`).
+    public var integrityCheck: IntegrityCheck?
 
     public init() {}
 }
@@ -45,7 +47,7 @@ public struct MultipartCheckpoint: Sendable, Equatable {
 /// Told about each durable step so a crash can be resumed; the store implements it.
 public protocol UploadJournal: Sendable {
     func multipartStarted(uploadID: String, partSize: Int64) throws
-    func partFinished(_ part: UploadedPart, contentMD5: String) throws
+    func partFinished(_ part: UploadedPart, checksum: PayloadChecksum) throws
     func progress(bytesSent: Int64)
 }
 
@@ -56,6 +58,9 @@ public struct FileUploader: Sendable {
     public let settings: UploadSettings
     public let slots: TransferSlots
     public let retry: RequestRetryPolicy
+
+    /// The checksum requests carry: the configured one, else the endpoint's default.
+    var check: IntegrityCheck { settings.integrityCheck ?? IntegrityCheck.defaultCheck(for: client.endpoint) }
 
     public init(client: S3Client, settings: UploadSettings, slots: TransferSlots, retry: RequestRetryPolicy = RequestRetryPolicy()) {
         self.client = client
@@ -81,7 +86,7 @@ public struct FileUploader: Sendable {
     private func putWhole(
         _ file: LocalFile, bucket: String, key: String, attributes: ObjectAttributes, journal: (any UploadJournal)?
     ) async throws(UploadError) -> UploadOutcome {
-        let md5 = try file.md5Base64(offset: 0, length: file.size)
+        let checksum = try check.checksum(of: file, offset: 0, length: file.size)
         let sent = ByteCounter()
         let etag = try await withRetries("PUT \(key)") { () throws(UploadError) -> String in
             guard file.isUnchanged() else { throw .fileChanged(file.path) }
@@ -89,7 +94,7 @@ public struct FileUploader: Sendable {
             return try await slots.withTypedSlot { () throws(UploadError) -> String in
                 do {
                     let etag = try await client.putObject(
-                        bucket: bucket, key: key, body: body, contentMD5: md5, attributes: attributes,
+                        bucket: bucket, key: key, body: body, checksum: checksum, attributes: attributes,
                         onProgress: { journal?.progress(bytesSent: $0) })
                     sent.add(file.size)
                     return etag

@@ -1,3 +1,4 @@
+import CZlib
 import Foundation
 import SigV4
 
@@ -48,9 +49,28 @@ public final class LocalFile: Sendable {
         return Int64(now.st_size) == size && Self.nanoseconds(now) == modificationTimeNs
     }
 
-    /// Base64 MD5 of a byte range, read with pread in 1 MiB steps (never the whole file in memory).
+    /// Base64 MD5 of a byte range (the `Content-MD5` header).
     public func md5Base64(offset: Int64, length: Int64) throws(UploadError) -> String {
         var hasher = MD5Hasher()
+        try readChunks(offset: offset, length: length) { hasher.update($0) }
+        return Data(hasher.finalize()).base64EncodedString()
+    }
+
+    /// Base64 of the big-endian CRC-32 of a byte range (the `x-amz-checksum-crc32` header).
+    public func crc32Base64(offset: Int64, length: Int64) throws(UploadError) -> String {
+        var crc: UInt = 0
+        try readChunks(offset: offset, length: length) { chunk in
+            crc = crc32_z(crc, chunk.baseAddress?.assumingMemoryBound(to: UInt8.self), chunk.count)
+        }
+        let value = UInt32(truncatingIfNeeded: crc)
+        return Data([UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)])
+            .base64EncodedString()
+    }
+
+    /// Feeds a byte range to `body` in 1 MiB pread steps (never the whole file in memory).
+    private func readChunks(
+        offset: Int64, length: Int64, _ body: (UnsafeRawBufferPointer) -> Void
+    ) throws(UploadError) {
         let chunk = 1 << 20
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: chunk, alignment: 16)
         defer { buffer.deallocate() }
@@ -63,9 +83,8 @@ public final class LocalFile: Sendable {
                 throw .fileUnreadable(path: path, reason: String(cString: strerror(errno)))
             }
             if got == 0 { throw .fileChanged(path) }
-            hasher.update(UnsafeRawBufferPointer(start: buffer, count: got))
+            body(UnsafeRawBufferPointer(start: buffer, count: got))
             done += Int64(got)
         }
-        return Data(hasher.finalize()).base64EncodedString()
     }
 }

@@ -25,7 +25,10 @@ struct MultipartUpload: Sendable {
         } else {
             plan = try PartPlan(fileSize: file.size, preferredPartSize: uploader.settings.partSize)
             uploadID = try await uploader.withRetries("CreateMultipartUpload \(key)") { () throws(UploadError) -> String in
-                do { return try await client.createMultipartUpload(bucket: bucket, key: key, attributes: attributes) } catch {
+                do {
+                    return try await client.createMultipartUpload(
+                        bucket: bucket, key: key, attributes: attributes, check: uploader.check)
+                } catch {
                     throw .s3(S3ClientError(error))
                 }
             }
@@ -89,6 +92,12 @@ struct MultipartUpload: Sendable {
             return .restart
         } catch {
             throw .s3(S3ClientError(error))
+        }
+        // Parts sent with another kind of checksum (the setting changed) cannot be completed
+        // consistently: start over.
+        guard checkpoint.parts.allSatisfy({ $0.checksum?.check == uploader.check }) else {
+            await abort(checkpoint.uploadID)
+            return .restart
         }
         let serverParts = Dictionary(onServer.map { ($0.partNumber, $0) }, uniquingKeysWith: { a, _ in a })
         var done: [Int: UploadedPart] = [:]
@@ -178,7 +187,7 @@ struct MultipartUpload: Sendable {
         _ number: Int, plan: PartPlan, uploadID: String, sent: ByteCounter, tally: ProgressTally
     ) async throws(UploadError) -> UploadedPart {
         let (offset, length) = plan.range(ofPart: number)
-        let md5 = try file.md5Base64(offset: offset, length: length)
+        let checksum = try uploader.check.checksum(of: file, offset: offset, length: length)
         let journal = journal
         let etag = try await uploader.withRetries("UploadPart \(number) of \(key)") { () throws(UploadError) -> String in
             guard file.isUnchanged() else { throw .fileChanged(file.path) }
@@ -186,7 +195,7 @@ struct MultipartUpload: Sendable {
                 do {
                     let etag = try await client.uploadPart(
                         bucket: bucket, key: key, uploadID: uploadID, partNumber: number,
-                        body: FileSlice(descriptor: file.descriptor, offset: offset, length: length), contentMD5: md5,
+                        body: FileSlice(descriptor: file.descriptor, offset: offset, length: length), checksum: checksum,
                         onProgress: { bytes in journal?.progress(bytesSent: tally.update(part: number, bytes: bytes)) })
                     sent.add(length)
                     return etag
@@ -195,8 +204,8 @@ struct MultipartUpload: Sendable {
                 }
             }
         }
-        let part = UploadedPart(partNumber: number, etag: etag, size: length)
-        do { try journal?.partFinished(part, contentMD5: md5) } catch {
+        let part = UploadedPart(partNumber: number, etag: etag, size: length, checksum: checksum)
+        do { try journal?.partFinished(part, checksum: checksum) } catch {
             throw .fileUnreadable(path: file.path, reason: "the finished part could not be recorded: \(error)")
         }
         return part

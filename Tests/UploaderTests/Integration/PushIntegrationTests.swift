@@ -140,7 +140,7 @@ final class AppendOnFirstPart: UploadJournal, @unchecked Sendable {
 
     func multipartStarted(uploadID: String, partSize: Int64) throws {}
     func progress(bytesSent: Int64) {}
-    func partFinished(_ part: UploadedPart, contentMD5: String) throws {
+    func partFinished(_ part: UploadedPart, checksum: PayloadChecksum) throws {
         lock.lock()
         defer { lock.unlock() }
         guard !done else { return }
@@ -155,13 +155,17 @@ final class AppendOnFirstPart: UploadJournal, @unchecked Sendable {
 /// Bytes damaged in transit: the server must reject them and r2up must send them again.
 @Suite("Integrity in transit")
 struct IntegrityTests {
-    @Test("a flipped bit in a single PUT body is rejected by the server and retried", arguments: [1000, 12 << 20])
-    func corruptedBodyIsRetried(size: Int) async throws {
+    @Test(
+        "a flipped bit in a PUT or part body is rejected by the server and retried, with either checksum",
+        arguments: [1000, 12 << 20], IntegrityCheck.allCases)
+    func corruptedBodyIsRetried(size: Int, check: IntegrityCheck) async throws {
         let server = try TestServer.require()
         let bucket = server.bucket
         let scope = server.scratchPrefix("corrupt")
         let proxy = try await FaultProxy(server: server, arguments: ["--only-methods", "PUT", "--script", "1=corrupt-body,2=corrupt-body"])
-        let service = try server.service(endpoint: proxy.endpoint, bucket: bucket)
+        var options = RunOptions()
+        options.upload.integrityCheck = check
+        let service = try server.service(options: options, endpoint: proxy.endpoint, bucket: bucket)
         let directory = try TestDirectory()
         let file = try directory.makeFile("t.flac", size: size, seed: 99)
 
