@@ -55,13 +55,16 @@ extension R2Up {
             var worst = ExitStatus.success
 
             var jobs: [UploadJob] = []
-            for request in try requests(store: store) {
-                do {
-                    jobs.append(try await queue.enqueue(request))
-                } catch {
+            let requests = try requests(store: store)
+            let queued: [Result<UploadJob, any Error>]
+            do { queued = try await queue.enqueue(requests) } catch { throw CommandFailure(error) }
+            for (request, result) in zip(requests, queued) {
+                switch result {
+                case .success(let job):
+                    jobs.append(job)
+                case .failure(let error):
                     let diagnosis = Diagnosis(error, subject: request.path)
                     Terminal.error("r2up: \(diagnosis.message)")
-                    if diagnosis.status == .storeFailure { throw CommandFailure(status: .storeFailure) }
                     worst = max(worst, diagnosis.status)
                 }
             }
@@ -96,13 +99,11 @@ extension R2Up {
                 var isDirectory: ObjCBool = false
                 if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
                     if key != nil { throw CommandFailure(Diagnosis(status: .badInput, message: "--key cannot name a folder's files; use --prefix")) }
-                    for file in TrackFolder.files(in: path) {
-                        var info = stat()
-                        guard stat(file.path, &info) == 0 else { continue }
-                        let mtime = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
-                        let track = try? store.track(path: file.path)
-                        guard TrackFolder.isEligible(track ?? nil, size: Int64(info.st_size), mtimeNs: mtime, onlyFailed: retryFailed)
-                        else { continue }
+                    let eligible: [(path: String, relativePath: String)]
+                    do { eligible = try TrackFolder.eligibleFiles(in: path, store: store, onlyFailed: retryFailed) } catch {
+                        throw CommandFailure(error)
+                    }
+                    for file in eligible {
                         requests.append(request(path: file.path, key: ObjectKey.forFile(named: file.relativePath, prefix: prefix)))
                     }
                 } else {

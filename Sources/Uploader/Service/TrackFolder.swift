@@ -30,4 +30,20 @@ public enum TrackFolder {
         let unchanged = track.size == size && track.mtimeNs == mtimeNs
         return !(track.uploadState == .uploaded && unchanged) && track.uploadState != .uploading
     }
+
+    /// The files of `directory` to push, with their paths relative to it: those `isEligible`
+    /// says yes to, judged against the store's tracks (read in one query, not one per file).
+    public static func eligibleFiles(
+        in directory: String, store: Store, onlyFailed: Bool
+    ) throws(StoreError) -> [(path: String, relativePath: String)] {
+        let root = URL(fileURLWithPath: directory).standardizedFileURL.path
+        let known = Dictionary(
+            try store.tracks(under: root).map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+        return files(in: directory).filter { file in
+            var info = stat()
+            guard stat(file.path, &info) == 0 else { return false }
+            let mtime = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+            return isEligible(known[file.path], size: Int64(info.st_size), mtimeNs: mtime, onlyFailed: onlyFailed)
+        }
+    }
 }

@@ -31,18 +31,39 @@ public final class UploadQueue: Sendable {
     /// Checks the file and queues it. Bad input (missing file, FIFO, bad key) throws before
     /// anything is written; a job already queued for the same file is reused.
     public func enqueue(_ request: PushRequest) async throws -> UploadJob {
-        let file = try LocalFile(path: URL(fileURLWithPath: request.path).standardizedFileURL.path)
-        let key = try ObjectKey.validated(request.key)
-        _ = try store.upsertTrack(path: file.path, size: file.size, mtimeNs: file.modificationTimeNs)
-        let result = try store.enqueue(
-            UploadJob(
-                path: file.path, bucket: service.bucket, key: key,
-                contentType: request.attributes.contentType ?? ContentType.forFile(named: file.path),
-                length: file.size, mtimeNs: file.modificationTimeNs, createdAt: Date()))
-        if let abandoned = result.abandonedUploadID {
-            try? await service.client.abortMultipartUpload(bucket: service.bucket, key: key, uploadID: abandoned)
+        try await enqueue([request])[0].get()
+    }
+
+    /// Checks and queues many files with one store commit. Each result is the job, or why that
+    /// file was refused (nothing written for it); a store failure throws and queues nothing.
+    public func enqueue(_ requests: [PushRequest]) async throws(StoreError) -> [Result<UploadJob, any Error>] {
+        var results: [Result<UploadJob, any Error>] = []
+        var accepted: [(index: Int, job: UploadJob)] = []
+        let created = Date()
+        for request in requests {
+            do {
+                let file = try LocalFile(path: URL(fileURLWithPath: request.path).standardizedFileURL.path)
+                let key = try ObjectKey.validated(request.key)
+                let job = UploadJob(
+                    path: file.path, bucket: service.bucket, key: key,
+                    contentType: request.attributes.contentType ?? ContentType.forFile(named: file.path),
+                    length: file.size, mtimeNs: file.modificationTimeNs, createdAt: created)
+                accepted.append((results.count, job))
+                results.append(.success(job))
+            } catch {
+                results.append(.failure(error))
+            }
         }
-        return result.job
+        guard !accepted.isEmpty else { return results }
+        let stored = try store.enqueue(accepted.map(\.job))
+        for (entry, outcome) in zip(accepted, stored) {
+            results[entry.index] = .success(outcome.job)
+            if let abandoned = outcome.abandonedUploadID {
+                try? await service.client.abortMultipartUpload(
+                    bucket: outcome.job.bucket, key: outcome.job.key, uploadID: abandoned)
+            }
+        }
+        return results
     }
 
     /// Runs jobs, at most `concurrency` files at a time (parts share the same request slots).
@@ -73,12 +94,7 @@ public final class UploadQueue: Sendable {
     ) async {
         var job = queued
         do {
-            job = try store.updateJob(id: job.id) { row in
-                row.state = .uploading
-                row.attempts += 1
-                row.lastError = nil
-            }
-            _ = try? store.setUploadState(path: job.path, state: .uploading)
+            job = try store.startJob(id: job.id)
             onEvent(.started(job))
             let file = try LocalFile(path: job.path)
             if file.size != job.length || file.modificationTimeNs != job.mtimeNs {

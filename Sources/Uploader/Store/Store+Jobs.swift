@@ -31,26 +31,59 @@ extension Store {
     @discardableResult
     public func enqueue(_ job: UploadJob) throws(StoreError) -> EnqueueResult {
         let time = now()
+        return try write { db in try Self.enqueue(db, job, at: time) }
+    }
+
+    /// Queues many jobs in one transaction, each as `enqueue(_:)` does, and records each
+    /// file's size and mtime on its track (created when new): one commit for a whole folder.
+    public func enqueue(_ jobs: [UploadJob]) throws(StoreError) -> [EnqueueResult] {
+        let time = now()
         return try write { db in
-            let sql = """
-                SELECT * FROM jobs WHERE path = ? AND bucket = ? AND "key" = ? AND state != 'completed'
-                ORDER BY createdAt DESC LIMIT 1
-                """
-            guard var existing = try UploadJob.fetchOne(db, sql: sql, arguments: [job.path, job.bucket, job.key]) else {
-                try job.insert(db)
-                return EnqueueResult(job: job, isNew: true, abandonedUploadID: nil)
+            try jobs.map { job in
+                try Self.upsertTrack(db, path: job.path, size: job.length, mtimeNs: job.mtimeNs, at: time)
+                return try Self.enqueue(db, job, at: time)
             }
-            guard existing.length != job.length || existing.mtimeNs != job.mtimeNs else {
-                return EnqueueResult(job: existing, isNew: false, abandonedUploadID: nil)
+        }
+    }
+
+    private static func enqueue(_ db: Database, _ job: UploadJob, at time: Date) throws -> EnqueueResult {
+        let sql = """
+            SELECT * FROM jobs WHERE path = ? AND bucket = ? AND "key" = ? AND state != 'completed'
+            ORDER BY createdAt DESC LIMIT 1
+            """
+        guard var existing = try UploadJob.fetchOne(db.cachedStatement(sql: sql), arguments: [job.path, job.bucket, job.key])
+        else {
+            try job.insert(db)
+            return EnqueueResult(job: job, isNew: true, abandonedUploadID: nil)
+        }
+        guard existing.length != job.length || existing.mtimeNs != job.mtimeNs else {
+            return EnqueueResult(job: existing, isNew: false, abandonedUploadID: nil)
+        }
+        let abandoned = existing.uploadID
+        existing.length = job.length
+        existing.mtimeNs = job.mtimeNs
+        existing.contentType = job.contentType
+        existing.partSize = job.partSize
+        existing.attempts = 0
+        try Self.restage(db, &existing, at: time)
+        return EnqueueResult(job: existing, isNew: false, abandonedUploadID: abandoned)
+    }
+
+    /// Marks a job uploading (one more attempt, error cleared) and its track too, in one commit.
+    public func startJob(id: UUID) throws(StoreError) -> UploadJob {
+        let time = now()
+        return try write { db in
+            try db.cachedStatement(sql: """
+                UPDATE jobs SET state = 'uploading', attempts = attempts + 1, lastError = NULL, updatedAt = ?
+                WHERE id = ?
+                """).execute(arguments: [time, id.uuidString])
+            guard db.changesCount > 0, let job = try Self.fetchJob(db, id: id) else {
+                throw StoreError.notFound("job \(id)")
             }
-            let abandoned = existing.uploadID
-            existing.length = job.length
-            existing.mtimeNs = job.mtimeNs
-            existing.contentType = job.contentType
-            existing.partSize = job.partSize
-            existing.attempts = 0
-            try Self.restage(db, &existing, at: time)
-            return EnqueueResult(job: existing, isNew: false, abandonedUploadID: abandoned)
+            try db.cachedStatement(sql: """
+                UPDATE tracks SET uploadState = 'uploading', lastError = NULL, updatedAt = ? WHERE path = ?
+                """).execute(arguments: [time, job.path])
+            return job
         }
     }
 
@@ -150,9 +183,8 @@ extension Store {
     public func setProgress(jobID: UUID, bytesSent: Int64) throws(StoreError) {
         let time = now()
         try write { db in
-            try db.execute(
-                sql: "UPDATE jobs SET bytesSent = ?, updatedAt = ? WHERE id = ?",
-                arguments: [bytesSent, time, jobID.uuidString])
+            try db.cachedStatement(sql: "UPDATE jobs SET bytesSent = ?, updatedAt = ? WHERE id = ?")
+                .execute(arguments: [bytesSent, time, jobID.uuidString])
             if db.changesCount == 0 { throw StoreError.notFound("job \(jobID)") }
         }
     }

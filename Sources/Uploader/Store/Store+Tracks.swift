@@ -14,20 +14,23 @@ extension Store {
     @discardableResult
     public func upsertTrack(path: String, size: Int64, mtimeNs: Int64) throws(StoreError) -> TrackRecord {
         let time = now()
-        return try write { db in
-            guard var track = try Self.fetchTrack(db, path: path) else {
-                var track = TrackRecord(path: path, size: size, mtimeNs: mtimeNs, updatedAt: time)
-                try track.insert(db)
-                return track
-            }
-            guard track.size != size || track.mtimeNs != mtimeNs else { return track }
-            track.size = size
-            track.mtimeNs = mtimeNs
-            if track.uploadState == .uploaded { track.uploadState = .none }
-            track.updatedAt = time
-            try track.update(db)
+        return try write { db in try Self.upsertTrack(db, path: path, size: size, mtimeNs: mtimeNs, at: time) }
+    }
+
+    @discardableResult
+    static func upsertTrack(_ db: Database, path: String, size: Int64, mtimeNs: Int64, at time: Date) throws -> TrackRecord {
+        guard var track = try fetchTrack(db, path: path) else {
+            var track = TrackRecord(path: path, size: size, mtimeNs: mtimeNs, updatedAt: time)
+            try track.insert(db)
             return track
         }
+        guard track.size != size || track.mtimeNs != mtimeNs else { return track }
+        track.size = size
+        track.mtimeNs = mtimeNs
+        if track.uploadState == .uploaded { track.uploadState = .none }
+        track.updatedAt = time
+        try track.update(db)
+        return track
     }
 
     /// Sets a track's upload state, its error text, and (when given) where its cloud copy is.
@@ -83,7 +86,7 @@ extension Store {
     }
 
     static func fetchTrack(_ db: Database, path: String) throws -> TrackRecord? {
-        try TrackRecord.fetchOne(db, sql: "SELECT * FROM tracks WHERE path = ?", arguments: [path])
+        try TrackRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM tracks WHERE path = ?"), arguments: [path])
     }
 }
 

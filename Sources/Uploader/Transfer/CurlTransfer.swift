@@ -213,18 +213,18 @@ final class CurlTransfer {
     }
 
     fileprivate func headerLine(_ buffer: UnsafeMutablePointer<CChar>, count: Int) -> Int {
-        let line = buffer.withMemoryRebound(to: UInt8.self, capacity: count) {
-            String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self)
-        }.trimmingCharacters(in: .whitespacesAndNewlines)
-        if line.hasPrefix("HTTP/") {
-            // A new status line (after a 100 or on a retry) starts a fresh header set.
-            responseHeaders.removeAll(keepingCapacity: true)
-            let fields = line.split(separator: " ", maxSplits: 2)
-            status = fields.count > 1 ? Int(fields[1]) ?? 0 : 0
-        } else if let colon = line.firstIndex(of: ":") {
-            let name = line[..<colon].lowercased()
-            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            responseHeaders.append((name, value))
+        // On bytes, not Foundation strings: this runs for every header of every reply.
+        buffer.withMemoryRebound(to: UInt8.self, capacity: count) { start in
+            let bytes = UnsafeBufferPointer(start: start, count: count)
+            guard let line = HeaderLine(bytes) else { return }
+            switch line {
+            case .status(let code):
+                // A new status line (after a 100 or on a retry) starts a fresh header set.
+                responseHeaders.removeAll(keepingCapacity: true)
+                status = code
+            case .field(let name, let value):
+                responseHeaders.append((name, value))
+            }
         }
         return count
     }
@@ -296,4 +296,45 @@ private let curlHeaderLine: r2_data_callback = { buffer, size, count, context in
 private let curlProgress: r2_xferinfo_callback = { context, _, _, _, uploaded in
     guard let context else { return 0 }
     return Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().progress(uploaded: Int64(uploaded))
+}
+
+/// One header line as curl hands it over: a status line or a `name: value` field
+/// (name lower-cased, value without surrounding blanks). Blank and malformed lines are nil.
+enum HeaderLine: Equatable {
+    case status(Int)
+    case field(name: String, value: String)
+
+    init?(_ bytes: UnsafeBufferPointer<UInt8>) {
+        func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
+        var low = 0
+        var high = bytes.count
+        while low < high, isBlank(bytes[low]) { low += 1 }
+        while high > low, isBlank(bytes[high - 1]) { high -= 1 }
+        guard low < high else { return nil }
+        let line = UnsafeBufferPointer(rebasing: bytes[low..<high])
+        if line.count >= 5, line[0] == 0x48, line[1] == 0x54, line[2] == 0x54, line[3] == 0x50, line[4] == 0x2F {  // "HTTP/"
+            // "HTTP/1.1 200 OK": the digits after the first space.
+            guard let space = line.firstIndex(of: 0x20) else {
+                self = .status(0)
+                return
+            }
+            var code = 0
+            var index = space + 1
+            while index < line.count, line[index] == 0x20 { index += 1 }
+            while index < line.count, (0x30...0x39).contains(line[index]), code < 1000 {
+                code = code * 10 + Int(line[index] - 0x30)
+                index += 1
+            }
+            self = .status(code)
+            return
+        }
+        guard let colon = line.firstIndex(of: 0x3A) else { return nil }
+        var nameBytes = Array(line[..<colon])
+        for index in nameBytes.indices where (0x41...0x5A).contains(nameBytes[index]) { nameBytes[index] += 0x20 }
+        var start = colon + 1
+        while start < line.count, isBlank(line[start]) { start += 1 }
+        self = .field(
+            name: String(decoding: nameBytes, as: UTF8.self),
+            value: String(decoding: UnsafeBufferPointer(rebasing: line[start...]), as: UTF8.self))
+    }
 }
