@@ -120,7 +120,7 @@ public final class UploadQueue: Sendable {
                 journal: StoreJournal(store: store, jobID: job.id))
             let item = UploadItem(
                 fileName: (job.path as NSString).lastPathComponent, fileSize: outcome.size, r2Key: outcome.key,
-                uploadDate: Date(), publicURL: URL(string: service.publicURL(for: outcome.key))!,
+                uploadDate: Date(), publicURL: URL(string: service.publicURL(for: outcome.key, in: job.bucket))!,
                 bucket: job.bucket, etag: outcome.etag)
             job = try store.completeJob(id: job.id, historyItem: item)
             summary.value.withLock {

@@ -59,9 +59,12 @@ public final class UploadService: Sendable {
 
     deinit { client.engine.shutdown() }
 
-    /// The public URL of a key in this service's bucket.
-    public func publicURL(for key: String) -> String {
-        PublicURL.make(key: key, bucket: bucket, publicBase: settings.publicURL?.value, endpoint: endpoint)
+    /// The public URL of a key in this service's bucket, or in another one (a job queued
+    /// with another --bucket): the configured public base belongs to this bucket only.
+    public func publicURL(for key: String, in otherBucket: String? = nil) -> String {
+        let target = otherBucket ?? bucket
+        let base = target == bucket ? settings.publicURL?.value : nil
+        return PublicURL.make(key: key, bucket: target, publicBase: base, endpoint: endpoint)
     }
 
     /// Uploads one file now, without the queue.
