@@ -121,6 +121,10 @@ for i in range(2000):
     rm -f "$WORK"/w3.sqlite*
     measure "W3 r2up (store on disk)" 0.03125 "$BIN" push "$dir" --prefix "$p" --db "$WORK/w3.sqlite" --concurrency 4
     check "$p" 2000 $((2000 * 16384))
+    p=$(fresh_prefix w3reply)
+    rm -f "$WORK"/w3.sqlite*
+    measure "W3 r2up --verify reply" 0.03125 "$BIN" push "$dir" --prefix "$p" --db "$WORK/w3.sqlite" --concurrency 4 --verify reply
+    check "$p" 2000 $((2000 * 16384))
     p=$(fresh_prefix w3tmpfs)
     rm -f /dev/shm/r2up-w3.sqlite*
     measure "W3 r2up (store on tmpfs)" 0.03125 "$BIN" push "$dir" --prefix "$p" --db /dev/shm/r2up-w3.sqlite --concurrency 4

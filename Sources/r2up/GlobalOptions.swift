@@ -81,6 +81,12 @@ struct TransferOptions: ParsableArguments {
             valueName: "md5|crc32"))
     var checksum: IntegrityCheck?
 
+    @Option(
+        help: ArgumentHelp(
+            "How a single-PUT upload is confirmed: head (a HEAD checks size and ETag, the default) or reply (the server-verified checksum and its 200 reply; one request per file). Multipart uploads are always checked with a HEAD.",
+            valueName: "head|reply"))
+    var verify: SinglePutCheck = .head
+
     func validate() throws {
         guard (1...64).contains(concurrency) else {
             throw ValidationError("--concurrency must be from 1 to 64, got \(concurrency)")
@@ -108,8 +114,14 @@ struct TransferOptions: ParsableArguments {
         if let size = partSize.flatMap(ByteSize.parse) { options.upload.partSize = size }
         if let size = multipartThreshold.flatMap(ByteSize.parse) { options.upload.multipartThreshold = size }
         options.upload.integrityCheck = checksum
+        options.upload.headAfterPut = verify == .head
         return options
     }
 }
 
 extension IntegrityCheck: ExpressibleByArgument {}
+
+/// `--verify`: what confirms a single-PUT upload.
+enum SinglePutCheck: String, ExpressibleByArgument, CaseIterable {
+    case head, reply
+}

@@ -13,6 +13,10 @@ public struct UploadSettings: Sendable, Equatable {
     public var keepPartsOnFailure = false
     /// The checksum each PUT and part carries; nil picks the endpoint's default (`IntegrityCheck.defaultCheck`).
     public var integrityCheck: IntegrityCheck?
+    /// HEAD a single-PUT object after upload. Off, the server-verified checksum and the 200
+    /// reply are the proof (as rclone and the AWS CLI trust them), saving a request per file.
+    /// A multipart upload is always checked with a HEAD: its completion can fail inside a 200.
+    public var headAfterPut = true
 
     public init() {}
 }
@@ -108,7 +112,7 @@ public struct FileUploader: Sendable {
             try? await deleteQuietly(bucket: bucket, key: key)
             throw .fileChanged(file.path)
         }
-        try await verify(bucket: bucket, key: key, size: file.size, etag: etag)
+        if settings.headAfterPut { try await verify(bucket: bucket, key: key, size: file.size, etag: etag) }
         return UploadOutcome(
             bucket: bucket, key: key, etag: etag, size: file.size, bytesSent: sent.value, partCount: 1,
             multipart: false, partsResumed: 0)

@@ -177,4 +177,21 @@ struct IntegrityTests {
         let stored = try await IndependentClient.fetch([scope + "t.flac"], bucket: bucket, server: server)
         #expect(stored[scope + "t.flac"]?.sha256 == file.sha256)
     }
+
+    @Test("a single PUT is confirmed by a HEAD by default, by the verified reply alone when asked", arguments: [true, false])
+    func headAfterPut(head: Bool) async throws {
+        let server = try TestServer.require()
+        let scope = server.scratchPrefix("verify")
+        let proxy = try await FaultProxy(server: server, arguments: ["--log-all"])
+        var options = RunOptions()
+        options.upload.headAfterPut = head
+        let service = try server.service(options: options, endpoint: proxy.endpoint)
+        let directory = try TestDirectory()
+        let file = try directory.makeFile("short.mp3", size: 3000, seed: 4)
+        _ = try await service.upload(PushRequest(path: file.path, key: scope + "short.mp3", attributes: ObjectAttributes()))
+        let methods = proxy.injectedFaults(includingClean: true).compactMap { $0["method"] as? String }
+        #expect(methods == (head ? ["PUT", "HEAD"] : ["PUT"]))
+        let stored = try await IndependentClient.fetch([scope + "short.mp3"], bucket: server.bucket, server: server)
+        #expect(stored[scope + "short.mp3"]?.sha256 == file.sha256)
+    }
 }
