@@ -177,7 +177,7 @@ extension TrackRecord: FetchableRecord, MutablePersistableRecord {
         container["key"] = key
         container["etag"] = etag
         container["lastError"] = lastError
-        container["updatedAt"] = updatedAt
+        container["updatedAt"] = StoreDate.text(updatedAt)
     }
 
     public mutating func didInsert(_ inserted: InsertionSuccess) {
@@ -223,11 +223,11 @@ extension UploadJob: FetchableRecord, PersistableRecord {
         container["uploadID"] = uploadID
         container["partSize"] = partSize
         container["attempts"] = attempts
-        container["nextAttemptAt"] = nextAttemptAt
+        container["nextAttemptAt"] = nextAttemptAt.map(StoreDate.text)
         container["lastError"] = lastError
         container["bytesSent"] = bytesSent
-        container["createdAt"] = createdAt
-        container["updatedAt"] = updatedAt
+        container["createdAt"] = StoreDate.text(createdAt)
+        container["updatedAt"] = StoreDate.text(updatedAt)
     }
 }
 

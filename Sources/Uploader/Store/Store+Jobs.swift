@@ -76,13 +76,13 @@ extension Store {
             try db.cachedStatement(sql: """
                 UPDATE jobs SET state = 'uploading', attempts = attempts + 1, lastError = NULL, updatedAt = ?
                 WHERE id = ?
-                """).execute(arguments: [time, id.uuidString])
+                """).execute(arguments: [StoreDate.text(time), id.uuidString])
             guard db.changesCount > 0, let job = try Self.fetchJob(db, id: id) else {
                 throw StoreError.notFound("job \(id)")
             }
             try db.cachedStatement(sql: """
                 UPDATE tracks SET uploadState = 'uploading', lastError = NULL, updatedAt = ? WHERE path = ?
-                """).execute(arguments: [time, job.path])
+                """).execute(arguments: [StoreDate.text(time), job.path])
             return job
         }
     }
@@ -184,7 +184,7 @@ extension Store {
         let time = now()
         try write { db in
             try db.cachedStatement(sql: "UPDATE jobs SET bytesSent = ?, updatedAt = ? WHERE id = ?")
-                .execute(arguments: [bytesSent, time, jobID.uuidString])
+                .execute(arguments: [bytesSent, StoreDate.text(time), jobID.uuidString])
             if db.changesCount == 0 { throw StoreError.notFound("job \(jobID)") }
         }
     }

@@ -24,9 +24,16 @@ extension Store {
             try db.cachedStatement(sql: """
                 UPDATE jobs SET state = 'completed', nextAttemptAt = NULL, lastError = NULL,
                                 bytesSent = length, updatedAt = ? WHERE id = ?
-                """).execute(arguments: [time, id.uuidString])
+                """).execute(arguments: [StoreDate.text(time), id.uuidString])
             try Self.deleteParts(db, jobID: id)
-            try historyItem.insert(db)
+            try db.cachedStatement(sql: """
+                INSERT INTO history (id, fileName, fileSize, r2Key, uploadDate, publicURL, bucket, etag)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """).execute(arguments: [
+                    historyItem.id.uuidString, historyItem.fileName, historyItem.fileSize, historyItem.r2Key,
+                    StoreDate.text(historyItem.uploadDate), historyItem.publicURL.absoluteString, historyItem.bucket,
+                    historyItem.etag,
+                ])
             try db.cachedStatement(sql: """
                 INSERT INTO tracks (path, size, mtimeNs, uploadState, bucket, "key", etag, lastError, updatedAt)
                 VALUES (?, ?, ?, 'uploaded', ?, ?, ?, NULL, ?)
@@ -35,7 +42,7 @@ extension Store {
                     bucket = excluded.bucket, "key" = excluded."key", etag = excluded.etag,
                     lastError = NULL, updatedAt = excluded.updatedAt
                 """).execute(arguments: [
-                    job.path, job.length, job.mtimeNs, job.bucket, job.key, historyItem.etag, time,
+                    job.path, job.length, job.mtimeNs, job.bucket, job.key, historyItem.etag, StoreDate.text(time),
                 ])
             return job
         }

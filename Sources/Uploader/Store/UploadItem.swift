@@ -126,7 +126,7 @@ extension UploadItem: FetchableRecord, PersistableRecord {
         container["fileName"] = fileName
         container["fileSize"] = fileSize
         container["r2Key"] = r2Key
-        container["uploadDate"] = uploadDate
+        container["uploadDate"] = StoreDate.text(uploadDate)
         container["publicURL"] = publicURL.absoluteString
         container["bucket"] = bucket
         container["etag"] = etag
