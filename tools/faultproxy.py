@@ -695,6 +695,9 @@ async def amain(a):
 
 def main(argv=None):
     a = parse_args(sys.argv[1:] if argv is None else argv)
+    # Started from a thread that blocks signals (a Swift test's dispatch worker), we would
+    # inherit that mask and never see SIGTERM; unblock what we handle.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
     asyncio.run(amain(a))
     return 0
 
