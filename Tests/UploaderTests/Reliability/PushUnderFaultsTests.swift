@@ -56,6 +56,8 @@ struct PushUnderFaultsTests {
         #expect(history.count == expected.count)
         #expect(Set(history) == Set(expected.keys))
 
+        expectNoSecret(server.secretKey, in: run, database: database)
+
         let figures = FaultFigures(proxy.injectedFaults(includingClean: true))
         #expect(figures.faults >= 10, "too few faults to prove anything: \(figures)")
         print(
@@ -100,6 +102,16 @@ struct PushUnderFaultsTests {
         let stored = try await IndependentClient.fetch([scope + "skewed.m4a"], bucket: server.bucket, server: server)
         #expect(stored[scope + "skewed.m4a"]?.sha256 == file.sha256)
         #expect(try Store(path: database).recentUploads(limit: 10).map(\.r2Key) == [scope + "skewed.m4a"])
+        expectNoSecret(server.secretKey, in: run, database: database)
+    }
+
+    /// The secret is in no output, no database file and no log the run wrote.
+    private func expectNoSecret(_ secret: String, in run: Subprocess.Result, database: String) {
+        #expect(!(run.stdoutText + run.stderrText).contains(secret))
+        for path in [database, database + "-wal", database + "-journal"] {
+            guard let bytes = FileManager.default.contents(atPath: path) else { continue }
+            #expect(bytes.range(of: Data(secret.utf8)) == nil, "the secret is stored in \(path)")
+        }
     }
 }
 
