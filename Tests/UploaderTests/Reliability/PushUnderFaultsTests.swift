@@ -13,16 +13,11 @@ struct PushUnderFaultsTests {
         let scope = server.scratchPrefix("faults")
         let directory = try TestDirectory()
         let album = directory.path + "/album"
-        var expected: [String: String] = [:]  // key → sha256
-        for index in 1...100 {
-            let name = String(format: "track %03d.m4a", index)
-            let file = try directory.makeFile("album/" + name, size: 1024 + index * 997, seed: UInt64(index))
-            expected[scope + name] = file.sha256
-        }
-        for (index, name) in ["mixes/long mix A.flac", "mixes/long mix B.flac"].enumerated() {
-            let file = try directory.makeFile("album/" + name, size: 40 << 20, seed: UInt64(500 + index))
-            expected[scope + name] = file.sha256
-        }
+        var sizes: [String: Int] = [:]
+        for index in 1...100 { sizes[String(format: "track %03d.m4a", index)] = 1024 + index * 997 }
+        sizes["mixes/long mix A.flac"] = 40 << 20
+        sizes["mixes/long mix B.flac"] = 40 << 20
+        let expected = try await RandomFiles.write(sizes, in: album, keyPrefix: scope)  // key → sha256
         // 10% resets (before, during and after the body), 5% error replies (500 InternalError,
         // 503 SlowDown, 429), 1% stalls longer than the 30 s low-speed timeout, 1% truncated
         // replies, 1% trickled at 1 MB/s. Seeded.
@@ -73,7 +68,8 @@ struct PushUnderFaultsTests {
         let server = try TestServer.require()
         let scope = server.scratchPrefix("skew")
         let directory = try TestDirectory()
-        let file = try directory.makeFile("skewed.m4a", size: 4096, seed: 7)
+        let file = try await RandomFiles.write(["skewed.m4a": 4096], in: directory.path, keyPrefix: "")
+            .map { (path: directory.path + "/" + $0.key, sha256: $0.value) }.first!
         // The first request is refused as a server ten minutes ahead would refuse it
         // (SeaweedFS itself allows 15 minutes, so the corrected signature still passes there).
         let proxy = try await FaultProxy(
@@ -112,6 +108,35 @@ struct PushUnderFaultsTests {
             guard let bytes = FileManager.default.contents(atPath: path) else { continue }
             #expect(bytes.range(of: Data(secret.utf8)) == nil, "the secret is stored in \(path)")
         }
+    }
+}
+
+/// Seeded random files written by Python, off the cooperative pool: generating 80 MiB in a
+/// debug build on a test thread would stall every other test's awaits.
+enum RandomFiles {
+    /// Writes each relative path with its size; returns `keyPrefix + path` → SHA-256.
+    static func write(_ sizes: [String: Int], in folder: String, keyPrefix: String) async throws -> [String: String] {
+        let script = """
+            import hashlib, json, os, random, sys
+            request = json.load(sys.stdin)
+            out = {}
+            for name, size in sorted(request["sizes"].items()):
+                path = os.path.join(request["folder"], name)
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                rng, digest = random.Random(name), hashlib.sha256()
+                with open(path, "wb") as f:
+                    left = size
+                    while left > 0:
+                        chunk = rng.randbytes(min(left, 1 << 20))
+                        f.write(chunk); digest.update(chunk); left -= len(chunk)
+                out[request["prefix"] + name] = digest.hexdigest()
+            json.dump(out, sys.stdout)
+            """
+        let input: [String: Any] = ["sizes": sizes, "folder": folder, "prefix": keyPrefix]
+        let result = try await Subprocess.run(
+            "/usr/bin/env", ["python3", "-c", script], stdin: try JSONSerialization.data(withJSONObject: input))
+        guard result.status == 0 else { throw TestSetupError("writing test files failed: \(result.stderrText)") }
+        return try JSONDecoder().decode([String: String].self, from: result.stdout)
     }
 }
 
