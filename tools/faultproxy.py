@@ -438,10 +438,12 @@ class Proxy:
                 # With Expect: 100-continue the client may or may not send the body now.
                 keep = not has_body and not client_close
             retry_after = 1 if status == 429 else None
+            # Logged before the client can see the reply, so a test reading the log after
+            # its request returned always finds the line.
+            record("error", status=status, code=code)
             cwriter.write(s3_error_response(status, code, path, rid, keep, method == "HEAD",
                                             retry_after, self.a.error_date_offset))
             await cwriter.drain()
-            record("error", status=status, code=code)
             return keep
 
         try:
@@ -553,23 +555,30 @@ class Proxy:
         if fault == "truncate":
             if rframing == "length" and rlength > 0:
                 keep_bytes = rng.randrange(0, rlength)
+                record("truncate", upstream_status=status, body_bytes_sent=keep_bytes,
+                       of=rlength)
                 cwriter.write(resp.raw)
                 await cwriter.drain()
                 with contextlib.suppress(Cut):
                     await relay_body(ureader, cwriter, rframing, rlength, cut_at=keep_bytes)
-                record("truncate", upstream_status=status, body_bytes_sent=keep_bytes,
-                       of=rlength)
             else:
                 # Cut before the status code is whole ("HTTP/1.1 2" at most): a cut
                 # later looks like a complete, if short, head to lenient parsers.
                 keep_bytes = rng.randrange(1, min(11, len(resp.raw)))
-                cwriter.write(resp.raw[:keep_bytes])
-                await cwriter.drain()
                 record("truncate", upstream_status=status, head_bytes_sent=keep_bytes,
                        of_head=len(resp.raw))
+                cwriter.write(resp.raw[:keep_bytes])
+                await cwriter.drain()
             fin(cwriter)
             return False
 
+        # Logged before the reply goes out (see "error" above).
+        if fault == "trickle":
+            record("trickle", bps=self.a.trickle_bps, upstream_status=status)
+        if fault in (None, "reset-during-body"):
+            self.counts["clean"] += 1
+            if self.a.log_all:
+                self.emit({**rec, "fault": None, "status": status})
         pacer = Pacer(self.a.trickle_bps) if fault == "trickle" else None
         if pacer is not None:
             await pacer.write(cwriter, resp.raw)
@@ -577,12 +586,6 @@ class Proxy:
             cwriter.write(resp.raw)
             await cwriter.drain()
         await relay_body(ureader, cwriter, rframing, rlength, pacer=pacer)
-        if fault == "trickle":
-            record("trickle", bps=self.a.trickle_bps, upstream_status=status)
-        if fault in (None, "reset-during-body"):
-            self.counts["clean"] += 1
-            if self.a.log_all:
-                self.emit({**rec, "fault": None, "status": status})
         return not (client_close or upstream_close or early)
 
 
