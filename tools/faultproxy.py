@@ -24,7 +24,8 @@ Faults (each request gets at most one; the rates are probabilities, summing to <
                      then RST the client without it (the object may well be stored)
   error              answer without upstream: 500 InternalError, 503 SlowDown or
                      429 TooManyRequests (--error-statuses, e.g. 503:ServiceUnavailable
-                     as R2 says it), S3 XML error body; --script N=error:503[:CODE]
+                     as R2 says it), S3 XML error body; --script N=error:503[:CODE];
+                     403 is RequestTimeTooSkewed, its Date moved by --error-date-offset
   stall              hold upstream's final response for --stall-seconds, then send it
   truncate           send the response head and only part of its body (or, if it
                      has no body, part of its status line), then close
@@ -64,6 +65,9 @@ ERROR_CODES = {
     429: ("Too Many Requests", "TooManyRequests",
           "Too many requests, please slow down."),
     502: ("Bad Gateway", "BadGateway", "faultproxy could not reach the upstream server."),
+    # A server whose clock disagrees with the signature's; pair with --error-date-offset.
+    403: ("Forbidden", "RequestTimeTooSkewed",
+          "The difference between the request time and the current time is too large."),
 }
 MAX_HEAD = 1 << 20
 
@@ -272,7 +276,7 @@ def parse_error_spec(text):
 
 
 def s3_error_response(status, code, resource, request_id, keep_alive, head_only,
-                      retry_after=None):
+                      retry_after=None, date_offset=0.0):
     reason, default_code, message = ERROR_CODES.get(
         status, ("Error", code, "faultproxy injected this error."))
     if code != default_code:
@@ -285,7 +289,7 @@ def s3_error_response(status, code, resource, request_id, keep_alive, head_only,
         "Content-Type: application/xml",
         f"Content-Length: {0 if head_only else len(body)}",
         f"x-amz-request-id: {request_id}",
-        f"Date: {formatdate(usegmt=True)}",
+        f"Date: {formatdate(time.time() + date_offset, usegmt=True)}",
         "Server: faultproxy",
         f"Connection: {'keep-alive' if keep_alive else 'close'}",
     ]
@@ -409,7 +413,7 @@ class Proxy:
         if fault in ("reset-during-body", "corrupt-body") and not has_body:
             fault = None
         rec = {"req": idx, "eligible": n, "conn": conn, "method": method, "target": target[:300],
-               "length": length}
+               "length": length, "amzDate": head.get("x-amz-date")}
 
         def record(fault_name, **extra):
             self.counts[fault_name] += 1
@@ -434,10 +438,12 @@ class Proxy:
                 # With Expect: 100-continue the client may or may not send the body now.
                 keep = not has_body and not client_close
             retry_after = 1 if status == 429 else None
-            cwriter.write(s3_error_response(status, code, path, rid, keep, method == "HEAD",
-                                            retry_after))
-            await cwriter.drain()
+            # Logged before the client can see the reply, so a test reading the log after
+            # its request returned always finds the line.
             record("error", status=status, code=code)
+            cwriter.write(s3_error_response(status, code, path, rid, keep, method == "HEAD",
+                                            retry_after, self.a.error_date_offset))
+            await cwriter.drain()
             return keep
 
         try:
@@ -549,23 +555,30 @@ class Proxy:
         if fault == "truncate":
             if rframing == "length" and rlength > 0:
                 keep_bytes = rng.randrange(0, rlength)
+                record("truncate", upstream_status=status, body_bytes_sent=keep_bytes,
+                       of=rlength)
                 cwriter.write(resp.raw)
                 await cwriter.drain()
                 with contextlib.suppress(Cut):
                     await relay_body(ureader, cwriter, rframing, rlength, cut_at=keep_bytes)
-                record("truncate", upstream_status=status, body_bytes_sent=keep_bytes,
-                       of=rlength)
             else:
                 # Cut before the status code is whole ("HTTP/1.1 2" at most): a cut
                 # later looks like a complete, if short, head to lenient parsers.
                 keep_bytes = rng.randrange(1, min(11, len(resp.raw)))
-                cwriter.write(resp.raw[:keep_bytes])
-                await cwriter.drain()
                 record("truncate", upstream_status=status, head_bytes_sent=keep_bytes,
                        of_head=len(resp.raw))
+                cwriter.write(resp.raw[:keep_bytes])
+                await cwriter.drain()
             fin(cwriter)
             return False
 
+        # Logged before the reply goes out (see "error" above).
+        if fault == "trickle":
+            record("trickle", bps=self.a.trickle_bps, upstream_status=status)
+        if fault in (None, "reset-during-body"):
+            self.counts["clean"] += 1
+            if self.a.log_all:
+                self.emit({**rec, "fault": None, "status": status})
         pacer = Pacer(self.a.trickle_bps) if fault == "trickle" else None
         if pacer is not None:
             await pacer.write(cwriter, resp.raw)
@@ -573,12 +586,6 @@ class Proxy:
             cwriter.write(resp.raw)
             await cwriter.drain()
         await relay_body(ureader, cwriter, rframing, rlength, pacer=pacer)
-        if fault == "trickle":
-            record("trickle", bps=self.a.trickle_bps, upstream_status=status)
-        if fault in (None, "reset-during-body"):
-            self.counts["clean"] += 1
-            if self.a.log_all:
-                self.emit({**rec, "fault": None, "status": status})
         return not (client_close or upstream_close or early)
 
 
@@ -627,6 +634,9 @@ def parse_args(argv):
                     help="what the error fault picks from: STATUS[:CODE],... e.g. "
                          "500,503:ServiceUnavailable,429 (defaults: 500 InternalError, "
                          "503 SlowDown, 429 TooManyRequests, 502 BadGateway)")
+    ap.add_argument("--error-date-offset", type=float, default=0.0, metavar="SECONDS",
+                    help="shift the Date header of injected errors, as a server whose clock is "
+                         "SECONDS ahead (with --script 1=error:403:RequestTimeTooSkewed)")
     ap.add_argument("--stall-seconds", type=float, default=40.0)
     ap.add_argument("--trickle-bps", type=int, default=4096, help="bytes per second when trickling")
     ap.add_argument("--only-methods", help="comma list, e.g. PUT,POST: only these get faults")
@@ -688,6 +698,9 @@ async def amain(a):
 
 def main(argv=None):
     a = parse_args(sys.argv[1:] if argv is None else argv)
+    # Started from a thread that blocks signals (a Swift test's dispatch worker), we would
+    # inherit that mask and never see SIGTERM; unblock what we handle.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
     asyncio.run(amain(a))
     return 0
 

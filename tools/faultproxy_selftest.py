@@ -15,10 +15,12 @@ proxy logged for that key, reading the truth from the server directly:
   stall -> client time-out (stall > timeout), object stored
   truncate -> broken response, object stored
   corrupt-body -> 400 BadDigest (the server checks Content-MD5), no object
-Then a second run with --script checks determinism and GET truncation.
+Then a second run with --script checks determinism and GET truncation, and a
+third the 403 RequestTimeTooSkewed reply with a Date moved by --error-date-offset.
 Exit 0 when every outcome matched.
 """
 import argparse
+import email.utils
 import hashlib
 import http.client
 import json
@@ -176,6 +178,21 @@ def main():
     hs, _, _ = direct.req("HEAD", key)
     if hs != 404:
         failures.append(f"DELETE behind reset-after should still have deleted the object (HEAD {hs})")
+
+    # A server clock 15 minutes ahead: 403 RequestTimeTooSkewed whose Date says so.
+    proxy, port = start_proxy(upstream, os.path.join(tmp, "skew.jsonl"),
+                              ["--script", "1=error:403:RequestTimeTooSkewed", "--error-date-offset", "900"])
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5.0)
+    conn.request("PUT", f"/{a.bucket}/{run}/skewed", body=b"x")
+    reply = conn.getresponse()
+    skew_body = reply.read()
+    ahead = email.utils.parsedate_to_datetime(reply.getheader("Date")).timestamp() - time.time()
+    conn.close()
+    proxy.terminate()
+    proxy.communicate(timeout=10)
+    print(f"skew run: {reply.status} {xml_code(skew_body)}, Date {ahead:+.0f} s")
+    if reply.status != 403 or xml_code(skew_body) != "RequestTimeTooSkewed" or not 880 < ahead < 920:
+        failures.append(f"skew run gave {reply.status} {skew_body!r}, Date {ahead:+.0f} s")
 
     # Clean up what the run stored.
     for key in outcomes:

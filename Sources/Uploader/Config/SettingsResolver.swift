@@ -40,7 +40,11 @@ public struct SettingsResolver: Sendable {
         ] {
             guard let file = try INIFile.load(path) else { continue }
             filesRead.append(path)
-            if secret, let warning = Self.permissionWarning(path) { warnings.append(warning) }
+            // ~/.aws/config usually holds no secret, but may (the AWS CLI reads keys from it too).
+            let holdsSecret = secret || file.sections.values.contains {
+                $0["aws_secret_access_key"] != nil || $0["aws_session_token"] != nil
+            }
+            if holdsSecret, let warning = Self.permissionWarning(path) { warnings.append(warning) }
             if let values = file.sections[sectionName] {
                 profileFound = true
                 sections.append((path, profileName.value, values))

@@ -70,7 +70,15 @@ public final class S3Client: Sendable {
             } catch {
                 throw .transfer(TransferError(kind: .cancelled, message: "cancelled"))
             }
-            if (200..<300).contains(response.status) { return response }
+            if (200..<300).contains(response.status) {
+                // S3 answers uploads with no body or XML; an HTML page means the endpoint is a web server.
+                if call.method == "PUT" || call.method == "POST",
+                    response.header("content-type")?.lowercased().contains("text/html") == true
+                {
+                    throw .unexpectedResponse("it answered an HTML page (HTTP \(response.status)); check --endpoint")
+                }
+                return response
+            }
             let failure = S3ServiceError(response: response)
             // A HEAD reply has no body to say RequestTimeTooSkewed: a bare 403 whose Date is far
             // from our clock is taken as skew too, or a first HEAD on a wrong clock fails for good.

@@ -32,7 +32,9 @@ public struct Diagnosis: Sendable, Equatable {
                 let diagnosis = Diagnosis(inner, subject: subject)
                 self.init(status: diagnosis.status, message: diagnosis.message)
             default:
-                self.init(status: .uploadFailed, message: prefix + error.description)
+                // Some descriptions already start with the path; never print it twice.
+                let text = error.description
+                self.init(status: .uploadFailed, message: text.hasPrefix(prefix) ? text : prefix + text)
             }
         case let error as S3ClientError:
             self.init(Self.explain(error), prefix: prefix)

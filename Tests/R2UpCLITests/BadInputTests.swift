@@ -1,0 +1,504 @@
+import Foundation
+import Testing
+import Uploader
+
+/// Issue 5 item 5: every kind of bad input a user can give, one row each. Each row checks the
+/// exit code, one clear line on stderr, that the secret and session token never show up (output,
+/// database), and that nothing was lost or written half (no object, no history row, no pending
+/// multipart upload, the database intact).
+// Serialized: 32 rows at once (each with r2up, python and boto3) would starve the timing-sensitive
+// tests of other suites on a 2-core machine.
+@Suite("Bad input", .serialized)
+struct BadInputTests {
+    @Test("bad input gives DESIGN's exit code, one clear line, and nothing half-written", arguments: BadInputRow.all)
+    func badInput(row: BadInputRow) async throws {
+        let server = try CLI.serverEnvironment()
+        let folder = try TemporaryFolder()
+        let scope = "tests/bad-input-\(row.id)-\(UInt32.random(in: 0...UInt32.max))/"
+        let context = BadInputContext(folder: folder.path, scope: scope, server: server)
+        let setup = try await row.setup(context)
+        defer { for helper in setup.helpers { helper.stop() } }
+
+        let run = try await setup.run(context)
+        let errorLines = run.stderr.split(separator: "\n").map(String.init)
+        #expect(run.status == row.status, "\(row.id): stderr: \(run.stderr)")
+        let line = try #require(errorLines.first(where: { !$0.hasPrefix("warning:") }) ?? (row.status == 0 ? "" : nil))
+        if row.status != 0 {
+            #expect(line.contains(row.phrase), "\(row.id): '\(line)' should say '\(row.phrase)'")
+            // argument-parser follows its "Error:" line with usage help; ours is the only line.
+            if !line.hasPrefix("Error:") {
+                #expect(errorLines.count == 1, "\(row.id): more than one line: \(run.stderr)")
+                #expect(line.hasPrefix("r2up: "))
+            }
+        } else {
+            // Success prints its result; a note such as "No uploads yet." may go to stderr, alone.
+            #expect(errorLines.count <= 1, "\(row.id): \(run.stderr)")
+            #expect((run.stdout + run.stderr).contains(row.phrase), "\(row.id): stdout: \(run.stdout)")
+        }
+        for secret in context.secrets {
+            #expect(!(run.stdout + run.stderr).contains(secret), "\(row.id): a secret was printed")
+        }
+
+        // What is left behind: the bucket under this row's prefix, and the database.
+        let state = try await StoredState.read(database: setup.database, scope: scope)
+        #expect(state.objects == row.objects, "\(row.id): objects \(state.objects)")
+        #expect(state.pendingUploads == 0, "\(row.id): a multipart upload was left open")
+        if let integrity = state.integrity { #expect(integrity == "ok", "\(row.id): integrity_check: \(integrity)") }
+        #expect(state.historyRows == row.objects.count + row.earlierUploads, "\(row.id): history rows \(state.historyRows)")
+        for path in [setup.database, setup.database + "-wal"] {
+            guard let bytes = FileManager.default.contents(atPath: path) else { continue }
+            for secret in context.secrets {
+                #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(row.id): a secret is stored in \(path)")
+            }
+        }
+        try await setup.verify(context)
+    }
+
+    /// A file holding a secret, readable by group or others: r2up warns (and names the fix);
+    /// ~/.aws/config without a secret in it is usually 644 and gets no warning.
+    @Test("a credentials or config file readable by others gets a warning; the secret is never shown", arguments: [
+        (".aws/credentials", "[default]\naws_access_key_id = KEY\naws_secret_access_key = SECRET\n", true),
+        (".config/r2up/config", "[default]\naws_access_key_id = KEY\naws_secret_access_key = SECRET\n", true),
+        (".aws/config", "[default]\naws_access_key_id = KEY\naws_secret_access_key = SECRET\n", true),
+        (".aws/config", "[default]\nregion = us-east-1\n", false),
+    ])
+    func looseFilePermissions(file: String, text: String, warns: Bool) async throws {
+        let server = try CLI.serverEnvironment()
+        let folder = try TemporaryFolder()
+        let path = folder.path + "/" + file
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        let secret = server["AWS_SECRET_ACCESS_KEY"]!
+        let contents = text.replacingOccurrences(of: "KEY", with: server["AWS_ACCESS_KEY_ID"]!)
+            .replacingOccurrences(of: "SECRET", with: secret)
+        try Data(contents.utf8).write(to: URL(fileURLWithPath: path))
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
+        var env = CLI.environment(server: server, home: folder.path)
+        if warns {
+            env["AWS_ACCESS_KEY_ID"] = nil
+            env["AWS_SECRET_ACCESS_KEY"] = nil
+        }
+        let track = folder.write("loose.m4a", "bytes")
+        let key = "tests/loose-\(UInt32.random(in: 0...UInt32.max))/loose.m4a"
+        let loose = try await CLI.run(["push", track, "--key", key, "--db", folder.path + "/db.sqlite"], environment: env)
+        #expect(loose.status == 0, "stderr: \(loose.stderr)")
+        let warning = "warning: \(path) is readable by other users; run: chmod 600 \(path)\n"
+        #expect(loose.stderr == (warns ? warning : ""))
+        #expect(!(loose.stdout + loose.stderr).contains(secret))
+
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+        let tight = try await CLI.run(["history", "--db", folder.path + "/db.sqlite"], environment: env)
+        #expect(tight.status == 0)
+        #expect(tight.stderr.isEmpty, "stderr: \(tight.stderr)")
+        #expect(!tight.stdout.contains(secret))
+    }
+}
+
+/// One kind of bad input: how to set it up, and what the user must see.
+struct BadInputRow: Sendable, CustomTestStringConvertible {
+    var id: String
+    var status: Int32
+    /// A phrase the error line must contain (for exit 0: stdout must).
+    var phrase: String
+    /// Keys (relative to the row's prefix) that must exist afterwards; usually none.
+    var objects: [String] = []
+    /// History rows the setup recorded before the run.
+    var earlierUploads = 0
+    var setup: @Sendable (BadInputContext) async throws -> BadInputSetup
+
+    var testDescription: String { id }
+}
+
+/// Where a row runs: its own folder and key prefix, and the test server's environment.
+struct BadInputContext: Sendable {
+    var folder: String
+    var scope: String
+    var server: [String: String]
+    static let sessionToken = "FQoGZXIvYXdzEXPIREDSESSIONTOKEN0123456789"
+
+    var database: String { folder + "/db.sqlite" }
+    var secrets: [String] { [server["AWS_SECRET_ACCESS_KEY"]!, Self.sessionToken] }
+    var environment: [String: String] { CLI.environment(server: server, home: folder) }
+
+    func file(_ name: String, bytes: Int = 16) throws -> String {
+        let path = folder + "/" + name
+        try Data(repeating: 0x61, count: bytes).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    /// `push PATH` into the row's prefix, plus `extra` arguments.
+    func push(_ path: String, _ extra: [String] = []) -> [String] {
+        ["push", path, "--prefix", scope, "--db", database] + extra
+    }
+}
+
+/// What a row's setup produced: the command to run, helpers to stop, and extra checks.
+struct BadInputSetup: Sendable {
+    var arguments: [String]
+    var environment: [String: String]
+    var database: String
+    var helpers: [HelperServer] = []
+    /// Runs the command; rows that act during the run (delete, grow) replace it.
+    var run: @Sendable (BadInputContext) async throws -> CLI.Run
+    var verify: @Sendable (BadInputContext) async throws -> Void = { _ in }
+
+    init(
+        _ arguments: [String], environment: [String: String], database: String, helpers: [HelperServer] = [],
+        unprivileged: Bool = false
+    ) {
+        self.arguments = arguments
+        self.environment = environment
+        self.database = database
+        self.helpers = helpers
+        run = { _ in
+            try await ProcessRunner.r2up(arguments, environment: environment, unprivileged: unprivileged)
+        }
+    }
+}
+
+extension BadInputRow {
+    static let all: [BadInputRow] = [
+        BadInputRow(id: "missing file", status: 2, phrase: "nope.m4a: no such file") { c in
+            BadInputSetup(c.push(c.folder + "/nope.m4a"), environment: c.environment, database: c.database)
+        },
+        BadInputRow(id: "directory where a file is expected", status: 2, phrase: "--key cannot name a folder's files") { c in
+            try FileManager.default.createDirectory(atPath: c.folder + "/album", withIntermediateDirectories: true)
+            _ = try c.file("album/01.m4a")
+            return BadInputSetup(
+                ["push", c.folder + "/album", "--key", c.scope + "x", "--db", c.database], environment: c.environment,
+                database: c.database)
+        },
+        BadInputRow(id: "unreadable file", status: 2, phrase: "cannot be read: Permission denied") { c in
+            let path = try c.file("locked.m4a")
+            try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: path)
+            // root reads anything: run r2up as nobody, with a folder it may write its database to.
+            try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: c.folder)
+            return BadInputSetup(c.push(path), environment: c.environment, database: c.database, unprivileged: true)
+        },
+        BadInputRow(id: "FIFO", status: 2, phrase: "not a regular file") { c in
+            let path = c.folder + "/pipe.m4a"
+            guard mkfifo(path, 0o644) == 0 else { throw HarnessError("mkfifo failed") }
+            return BadInputSetup(c.push(path), environment: c.environment, database: c.database)
+        },
+        BadInputRow(id: "zero-byte file uploads fine", status: 0, phrase: "/empty.m4a", objects: ["empty.m4a"]) { c in
+            BadInputSetup(c.push(try c.file("empty.m4a", bytes: 0)), environment: c.environment, database: c.database)
+        },
+        BadInputRow(id: "file deleted mid-upload", status: 1, phrase: "the file changed while it was uploading") { c in
+            try await changedMidUpload(c) { path in try FileManager.default.removeItem(atPath: path) }
+        },
+        BadInputRow(id: "file grown mid-upload", status: 1, phrase: "the file changed while it was uploading") { c in
+            try await changedMidUpload(c) { path in
+                let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+                try handle.seekToEnd()
+                try handle.write(contentsOf: Data(repeating: 0x62, count: 4096))
+                try handle.close()
+            }
+        },
+        BadInputRow(id: "key over 1024 bytes", status: 2, phrase: "the key is 1100 bytes long; S3 and R2 allow at most 1024") { c in
+            BadInputSetup(
+                ["push", try c.file("a.m4a"), "--key", c.scope + String(repeating: "k", count: 1100 - c.scope.utf8.count),
+                 "--db", c.database], environment: c.environment, database: c.database)
+        },
+        BadInputRow(id: "empty key", status: 2, phrase: "invalid object key: the key is empty") { c in
+            BadInputSetup(["push", try c.file("a.m4a"), "--key", "", "--db", c.database], environment: c.environment, database: c.database)
+        },
+        BadInputRow(id: "unknown bucket", status: 3, phrase: "does not exist (NoSuchBucket); check --bucket or R2UP_BUCKET") { c in
+            // A non-admin identity: SeaweedFS creates a missing bucket for an admin's PUT.
+            let env = CLI.environment(server: try CLI.writerEnvironment(), home: c.folder)
+            return BadInputSetup(
+                c.push(try c.file("a.m4a"), ["--bucket", "no-such-bucket-\(UInt32.random(in: 0...UInt32.max))"]),
+                environment: env, database: c.database)
+        },
+        BadInputRow(id: "wrong access key", status: 3, phrase: "the access key id is not known to the server (InvalidAccessKeyId)") { c in
+            var env = c.environment
+            env["AWS_ACCESS_KEY_ID"] = "AKIANOSUCHKEY0000000"
+            return BadInputSetup(c.push(try c.file("a.m4a")), environment: env, database: c.database)
+        },
+        BadInputRow(id: "wrong secret", status: 3, phrase: "the secret access key is wrong (SignatureDoesNotMatch)") { c in
+            var env = c.environment
+            env["AWS_SECRET_ACCESS_KEY"] = c.server["AWS_SECRET_ACCESS_KEY"]! + "-but-wrong"
+            return BadInputSetup(c.push(try c.file("a.m4a")), environment: env, database: c.database)
+        },
+        BadInputRow(id: "expired session token", status: 3, phrase: "the session token is expired or invalid (ExpiredToken)") { c in
+            // SeaweedFS has no STS; the proxy answers the first request as S3 does for an expired token.
+            let proxy = try await HelperServer.start(
+                "faultproxy.py",
+                ["--upstream", c.server["R2UP_ENDPOINT"]!.replacingOccurrences(of: "http://", with: ""),
+                 "--script", "1=error:400:ExpiredToken", "--max-seconds", "300"])
+            var env = c.environment
+            env["AWS_SESSION_TOKEN"] = BadInputContext.sessionToken
+            env["R2UP_ENDPOINT"] = proxy.endpoint
+            return BadInputSetup(c.push(try c.file("a.m4a")), environment: env, database: c.database, helpers: [proxy])
+        },
+        BadInputRow(id: "endpoint refusing connections", status: 1, phrase: "the endpoint refused the connection") { c in
+            BadInputSetup(c.push(try c.file("a.m4a"), ["--endpoint", "http://127.0.0.1:1"]), environment: c.environment, database: c.database)
+        },
+        BadInputRow(id: "endpoint that is not S3", status: 3, phrase: "the endpoint does not answer like S3: it answered an HTML page") { c in
+            let html = try await HelperServer.start("testservers.py", ["html"])
+            return BadInputSetup(
+                c.push(try c.file("a.m4a"), ["--endpoint", html.endpoint]), environment: c.environment, database: c.database,
+                helpers: [html])
+        },
+        BadInputRow(id: "unresolvable host", status: 3, phrase: "the endpoint's host cannot be resolved") { c in
+            BadInputSetup(
+                c.push(try c.file("a.m4a"), ["--endpoint", "http://no-such-host.invalid"]), environment: c.environment,
+                database: c.database)
+        },
+        BadInputRow(id: "malformed endpoint URL", status: 3, phrase: "the endpoint 'ht!tp://bad url' is not an http(s) URL") { c in
+            BadInputSetup(c.push(try c.file("a.m4a"), ["--endpoint", "ht!tp://bad url"]), environment: c.environment, database: c.database)
+        },
+        BadInputRow(id: "invalid --concurrency", status: 2, phrase: "The value 'abc' is invalid for '--concurrency") { c in
+            BadInputSetup(c.push(try c.file("a.m4a"), ["--concurrency", "abc"]), environment: c.environment, database: c.database)
+        },
+        BadInputRow(id: "--concurrency 0", status: 2, phrase: "--concurrency must be from 1 to 64, got 0") { c in
+            BadInputSetup(c.push(try c.file("a.m4a"), ["--concurrency", "0"]), environment: c.environment, database: c.database)
+        },
+        BadInputRow(id: "invalid --part-size", status: 2, phrase: "--part-size 'big' is not a size like 8M") { c in
+            BadInputSetup(c.push(try c.file("a.m4a"), ["--part-size", "big"]), environment: c.environment, database: c.database)
+        },
+        BadInputRow(id: "invalid --bwlimit", status: 2, phrase: "--bwlimit 'fast' is not a rate like 500K or 10M") { c in
+            BadInputSetup(c.push(try c.file("a.m4a"), ["--bwlimit", "fast"]), environment: c.environment, database: c.database)
+        },
+        BadInputRow(id: "part size under 5 MiB", status: 2, phrase: "--part-size must be from 5M to 5G, got 4M") { c in
+            BadInputSetup(c.push(try c.file("a.m4a"), ["--part-size", "4M"]), environment: c.environment, database: c.database)
+        },
+        BadInputRow(id: "part size over 5 GiB", status: 2, phrase: "--part-size must be from 5M to 5G, got 6G") { c in
+            BadInputSetup(c.push(try c.file("a.m4a"), ["--part-size", "6G"]), environment: c.environment, database: c.database)
+        },
+        BadInputRow(id: "corrupt database file", status: 5, phrase: "is damaged or not a database (file is not a database); it was left as it is") { c in
+            let garbage = Data("this is not SQLite, and r2up must not overwrite it\n".utf8)
+            try garbage.write(to: URL(fileURLWithPath: c.database))
+            // The garbage file is compared byte for byte below; the common checks look at a path never written.
+            var setup = BadInputSetup(c.push(try c.file("a.m4a")), environment: c.environment, database: c.folder + "/none.sqlite")
+            setup.verify = { c in #expect(FileManager.default.contents(atPath: c.database) == garbage) }
+            return setup
+        },
+        BadInputRow(id: "database folder read-only", status: 5, phrase: "cannot be written (read-only folder or file)") { c in
+            // As nobody, in a folder owned by root with mode 755 (root would write anyway).
+            let readOnly = c.folder + "/ro"
+            try FileManager.default.createDirectory(atPath: readOnly, withIntermediateDirectories: true)
+            try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: readOnly)
+            let file = try c.file("a.m4a")
+            return BadInputSetup(
+                ["push", file, "--prefix", c.scope, "--db", readOnly + "/db.sqlite"], environment: c.environment,
+                database: readOnly + "/db.sqlite", unprivileged: true)
+        },
+        BadInputRow(id: "config file with a syntax error", status: 3, phrase: "line 1: a section header must look like [name]") { c in
+            try FileManager.default.createDirectory(atPath: c.folder + "/.config/r2up", withIntermediateDirectories: true)
+            try Data("[default\nbucket = x\n".utf8).write(to: URL(fileURLWithPath: c.folder + "/.config/r2up/config"))
+            var env = c.environment
+            env["XDG_CONFIG_HOME"] = c.folder + "/.config"
+            return BadInputSetup(c.push(try c.file("a.m4a")), environment: env, database: c.database)
+        },
+        BadInputRow(id: "unknown profile", status: 3, phrase: "the profile 'nope' is not in") { c in
+            BadInputSetup(c.push(try c.file("a.m4a"), ["--profile", "nope"]), environment: c.environment, database: c.database)
+        },
+        BadInputRow(id: "history on an empty store", status: 0, phrase: "No uploads yet.") { c in
+            BadInputSetup(["history", "--db", c.database], environment: c.environment, database: c.database)
+        },
+        BadInputRow(id: "copy-url on an empty store", status: 2, phrase: "no uploads yet") { c in
+            BadInputSetup(["copy-url", "--db", c.database], environment: c.environment, database: c.database)
+        },
+        BadInputRow(
+            id: "copy-url of an unknown id", status: 2, phrase: "no upload matches '0BEBB4D4-0000-4000-8000-000000000000'; see r2up history",
+            earlierUploads: 1
+        ) { c in
+            try ReadCommands.record([ReadCommands.item("albums/known.m4a", size: 10, minutes: 0)], at: c.database)
+            return BadInputSetup(["copy-url", "0BEBB4D4-0000-4000-8000-000000000000", "--db", c.database], environment: c.environment, database: c.database)
+        },
+        BadInputRow(id: "HTTPS to a self-signed server without --ca-bundle", status: 3, phrase: "TLS failed") { c in
+            let tls = try await TLSFixture.start(in: c.folder, upstream: c.server["R2UP_ENDPOINT"]!)
+            return BadInputSetup(
+                c.push(try c.file("a.m4a"), ["--endpoint", tls.server.endpoint]), environment: c.environment, database: c.database,
+                helpers: [tls.server])
+        },
+        BadInputRow(id: "HTTPS to a self-signed server with --ca-bundle", status: 0, phrase: "/tls.m4a", objects: ["tls.m4a"]) { c in
+            let tls = try await TLSFixture.start(in: c.folder, upstream: c.server["R2UP_ENDPOINT"]!)
+            return BadInputSetup(
+                c.push(try c.file("tls.m4a"), ["--endpoint", tls.server.endpoint, "--ca-bundle", tls.caFile]), environment: c.environment,
+                database: c.database, helpers: [tls.server])
+        },
+    ]
+
+    /// A 24 MiB file pushed at 2 MB/s one part at a time, changed by `change` once the first
+    /// 8 MiB part is stored (the proxy's log says so), with two parts still to go.
+    static func changedMidUpload(_ c: BadInputContext, change: @escaping @Sendable (String) throws -> Void) async throws
+        -> BadInputSetup
+    {
+        let path = try c.file("changing.flac", bytes: 24 << 20)
+        let log = c.folder + "/proxy.jsonl"
+        let proxy = try await HelperServer.start(
+            "faultproxy.py",
+            ["--upstream", c.server["R2UP_ENDPOINT"]!.replacingOccurrences(of: "http://", with: ""), "--log-all", "--log", log,
+             "--max-seconds", "300"])
+        var environment = c.environment
+        environment["R2UP_ENDPOINT"] = proxy.endpoint
+        let arguments = c.push(path, ["--bwlimit", "2M", "--concurrency", "1"])
+        var setup = BadInputSetup(arguments, environment: environment, database: c.database, helpers: [proxy])
+        let throughProxy = environment
+        setup.run = { _ in
+            async let run = ProcessRunner.r2up(arguments, environment: throughProxy, unprivileged: false)
+            let deadline = Date().addingTimeInterval(120)
+            while Date() < deadline {
+                try await Task.sleep(for: .milliseconds(100))
+                let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+                let firstPartStored = text.split(separator: "\n").contains { line in
+                    (line.contains("partNumber=1&") || line.contains("partNumber=1\"")) && line.contains("\"status\": 200")
+                }
+                if firstPartStored { break }
+            }
+            try change(path)
+            return try await run
+        }
+        return setup
+    }
+}
+
+/// A CA and a server certificate for 127.0.0.1 made with openssl, and a TLS proxy using them.
+enum TLSFixture {
+    static func start(in folder: String, upstream: String) async throws -> (server: HelperServer, caFile: String) {
+        let script = """
+            set -e
+            cd "$1"
+            openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 -subj "/CN=r2up test CA" 2>/dev/null
+            openssl req -newkey rsa:2048 -nodes -keyout server.key -out server.csr -subj "/CN=127.0.0.1" 2>/dev/null
+            printf 'subjectAltName=IP:127.0.0.1\\nbasicConstraints=CA:FALSE\\n' > ext.cnf
+            openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out server.pem -days 2 -extfile ext.cnf 2>/dev/null
+            """
+        let made = try await ProcessRunner.run("/bin/sh", ["-c", script, "sh", folder], environment: ProcessInfo.processInfo.environment)
+        guard made.status == 0 else { throw HarnessError("openssl failed: \(made.stderr)") }
+        let server = try await HelperServer.start(
+            "testservers.py",
+            ["tls", "--cert", folder + "/server.pem", "--key", folder + "/server.key",
+             "--upstream", upstream.replacingOccurrences(of: "http://", with: "")],
+            scheme: "https")
+        return (server, folder + "/ca.pem")
+    }
+}
+
+/// What a row left behind, read with Python: sqlite3 for the database, boto3 for the bucket.
+struct StoredState: Decodable {
+    var integrity: String?
+    var historyRows: Int
+    var objects: [String]
+    var pendingUploads: Int
+
+    static func read(database: String, scope: String) async throws -> StoredState {
+        let script = """
+            import boto3, json, os, sqlite3, sys
+            db, scope = sys.argv[1], sys.argv[2]
+            out = {"integrity": None, "historyRows": 0}
+            if os.path.exists(db) and os.path.getsize(db) > 0:
+                try:
+                    c = sqlite3.connect(db)
+                    out["integrity"] = c.execute("PRAGMA integrity_check").fetchone()[0]
+                    out["historyRows"] = c.execute("SELECT count(*) FROM history").fetchone()[0]
+                except sqlite3.DatabaseError as e:
+                    out["integrity"] = "not a database: %s" % e
+            e = os.environ
+            s3 = boto3.client("s3", endpoint_url=e["R2UP_TEST_ENDPOINT"], aws_access_key_id=e["R2UP_TEST_ACCESS_KEY"],
+                              aws_secret_access_key=e["R2UP_TEST_SECRET_KEY"], region_name="us-east-1")
+            bucket = e["R2UP_TEST_BUCKET"]
+            listed = s3.list_objects_v2(Bucket=bucket, Prefix=scope).get("Contents", [])
+            out["objects"] = sorted(o["Key"][len(scope):] for o in listed)
+            out["pendingUploads"] = len(s3.list_multipart_uploads(Bucket=bucket, Prefix=scope).get("Uploads", []))
+            json.dump(out, sys.stdout)
+            """
+        let result = try await ProcessRunner.run(
+            "/usr/bin/env", ["python3", "-c", script, database, scope], environment: ProcessInfo.processInfo.environment)
+        guard result.status == 0 else { throw HarnessError("reading the state failed: \(result.stderr)") }
+        return try JSONDecoder().decode(StoredState.self, from: Data(result.stdout.utf8))
+    }
+}
+
+/// A helper server from tools/ (faultproxy.py, testservers.py), stopped by PID.
+final class HelperServer: @unchecked Sendable {
+    let process: Process
+    let endpoint: String
+
+    private init(process: Process, endpoint: String) {
+        self.process = process
+        self.endpoint = endpoint
+    }
+
+    static func start(_ tool: String, _ arguments: [String], scheme: String = "http") async throws -> HelperServer {
+        let tools = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("tools")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", tools.appendingPathComponent(tool).path] + arguments
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let reader = out.fileHandleForReading
+        let line = try await ProcessRunner.offThePool { () -> String in
+            var line = Data()
+            while true {
+                let byte = reader.readData(ofLength: 1)
+                if byte.isEmpty || byte == Data("\n".utf8) { break }
+                line.append(byte)
+            }
+            return String(decoding: line, as: UTF8.self)
+        }
+        guard line.hasPrefix("PORT "), let port = Int(line.dropFirst(5)) else {
+            kill(process.processIdentifier, SIGKILL)
+            throw HarnessError("\(tool) did not start: '\(line)'")
+        }
+        return HelperServer(process: process, endpoint: "\(scheme)://127.0.0.1:\(port)")
+    }
+
+    /// SIGKILL: a child spawned from a dispatch thread may have SIGTERM blocked.
+    func stop() {
+        kill(process.processIdentifier, SIGKILL)
+    }
+}
+
+/// Runs programs off the cooperative pool.
+enum ProcessRunner {
+    /// r2up itself; `unprivileged` runs it as nobody when the tests run as root.
+    static func r2up(_ arguments: [String], environment: [String: String], unprivileged: Bool) async throws -> CLI.Run {
+        if unprivileged && getuid() == 0 {
+            return try await run(
+                "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", CLI.binary] + arguments,
+                environment: environment)
+        }
+        return try await CLI.run(arguments, environment: environment)
+    }
+
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String]) async throws -> CLI.Run {
+        try await offThePool {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = arguments
+            process.environment = environment
+            let out = Pipe()
+            let err = Pipe()
+            process.standardOutput = out
+            process.standardError = err
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            let box = Box()
+            let group = DispatchGroup()
+            group.enter()
+            DispatchQueue.global().async {
+                box.out = out.fileHandleForReading.readDataToEndOfFile()
+                group.leave()
+            }
+            let errData = err.fileHandleForReading.readDataToEndOfFile()
+            group.wait()
+            process.waitUntilExit()
+            return CLI.Run(
+                status: process.terminationStatus, stdout: String(decoding: box.out, as: UTF8.self),
+                stderr: String(decoding: errData, as: UTF8.self))
+        }
+    }
+
+    private final class Box: @unchecked Sendable { var out = Data() }
+
+    static func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
+        }
+    }
+}
