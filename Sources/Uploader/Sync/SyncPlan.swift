@@ -63,7 +63,7 @@ public struct SyncPlan: Sendable {
                     continue
                 }
             } else {
-                reason = tracks[file.path]?.uploadState == .uploaded ? .changed : .new
+                reason = .new  // never uploaded, not finished, or uploaded to another bucket
             }
             // ctime too: a copier that restores the old mtime is still writing.
             if nowNs - max(file.mtimeNs, file.ctimeNs) < minAgeNs {
