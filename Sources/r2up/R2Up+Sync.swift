@@ -98,7 +98,7 @@ extension R2Up {
                 return
             }
             for problem in summary.problems { Terminal.error("r2up: \(problem.path): \(problem.message)") }
-            for failure in summary.failures { Terminal.error("r2up: \(failure.key): \(failure.error)") }
+            for failure in summary.failures { Terminal.error("r2up: \(failure.path): \(failure.error)") }
             guard !global.quiet else { return }
             for file in summary.planned {
                 Terminal.output("would upload \(file.key) (\(ByteCount.string(file.size)), \(file.reason.rawValue))")

@@ -141,11 +141,14 @@ public struct SyncRunner: Sendable {
                 case .failed(let job, let diagnosis, _):
                     // A file that changed under its upload was not published; its job is staged again.
                     let restaged = (try? store.job(id: job.id))??.state == .staged
+                    // The failure already names the file: keep the message alone.
+                    let message = diagnosis.message.hasPrefix(job.path + ": ")
+                        ? String(diagnosis.message.dropFirst(job.path.count + 2)) : diagnosis.message
                     tally.withLock {
                         if restaged {
                             $0.waiting += 1
                         } else {
-                            $0.failures.append(SyncFailure(path: job.path, key: job.key, error: diagnosis.message))
+                            $0.failures.append(SyncFailure(path: job.path, key: job.key, error: message))
                             $0.exitCode = max($0.exitCode, diagnosis.status == .configuration ? 3 : 1)
                         }
                     }
