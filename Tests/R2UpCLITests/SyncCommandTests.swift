@@ -14,7 +14,7 @@ struct SyncCommandTests {
 
     func prefix(_ label: String) -> String { "tests/cli-\(label)-\(UInt32.random(in: 0...UInt32.max))/" }
 
-    @Test("one summary line off a terminal, nothing animated; the second run costs nothing; --json gives the same")
+    @Test("one summary line off a terminal, nothing animated; --json gives the same; a no-op run makes no request")
     func summaryLine() async throws {
         let folder = try TemporaryFolder()
         let library = try library(folder)
@@ -33,6 +33,13 @@ struct SyncCommandTests {
 
         let quiet = try await CLI.run(args + ["--quiet"], environment: env)
         #expect(quiet.status == 0 && quiet.stdout.isEmpty && quiet.stderr.isEmpty)
+
+        // Zero requests for unchanged files: with nothing listening at the endpoint it still succeeds.
+        var offline = try CLI.serverEnvironment()
+        offline["R2UP_ENDPOINT"] = "http://127.0.0.1:9"
+        let noNetwork = try await CLI.run(args, environment: CLI.environment(server: offline, home: folder.path))
+        #expect(noNetwork.status == 0, "stderr: \(noNetwork.stderr)")
+        #expect(noNetwork.stdout.hasPrefix("sync: 0 uploaded (0 bytes), 0 failed, 2 unchanged"))
     }
 
     @Test("failures: exit 1, each named on stderr and listed by --json")

@@ -12,23 +12,51 @@ public struct SyncFilter: Sendable, Equatable {
 
     public var includes: [String]
     public var excludes: [String]
+    private let includeMatchers: [Matcher]
+    private let excludeMatchers: [Matcher]
 
     public init(includes: [String] = [], excludes: [String] = [], defaultExcludes: Bool = true) {
         self.includes = includes.map(SyncScanner.nfc)
         self.excludes = excludes.map(SyncScanner.nfc) + (defaultExcludes ? Self.defaultExcludes : [])
+        includeMatchers = self.includes.map(Matcher.init)
+        excludeMatchers = self.excludes.map(Matcher.init)
     }
 
     /// Whether the file at `relativePath` (NFC, `/` separators) takes part in the sync.
     public func accepts(_ relativePath: String) -> Bool {
-        let name = relativePath.split(separator: "/").last.map(String.init) ?? relativePath
-        if !includes.isEmpty && !includes.contains(where: { Self.matches($0, path: relativePath, name: name) }) {
+        let name = relativePath.lastIndex(of: "/").map { String(relativePath[relativePath.index(after: $0)...]) } ?? relativePath
+        if !includeMatchers.isEmpty && !includeMatchers.contains(where: { $0.matches(path: relativePath, name: name) }) {
             return false
         }
-        return !excludes.contains(where: { Self.matches($0, path: relativePath, name: name) })
+        return !excludeMatchers.contains(where: { $0.matches(path: relativePath, name: name) })
     }
 
-    static func matches(_ pattern: String, path: String, name: String) -> Bool {
-        fnmatch(pattern, pattern.contains("/") ? path : name, 0) == 0
+    public static func == (lhs: SyncFilter, rhs: SyncFilter) -> Bool {
+        lhs.includes == rhs.includes && lhs.excludes == rhs.excludes
+    }
+
+    /// One glob, with a fast path for "*.ext" (the default excludes run on every file of a no-op sync).
+    private struct Matcher: Sendable {
+        let pattern: String
+        let onPath: Bool
+        /// The literal tail of a "*literal" pattern, as bytes.
+        let suffix: [UInt8]?
+
+        init(_ pattern: String) {
+            self.pattern = pattern
+            onPath = pattern.contains("/")
+            let tail = pattern.dropFirst()
+            let isSuffix = pattern.hasPrefix("*") && !tail.contains(where: { "*?[]\\".contains($0) })
+            suffix = isSuffix ? Array(tail.utf8) : nil
+        }
+
+        func matches(path: String, name: String) -> Bool {
+            let subject = onPath ? path : name
+            if let suffix {
+                return subject.utf8.count >= suffix.count && subject.utf8.suffix(suffix.count).elementsEqual(suffix)
+            }
+            return fnmatch(pattern, subject, 0) == 0
+        }
     }
 }
 

@@ -47,7 +47,7 @@ public struct SyncPlan: Sendable {
         var localKeys = Set<String>()
         for file in files {
             let key = prefix + file.relativePath
-            localKeys.insert(key)
+            if remote != nil { localKeys.insert(key) }
             guard filter.accepts(file.relativePath) else {
                 filtered += 1
                 continue
