@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 /// `r2up sync` as cron runs it: the built binary, its output and exit codes, and two processes racing.
@@ -80,49 +81,71 @@ struct SyncCommandTests {
         let folder = try TemporaryFolder()
         let library = folder.path + "/library"
         try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
-        // 1 MB at 250 KB/s: about four seconds of upload to race against.
-        _ = FileManager.default.createFile(atPath: library + "/big.flac", contents: Data(repeating: 7, count: 1_000_000))
+        // 2 MB at 250 KB/s: about eight seconds of upload to race against.
+        _ = FileManager.default.createFile(atPath: library + "/big.flac", contents: Data(repeating: 7, count: 2_000_000))
         let env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
         let db = folder.path + "/db.sqlite"
         let args = ["sync", library, "--prefix", prefix("lock"), "--min-age", "0", "--db", db]
 
-        async let slow = CLI.run(args + ["--bwlimit", "250K"], environment: env)
-        let holder = try await lockHolder(db: db)
+        let slow = Task { try await CLI.run(args + ["--bwlimit", "250K"], environment: env) }
+        guard let holder = try await lockHolder(db: db, until: slow) else {
+            let run = try await slow.value
+            Issue.record("the first sync never held the lock: exit \(run.status), \(run.stdout) \(run.stderr)")
+            return
+        }
         let second = try await CLI.run(args, environment: env)
         #expect(second.status == 4)
         #expect(second.stderr == "r2up: another r2up sync (pid \(holder)) is running; use --wait to wait for it\n")
         #expect(second.stdout.isEmpty)
         let waited = try await CLI.run(args + ["--wait"], environment: env)
-        let first = try await slow
+        let first = try await slow.value
         #expect(first.status == 0, "stderr: \(first.stderr)")
-        #expect(first.stdout.hasPrefix("sync: 1 uploaded (976.6 KB)"))
+        #expect(first.stdout.hasPrefix("sync: 1 uploaded (1.9 MB)"), "\(first.stdout)")
         #expect(waited.status == 0)
         #expect(waited.stdout.hasPrefix("sync: 0 uploaded (0 bytes), 0 failed, 1 unchanged"), "\(waited.stdout)")
 
         // A holder killed mid-upload: the kernel drops its flock, and the next run finishes the job.
-        _ = FileManager.default.createFile(atPath: library + "/big.flac", contents: Data(repeating: 8, count: 1_000_000))
-        try await Task.sleep(for: .milliseconds(20))
-        async let doomed = CLI.run(args + ["--bwlimit", "250K"], environment: env)
-        let victim = try await lockHolder(db: db, not: holder)
+        _ = FileManager.default.createFile(atPath: library + "/big.flac", contents: Data(repeating: 8, count: 2_000_000))
+        let doomed = Task { try await CLI.run(args + ["--bwlimit", "250K"], environment: env) }
+        guard let victim = try await lockHolder(db: db, until: doomed) else {
+            let run = try await doomed.value
+            Issue.record("the second slow sync never held the lock: exit \(run.status), \(run.stdout) \(run.stderr)")
+            return
+        }
         kill(victim, SIGKILL)
-        let killed = try await doomed
-        #expect(killed.status == 9 || killed.status == 137 || killed.status != 0)
+        let killed = try await doomed.value
+        #expect(killed.status != 0)
         let next = try await CLI.run(args, environment: env)
         #expect(next.status == 0, "stderr: \(next.stderr)")
-        #expect(next.stdout.hasPrefix("sync: 1 uploaded (976.6 KB)"), "\(next.stdout)")
+        #expect(next.stdout.hasPrefix("sync: 1 uploaded (1.9 MB)"), "\(next.stdout)")
     }
 
-    /// The pid in the lock file once a sync holds it (polled: the holder is another process).
-    func lockHolder(db: String, not previous: Int32? = nil) async throws -> Int32 {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline {
-            if let text = try? String(contentsOfFile: db + ".sync-lock", encoding: .utf8),
-                let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)), pid != previous, kill(pid, 0) == 0
-            {
-                return pid
+    /// The pid of the process holding the sync lock, polled (it is another process); nil when
+    /// `run` ended first or a minute passed.
+    func lockHolder(db: String, until run: Task<CLI.Run, any Error>) async throws -> Int32? {
+        let path = db + ".sync-lock"
+        let deadline = ContinuousClock.now + .seconds(60)
+        let finished = Mutex(false)
+        let watcher = Task {
+            _ = try? await run.value
+            finished.withLock { $0 = true }
+        }
+        defer { watcher.cancel() }
+        while ContinuousClock.now < deadline && !finished.withLock({ $0 }) {
+            let fd = open(path, O_RDONLY | O_CLOEXEC)
+            if fd >= 0 {
+                // Held by someone else when our own non-blocking flock is refused.
+                let held = flock(fd, LOCK_SH | LOCK_NB) != 0
+                if !held { flock(fd, LOCK_UN) }
+                close(fd)
+                if held, let text = try? String(contentsOfFile: path, encoding: .utf8),
+                    let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)), kill(pid, 0) == 0
+                {
+                    return pid
+                }
             }
             try await Task.sleep(for: .milliseconds(20))
         }
-        throw HarnessError("no sync took the lock within 30 s")
+        return nil
     }
 }

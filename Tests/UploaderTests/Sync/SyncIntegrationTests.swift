@@ -10,9 +10,11 @@ struct SyncIntegrationTests {
 
     init() throws { server = try TestServer.require() }
 
-    func runner(_ folder: borrowing TestDirectory, bucket: String? = nil, asWriter: Bool = false) throws -> SyncRunner {
+    func runner(
+        _ folder: borrowing TestDirectory, bucket: String? = nil, asWriter: Bool = false, run: RunOptions = RunOptions()
+    ) throws -> SyncRunner {
         let settings = try server.settings(bucket: bucket, asWriter: asWriter)
-        return SyncRunner(service: try UploadService(settings: settings, options: RunOptions()), databasePath: folder.path + "/db/r2up.sqlite")
+        return SyncRunner(service: try UploadService(settings: settings, options: run), databasePath: folder.path + "/db/r2up.sqlite")
     }
 
     func options(prefix: String, minAge: Duration = .zero) -> SyncOptions {
@@ -193,5 +195,29 @@ struct SyncIntegrationTests {
         #expect(result.deferred.count == 1 && result.completed.isEmpty && result.failed.isEmpty)
         #expect(try store.job(id: queued.jobs[0].id)?.state == .staged)
         #expect(try await remoteTimes(prefix: prefix).isEmpty)
+    }
+
+    @Test("a file that grows during its upload is not published torn: withdrawn, counted waiting, sent whole next run")
+    func changedDuringUpload() async throws {
+        let folder = try TestDirectory()
+        let prefix = server.scratchPrefix("sync-torn")
+        let path = try folder.makeFile("library/recording.wav", size: 3_000_000).path
+        var slow = RunOptions()
+        slow.bandwidthLimit = 1_000_000  // three seconds on the wire
+        let sync = try runner(folder, run: slow)
+        async let first = sync.run(library(folder), options: options(prefix: prefix))
+        try await Task.sleep(for: .milliseconds(800))
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.seekToEnd()
+        handle.write(Data(repeating: 1, count: 1000))
+        try handle.close()
+        let summary = try await first
+        #expect(summary.uploaded == 0 && summary.failed == 0 && summary.waiting == 1, "\(summary.failures)")
+        #expect(try await remoteTimes(prefix: prefix).isEmpty)
+
+        let second = try await runner(folder).run(library(folder), options: options(prefix: prefix))
+        #expect(second.uploaded == 1)
+        let stored = try await IndependentClient.fetch([prefix + "recording.wav"], bucket: server.bucket, server: server)
+        #expect(stored[prefix + "recording.wav"]?.size == 3_001_000)
     }
 }
