@@ -22,14 +22,16 @@ struct SyncResumeTests {
 
         let first = Process()
         first.executableURL = URL(fileURLWithPath: R2UpBinary.path)
-        first.arguments = arguments + ["--bwlimit", "4M", "--concurrency", "2"]
+        first.arguments = arguments + ["--bwlimit", "2M", "--concurrency", "2"]
         first.environment = environment
-        first.standardOutput = FileHandle.nullDevice
-        first.standardError = FileHandle.nullDevice
+        let firstLog = directory.path + "/first-run.log"
+        _ = FileManager.default.createFile(atPath: firstLog, contents: nil)
+        first.standardOutput = FileHandle(forWritingAtPath: firstLog)
+        first.standardError = FileHandle(forWritingAtPath: firstLog)
         try first.run()
         var recorded: Set<Int> = []
         let deadline = ContinuousClock.now + .seconds(60)
-        while ContinuousClock.now < deadline {
+        while ContinuousClock.now < deadline && first.isRunning {
             try await Task.sleep(for: .milliseconds(100))
             if let store = try? Store(path: database), let job = try? store.jobs(in: [.uploading]).first,
                 let parts = try? store.parts(jobID: job.id), parts.count >= 2
@@ -40,8 +42,9 @@ struct SyncResumeTests {
         }
         kill(first.processIdentifier, SIGKILL)
         try await offThePool { first.waitUntilExit() }
-        #expect(first.terminationReason == .uncaughtSignal, "the first sync ended by itself")
-        #expect(recorded.count >= 2, "no parts were recorded before the kill")
+        let firstOutput = (try? String(contentsOfFile: firstLog, encoding: .utf8)) ?? ""
+        #expect(first.terminationReason == .uncaughtSignal, "the first sync ended by itself: \(firstOutput)")
+        #expect(recorded.count >= 2, "no parts were recorded before the kill: \(firstOutput)")
         let store = try Store(path: database)
         let job = try #require(try store.jobs(in: [.uploading]).first)
         recorded = Set(try store.parts(jobID: job.id).map(\.partNumber))
