@@ -81,8 +81,8 @@ struct SyncCommandTests {
         let folder = try TemporaryFolder()
         let library = folder.path + "/library"
         try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
-        // 2 MB at 250 KB/s: about eight seconds of upload to race against.
-        _ = FileManager.default.createFile(atPath: library + "/big.flac", contents: Data(repeating: 7, count: 2_000_000))
+        // 4 MB at 250 KB/s: about sixteen seconds of upload to race against, however loaded the machine.
+        _ = FileManager.default.createFile(atPath: library + "/big.flac", contents: Data(repeating: 7, count: 4_000_000))
         let env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
         let db = folder.path + "/db.sqlite"
         let args = ["sync", library, "--prefix", prefix("lock"), "--min-age", "0", "--db", db]
@@ -100,12 +100,12 @@ struct SyncCommandTests {
         let waited = try await CLI.run(args + ["--wait"], environment: env)
         let first = try await slow.value
         #expect(first.status == 0, "stderr: \(first.stderr)")
-        #expect(first.stdout.hasPrefix("sync: 1 uploaded (1.9 MB)"), "\(first.stdout)")
+        #expect(first.stdout.hasPrefix("sync: 1 uploaded (3.8 MB)"), "\(first.stdout)")
         #expect(waited.status == 0)
         #expect(waited.stdout.hasPrefix("sync: 0 uploaded (0 bytes), 0 failed, 1 unchanged"), "\(waited.stdout)")
 
         // A holder killed mid-upload: the kernel drops its flock, and the next run finishes the job.
-        _ = FileManager.default.createFile(atPath: library + "/big.flac", contents: Data(repeating: 8, count: 2_000_000))
+        _ = FileManager.default.createFile(atPath: library + "/big.flac", contents: Data(repeating: 8, count: 4_000_000))
         let doomed = Task { try await CLI.run(args + ["--bwlimit", "250K"], environment: env) }
         guard let victim = try await lockHolder(db: db, until: doomed) else {
             let run = try await doomed.value
@@ -117,35 +117,45 @@ struct SyncCommandTests {
         #expect(killed.status != 0)
         let next = try await CLI.run(args, environment: env)
         #expect(next.status == 0, "stderr: \(next.stderr)")
-        #expect(next.stdout.hasPrefix("sync: 1 uploaded (1.9 MB)"), "\(next.stdout)")
+        #expect(next.stdout.hasPrefix("sync: 1 uploaded (3.8 MB)"), "\(next.stdout)")
     }
 
-    /// The pid of the process holding the sync lock, polled (it is another process); nil when
-    /// `run` ended first or a minute passed.
+    /// The pid of the process holding the sync lock, polled on a thread of its own (a busy
+    /// cooperative pool must not make it miss the holder); nil when `run` ended first or a minute passed.
     func lockHolder(db: String, until run: Task<CLI.Run, any Error>) async throws -> Int32? {
         let path = db + ".sync-lock"
-        let deadline = ContinuousClock.now + .seconds(60)
-        let finished = Mutex(false)
+        let finished = Flag()
         let watcher = Task {
             _ = try? await run.value
-            finished.withLock { $0 = true }
+            finished.value.withLock { $0 = true }
         }
         defer { watcher.cancel() }
-        while ContinuousClock.now < deadline && !finished.withLock({ $0 }) {
-            let fd = open(path, O_RDONLY | O_CLOEXEC)
-            if fd >= 0 {
-                // Held by someone else when our own non-blocking flock is refused.
-                let held = flock(fd, LOCK_SH | LOCK_NB) != 0
-                if !held { flock(fd, LOCK_UN) }
-                close(fd)
-                if held, let text = try? String(contentsOfFile: path, encoding: .utf8),
-                    let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)), kill(pid, 0) == 0
-                {
-                    return pid
+        return await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                let deadline = Date().addingTimeInterval(60)
+                while Date() < deadline && !finished.value.withLock({ $0 }) {
+                    let fd = open(path, O_RDONLY | O_CLOEXEC)
+                    if fd >= 0 {
+                        // Held by someone else when our own non-blocking flock is refused.
+                        let held = flock(fd, LOCK_SH | LOCK_NB) != 0
+                        if !held { flock(fd, LOCK_UN) }
+                        close(fd)
+                        if held, let text = try? String(contentsOfFile: path, encoding: .utf8),
+                            let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)), kill(pid, 0) == 0
+                        {
+                            continuation.resume(returning: pid)
+                            return
+                        }
+                    }
+                    usleep(10_000)
                 }
+                continuation.resume(returning: nil)
             }
-            try await Task.sleep(for: .milliseconds(20))
         }
-        return nil
     }
+}
+
+/// A flag shared by a task and a thread.
+final class Flag: Sendable {
+    let value = Mutex(false)
 }

@@ -206,11 +206,25 @@ struct SyncIntegrationTests {
         slow.bandwidthLimit = 1_000_000  // three seconds on the wire
         let sync = try runner(folder, run: slow)
         async let first = sync.run(library(folder), options: options(prefix: prefix))
-        try await Task.sleep(for: .milliseconds(800))
-        let handle = try #require(FileHandle(forWritingAtPath: path))
-        try handle.seekToEnd()
-        handle.write(Data(repeating: 1, count: 1000))
-        try handle.close()
+        // Once its job is uploading (polled on a thread of its own), the file grows.
+        let database = folder.path + "/db/r2up.sqlite"
+        let grew = try await offThePool { () -> Bool in
+            let deadline = Date().addingTimeInterval(60)
+            while Date() < deadline {
+                if FileManager.default.fileExists(atPath: database), let store = try? Store(path: database),
+                    (try? store.jobs(in: [.uploading]))?.isEmpty == false
+                {
+                    guard let handle = FileHandle(forWritingAtPath: path) else { return false }
+                    _ = try? handle.seekToEnd()
+                    handle.write(Data(repeating: 1, count: 1000))
+                    try? handle.close()
+                    return true
+                }
+                usleep(10_000)
+            }
+            return false
+        }
+        #expect(grew)
         let summary = try await first
         #expect(summary.uploaded == 0 && summary.failed == 0 && summary.waiting == 1, "\(summary.failures)")
         #expect(try await remoteTimes(prefix: prefix).isEmpty)

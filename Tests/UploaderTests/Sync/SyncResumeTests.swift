@@ -29,16 +29,19 @@ struct SyncResumeTests {
         first.standardOutput = FileHandle(forWritingAtPath: firstLog)
         first.standardError = FileHandle(forWritingAtPath: firstLog)
         try first.run()
-        var recorded: Set<Int> = []
-        let deadline = ContinuousClock.now + .seconds(60)
-        while ContinuousClock.now < deadline && first.isRunning {
-            try await Task.sleep(for: .milliseconds(100))
-            if let store = try? Store(path: database), let job = try? store.jobs(in: [.uploading]).first,
-                let parts = try? store.parts(jobID: job.id), parts.count >= 2
-            {
-                recorded = Set(parts.map(\.partNumber))
-                break
+        // Polled on a thread of its own: a busy cooperative pool must not let the upload finish unseen.
+        var recorded = try await offThePool { () -> Set<Int> in
+            let deadline = Date().addingTimeInterval(60)
+            while Date() < deadline && first.isRunning {
+                if FileManager.default.fileExists(atPath: database), let store = try? Store(path: database),
+                    let job = try? store.jobs(in: [.uploading]).first, let parts = try? store.parts(jobID: job.id),
+                    parts.count >= 2
+                {
+                    return Set(parts.map(\.partNumber))
+                }
+                usleep(50_000)
             }
+            return []
         }
         kill(first.processIdentifier, SIGKILL)
         try await offThePool { first.waitUntilExit() }
