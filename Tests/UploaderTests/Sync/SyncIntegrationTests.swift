@@ -220,7 +220,7 @@ struct SyncIntegrationTests {
                     try? handle.close()
                     return true
                 }
-                usleep(10_000)
+                usleep(50_000)
             }
             return false
         }
