@@ -13,6 +13,8 @@ public struct QueueRunSummary: Sendable {
     public var completed: [UploadItem] = []
     public var failed: [(job: UploadJob, diagnosis: Diagnosis)] = []
     public var bytesSent: Int64 = 0
+    /// Jobs `admit` turned away at their start; they stay queued for a later run.
+    public var deferred: [UploadJob] = []
 }
 
 /// The durable upload queue (seed 003): jobs live in the store, so a run that dies is
@@ -71,6 +73,15 @@ public final class UploadQueue: Sendable {
         _ jobs: [UploadJob], attributes: ObjectAttributes = ObjectAttributes(),
         onEvent: @escaping @Sendable (QueueEvent) -> Void = { _ in }
     ) async -> QueueRunSummary {
+        await run(jobs, attributes: attributes, admit: { _ in true }, onEvent: onEvent)
+    }
+
+    /// `run`, asking `admit` as each job is about to start; a job turned away stays queued
+    /// (sync turns away a file that moved since its scan: it may still be being written).
+    public func run(
+        _ jobs: [UploadJob], attributes: ObjectAttributes, admit: @escaping @Sendable (UploadJob) -> Bool,
+        onEvent: @escaping @Sendable (QueueEvent) -> Void
+    ) async -> QueueRunSummary {
         let summary = RunTally()
         await withTaskGroup(of: Void.self) { group in
             var next = 0
@@ -79,6 +90,10 @@ public final class UploadQueue: Sendable {
                 let job = jobs[next]
                 next += 1
                 group.addTask {
+                    guard admit(job) else {
+                        summary.value.withLock { $0.deferred.append(job) }
+                        return
+                    }
                     await self.process(job, attributes: attributes, summary: summary, onEvent: onEvent)
                 }
             }

@@ -1,0 +1,95 @@
+import Foundation
+
+/// One sync per database: an flock(2) on a file beside it, holding the owner's pid.
+///
+/// The kernel drops the lock when its process dies however it dies, so a killed run
+/// never blocks the next one; the pid inside is only there for the message.
+public final class SyncLock: Sendable {
+    public let path: String
+    private let descriptor: Int32
+
+    private init(path: String, descriptor: Int32) {
+        self.path = path
+        self.descriptor = descriptor
+    }
+
+    deinit { close(descriptor) }
+
+    /// The lock file for a database.
+    public static func path(forDatabase database: String) -> String { database + ".sync-lock" }
+
+    /// Takes the lock, or throws `.locked` at once when another process holds it.
+    public static func acquire(path: String) throws(SyncError) -> SyncLock {
+        let fd = try openFile(path)
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            let failure = errno
+            let owner = readPID(fd)
+            close(fd)
+            if failure == EWOULDBLOCK { throw .locked(pid: owner) }
+            throw .lockFailed(path: path, reason: String(cString: strerror(failure)))
+        }
+        return claim(fd, path: path)
+    }
+
+    /// Takes the lock, polling until the other run ends (`--wait`).
+    public static func acquireWaiting(path: String, poll: Duration = .milliseconds(200)) async throws(SyncError) -> SyncLock {
+        while true {
+            do {
+                return try acquire(path: path)
+            } catch .locked {
+                // Polling keeps the cooperative pool free; a blocking flock would hold a thread.
+                try? await Task.sleep(for: poll)
+                if Task.isCancelled { throw .locked(pid: nil) }
+            }
+        }
+    }
+
+    private static func openFile(_ path: String) throws(SyncError) -> Int32 {
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw .lockFailed(path: path, reason: String(cString: strerror(errno))) }
+        return fd
+    }
+
+    private static func claim(_ fd: Int32, path: String) -> SyncLock {
+        let text = "\(getpid())\n"
+        _ = ftruncate(fd, 0)
+        _ = text.withCString { pwrite(fd, $0, strlen($0), 0) }
+        return SyncLock(path: path, descriptor: fd)
+    }
+
+    private static func readPID(_ fd: Int32) -> Int32? {
+        var buffer = [UInt8](repeating: 0, count: 32)
+        let count = pread(fd, &buffer, buffer.count, 0)
+        guard count > 0 else { return nil }
+        let text = String(decoding: buffer[0..<count], as: UTF8.self)
+        return Int32(text.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+}
+
+/// Why a sync could not run at all.
+public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
+    case locked(pid: Int32?)
+    case lockFailed(path: String, reason: String)
+    case notAFolder(String)
+
+    public var description: String {
+        switch self {
+        case .locked(let pid):
+            let owner = pid.map { " (pid \($0))" } ?? ""
+            return "another r2up sync\(owner) is running; use --wait to wait for it"
+        case .lockFailed(let path, let reason):
+            return "cannot take the sync lock \(path): \(reason)"
+        case .notAFolder(let path):
+            return "\(path): no such folder; give the folder to sync"
+        }
+    }
+
+    /// The exit code DESIGN §3 gives it, with the line to print.
+    public var diagnosis: Diagnosis {
+        switch self {
+        case .locked: Diagnosis(status: .locked, message: description)
+        case .lockFailed: Diagnosis(status: .storeFailure, message: description)
+        case .notAFolder: Diagnosis(status: .badInput, message: description)
+        }
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+
+/// Why a file is uploaded.
+public enum SyncReason: String, Sendable, Codable {
+    /// Never uploaded (or its last upload did not finish).
+    case new
+    /// Size or mtime moved since its last upload, or it now maps to another key.
+    case changed
+    /// `--verify-remote`: the object is gone or has the wrong size.
+    case missingRemote
+}
+
+/// One file to upload, and why.
+public struct PlannedUpload: Sendable, Equatable {
+    public var file: ScannedFile
+    public var key: String
+    public var reason: SyncReason
+}
+
+/// What a sync will do, decided from the scan and the store alone (and the listing with
+/// `--verify-remote`): a pure value, so every rule is tested without a server.
+public struct SyncPlan: Sendable {
+    public var uploads: [PlannedUpload] = []
+    public var unchanged = 0
+    /// Files younger than `--min-age`: still being written, maybe.
+    public var waiting: [ScannedFile] = []
+    /// Files left out by the filters.
+    public var filtered = 0
+    /// Files that cannot be uploaded at all (two names for one key, a key too long).
+    public var rejected: [SyncFailure] = []
+    /// Objects under the prefix with no local file (`--verify-remote`).
+    public var cloudOnly: [ObjectSummary] = []
+
+    /// - Parameters:
+    ///   - files: the scan.
+    ///   - prefix: the key prefix ("" or ending in "/").
+    ///   - bucket: the bucket; a track uploaded to another one is uploaded again.
+    ///   - tracks: the store's tracks by path.
+    ///   - remote: the listing by key (`--verify-remote`), nil when not asked.
+    ///   - minAgeNs: how old a file must be to be taken.
+    ///   - nowNs: the time, nanoseconds since 1970.
+    public init(
+        files: [ScannedFile], prefix: String, bucket: String, filter: SyncFilter, tracks: [String: SyncTrackState],
+        remote: [String: ObjectSummary]?, minAgeNs: Int64, nowNs: Int64
+    ) {
+        var byKey: [String: [PlannedUpload]] = [:]
+        var localKeys = Set<String>()
+        for file in files {
+            let key = prefix + file.relativePath
+            if remote != nil { localKeys.insert(key) }
+            guard filter.accepts(file.relativePath) else {
+                filtered += 1
+                continue
+            }
+            let reason: SyncReason
+            if let track = tracks[file.path], track.uploadState == .uploaded, track.bucket == bucket {
+                if track.size != file.size || track.mtimeNs != file.mtimeNs || track.key != key {
+                    reason = .changed
+                } else if let remote, remote[key]?.size != file.size {
+                    reason = .missingRemote
+                } else {
+                    unchanged += 1
+                    continue
+                }
+            } else {
+                reason = .new  // never uploaded, not finished, or uploaded to another bucket
+            }
+            // ctime too: a copier that restores the old mtime is still writing.
+            if nowNs - max(file.mtimeNs, file.ctimeNs) < minAgeNs {
+                waiting.append(file)
+                continue
+            }
+            byKey[key, default: []].append(PlannedUpload(file: file, key: key, reason: reason))
+        }
+        for (key, candidates) in byKey {
+            if candidates.count > 1 {
+                // Linux lets an NFD name and its NFC twin sit side by side; R2 has one key for both.
+                let paths = candidates.map(\.file.path).sorted()
+                for path in paths {
+                    rejected.append(SyncFailure(
+                        path: path, key: key,
+                        error: "\(paths.count) files map to the key '\(key)' (names that differ only in Unicode normalisation); rename one"))
+                }
+            } else if key.utf8.count > ObjectKey.maximumBytes {
+                rejected.append(SyncFailure(
+                    path: candidates[0].file.path, key: key,
+                    error: "the key is \(key.utf8.count) bytes long; S3 and R2 allow at most \(ObjectKey.maximumBytes)"))
+            } else {
+                uploads.append(candidates[0])
+            }
+        }
+        uploads.sort { $0.key < $1.key }
+        rejected.sort { $0.path < $1.path }
+        if let remote {
+            cloudOnly = remote.values.filter { !localKeys.contains($0.key) && !$0.key.hasSuffix("/") }.sorted { $0.key < $1.key }
+        }
+    }
+
+    /// The prefix as keys use it: NFC, "" or ending in "/".
+    public static func normalizedPrefix(_ prefix: String?) -> String {
+        guard let prefix, !prefix.isEmpty else { return "" }
+        let nfc = SyncScanner.nfc(prefix)
+        return nfc.hasSuffix("/") ? nfc : nfc + "/"
+    }
+}
+
+/// A file that did not make it, and why.
+public struct SyncFailure: Sendable, Equatable, Codable {
+    public var path: String
+    public var key: String
+    public var error: String
+}

@@ -1,0 +1,173 @@
+import Foundation
+import Synchronization
+
+/// How a sync runs (`r2up sync`'s flags).
+public struct SyncOptions: Sendable {
+    /// Key prefix; normalised by `SyncPlan.normalizedPrefix`.
+    public var prefix = ""
+    public var filter = SyncFilter()
+    /// Files changed more recently than this wait for the next run.
+    public var minAge: Duration = .seconds(10)
+    public var dryRun = false
+    public var deleteAfter = false
+    public var verifyRemote = false
+    public var followSymlinks = false
+    /// Wait for another sync on the same database instead of exiting 4.
+    public var waitForLock = false
+    public var attributes = ObjectAttributes()
+
+    public init() {}
+}
+
+/// `r2up sync DIR`: upload what is new or changed under a folder, through the durable queue.
+public struct SyncRunner: Sendable {
+    public let service: UploadService
+    /// The database file; the lock file sits beside it.
+    public let databasePath: String
+
+    public init(service: UploadService, databasePath: String) {
+        self.service = service
+        self.databasePath = databasePath
+    }
+
+    /// Runs one sync of `folder`. Throws only what stops the whole run: the lock is held
+    /// (`SyncError`), the store fails (`StoreError`), the listing fails (`S3ClientError`);
+    /// a file that fails is in the summary's failures.
+    public func run(_ folder: String, options: SyncOptions) async throws -> SyncSummary {
+        let started = ContinuousClock.now
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+            throw SyncError.notAFolder(folder)
+        }
+        let root = URL(fileURLWithPath: folder).standardizedFileURL.path
+        let prefix = SyncPlan.normalizedPrefix(options.prefix)
+
+        // A dry run changes nothing: no lock file, and no database made where none is.
+        var lock: SyncLock?
+        let store: Store?
+        if options.dryRun {
+            store = FileManager.default.fileExists(atPath: databasePath) ? try Store(path: databasePath) : nil
+        } else {
+            store = try Store(path: databasePath)
+            let lockPath = SyncLock.path(forDatabase: databasePath)
+            lock = options.waitForLock ? try await SyncLock.acquireWaiting(path: lockPath) : try SyncLock.acquire(path: lockPath)
+        }
+        defer { withExtendedLifetime(lock) {} }
+
+        let scan = SyncScanner(followSymlinks: options.followSymlinks).scan(root)
+        let tracks = try store?.syncStates(under: root) ?? [:]
+        let remote = options.verifyRemote ? try await listing(prefix: prefix) : nil
+        let nowNs = Int64(Date().timeIntervalSince1970 * 1_000_000_000)
+        let minAge = options.minAge.components
+        let plan = SyncPlan(
+            files: scan.files, prefix: prefix, bucket: service.bucket, filter: options.filter, tracks: tracks,
+            remote: remote, minAgeNs: minAge.seconds * 1_000_000_000 + minAge.attoseconds / 1_000_000_000, nowNs: nowNs)
+
+        var summary = SyncSummary()
+        summary.dryRun = options.dryRun
+        summary.unchanged = plan.unchanged
+        summary.waiting = plan.waiting.count
+        summary.excluded = plan.filtered
+        summary.problems = scan.problems
+        summary.failures = plan.rejected
+        summary.cloudOnly = plan.cloudOnly.count
+
+        if options.dryRun {
+            summary.planned = plan.uploads.map {
+                SyncPlannedFile(path: $0.file.path, key: $0.key, size: $0.file.size, reason: $0.reason)
+            }
+            summary.uploaded = plan.uploads.count
+            summary.uploadedBytes = plan.uploads.reduce(0) { $0 + $1.file.size }
+        } else if let store {
+            if !plan.cloudOnly.isEmpty {
+                try store.recordCloudOnly(plan.cloudOnly.map { object in
+                    (root + "/" + String(object.key.dropFirst(prefix.count)),
+                     CloudCopy(bucket: service.bucket, key: object.key, etag: object.etag), object.size)
+                })
+            }
+            try await upload(plan.uploads, store: store, options: options, into: &summary)
+        }
+        summary.failures.sort { $0.path < $1.path }
+        if summary.exitCode == 0 && !summary.failures.isEmpty { summary.exitCode = ExitStatus.uploadFailed.rawValue }
+        summary.seconds = (ContinuousClock.now - started) / .seconds(1)
+        return summary
+    }
+
+    /// Every object under the prefix, by key (ListObjectsV2, 1,000 a page).
+    private func listing(prefix: String) async throws -> [String: ObjectSummary] {
+        var objects: [String: ObjectSummary] = [:]
+        var token: String?
+        repeat {
+            let page = try await service.client.listObjects(bucket: service.bucket, prefix: prefix, continuationToken: token)
+            for object in page.objects { objects[SyncScanner.nfc(object.key)] = object }
+            token = page.continuationToken
+        } while token != nil
+        return objects
+    }
+
+    private func upload(
+        _ uploads: [PlannedUpload], store: Store, options: SyncOptions, into summary: inout SyncSummary
+    ) async throws {
+        guard !uploads.isEmpty else { return }
+        let queued = try store.enqueueSync(
+            uploads.map {
+                SyncUpload(
+                    file: $0.file, key: $0.key,
+                    contentType: options.attributes.contentType ?? ContentType.forFile(named: $0.file.relativePath))
+            },
+            bucket: service.bucket)
+        for (key, uploadID) in queued.abandoned {
+            try? await service.client.abortMultipartUpload(bucket: service.bucket, key: key, uploadID: uploadID)
+        }
+
+        let tally = Mutex(SyncSummary())
+        let queue = UploadQueue(store: store, service: service)
+        let deleteAfter = options.deleteAfter
+        let result = await queue.run(
+            queued.jobs, attributes: options.attributes,
+            admit: { job in Self.isAsQueued(job) },
+            onEvent: { event in
+                switch event {
+                case .started:
+                    break
+                case .completed(let job, let item, _):
+                    // Completed means the HEAD matched what was sent; and the file must still be what was sent.
+                    let deleted = deleteAfter && Self.isAsQueued(job) && unlink(job.path) == 0
+                    tally.withLock {
+                        $0.uploaded += 1
+                        $0.uploadedBytes += item.fileSize
+                        if deleted { $0.deleted += 1 }
+                    }
+                case .failed(let job, let diagnosis, _):
+                    // A file that changed under its upload was not published; its job is staged again.
+                    let restaged = (try? store.job(id: job.id))??.state == .staged
+                    // The failure already names the file: keep the message alone.
+                    let message = diagnosis.message.hasPrefix(job.path + ": ")
+                        ? String(diagnosis.message.dropFirst(job.path.count + 2)) : diagnosis.message
+                    tally.withLock {
+                        if restaged {
+                            $0.waiting += 1
+                        } else {
+                            $0.failures.append(SyncFailure(path: job.path, key: job.key, error: message))
+                            $0.exitCode = max($0.exitCode, diagnosis.status == .configuration ? 3 : 1)
+                        }
+                    }
+                }
+            })
+        let done = tally.withLock { $0 }
+        summary.uploaded += done.uploaded
+        summary.uploadedBytes += done.uploadedBytes
+        summary.deleted += done.deleted
+        summary.waiting += done.waiting + result.deferred.count
+        summary.failures += done.failures
+        summary.exitCode = max(summary.exitCode, done.exitCode)
+    }
+
+    /// Whether the file still has the size and mtime its job was queued with.
+    static func isAsQueued(_ job: UploadJob) -> Bool {
+        var info = stat()
+        guard stat(job.path, &info) == 0 else { return false }
+        let mtime = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+        return Int64(info.st_size) == job.length && mtime == job.mtimeNs
+    }
+}

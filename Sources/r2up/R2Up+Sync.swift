@@ -1,0 +1,109 @@
+import ArgumentParser
+import Foundation
+import Uploader
+
+extension R2Up {
+    struct Sync: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Upload what is new or changed under a folder (for cron).",
+            discussion: """
+                Unchanged files cost no request: their size and mtime are compared with the last \
+                upload in the database. Files changed in the last --min-age wait for the next run. \
+                One sync per database at a time (exit 4). Prints one summary line.
+                """)
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var transfer: TransferOptions
+
+        @Option(help: "Key prefix, e.g. library/.")
+        var prefix: String?
+
+        @Flag(name: .customLong("dry-run"), help: "Print what would be uploaded; change neither the bucket nor the database.")
+        var dryRun = false
+
+        @Option(help: "Only files matching this glob (repeatable; '*.flac' matches names, 'Live/*' paths).")
+        var include: [String] = []
+
+        @Option(help: "Leave out files matching this glob (repeatable).")
+        var exclude: [String] = []
+
+        @Flag(name: .customLong("no-default-excludes"), help: "Also take hidden files and *.part, *.tmp, … files.")
+        var noDefaultExcludes = false
+
+        @Option(name: .customLong("min-age"), help: "Skip files changed more recently than this (e.g. 10s, 2m; default 10s).")
+        var minAge = "10s"
+
+        @Flag(name: .customLong("delete-after"), help: "Delete each local file once its upload is verified (never anything remote).")
+        var deleteAfter = false
+
+        @Flag(name: .customLong("verify-remote"), help: "List the bucket: upload again what is missing there; record objects with no local file.")
+        var verifyRemote = false
+
+        @Flag(name: .customLong("follow-symlinks"), help: "Follow symbolic links (loops are reported, not followed).")
+        var followSymlinks = false
+
+        @Flag(help: "Wait for another sync of the same database to finish instead of exiting 4.")
+        var wait = false
+
+        @Option(name: .customLong("cache-control"), help: "Cache-Control header for the objects.")
+        var cacheControl: String?
+
+        @Flag(help: "Print the summary as a JSON object.")
+        var json = false
+
+        @Argument(help: "The folder to sync.")
+        var folder: String
+
+        func validate() throws {
+            if SyncDuration.parse(minAge) == nil {
+                throw ValidationError("--min-age '\(minAge)' is not a duration like 10s, 2m or 1h")
+            }
+        }
+
+        func run() async throws {
+            let settings: Settings
+            let service: UploadService
+            do {
+                settings = try global.settings()
+                service = try UploadService(settings: settings, options: transfer.runOptions)
+            } catch {
+                throw CommandFailure(error)
+            }
+            var options = SyncOptions()
+            options.prefix = prefix ?? ""
+            options.filter = SyncFilter(includes: include, excludes: exclude, defaultExcludes: !noDefaultExcludes)
+            options.minAge = SyncDuration.parse(minAge) ?? .seconds(10)
+            options.dryRun = dryRun
+            options.deleteAfter = deleteAfter
+            options.verifyRemote = verifyRemote
+            options.followSymlinks = followSymlinks
+            options.waitForLock = wait
+            options.attributes = ObjectAttributes(cacheControl: cacheControl)
+            let runner = SyncRunner(service: service, databasePath: settings.database.value)
+            let summary: SyncSummary
+            do {
+                summary = try await runner.run(folder, options: options)
+            } catch let error as SyncError {
+                throw CommandFailure(error.diagnosis)
+            } catch {
+                throw CommandFailure(error)
+            }
+            report(summary)
+            if summary.exitCode != 0 { throw CommandFailure(status: ExitStatus(rawValue: summary.exitCode) ?? .uploadFailed) }
+        }
+
+        private func report(_ summary: SyncSummary) {
+            if json {
+                Terminal.output(JSONOutput.encode(summary))
+                return
+            }
+            for problem in summary.problems { Terminal.error("r2up: \(problem.path): \(problem.message)") }
+            for failure in summary.failures { Terminal.error("r2up: \(failure.path): \(failure.error)") }
+            guard !global.quiet else { return }
+            for file in summary.planned {
+                Terminal.output("would upload \(file.key) (\(ByteCount.string(file.size)), \(file.reason.rawValue))")
+            }
+            Terminal.output(summary.line)
+        }
+    }
+}
