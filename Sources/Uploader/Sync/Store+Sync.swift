@@ -10,6 +10,41 @@ public struct SyncTrackState: Sendable, Equatable {
     public var key: String?
 }
 
+/// The store's tracks read in path order, looked up by paths that come in the same order.
+public struct SyncTrackLookup {
+    private let rows: RowCursor
+    private var current: (path: String, state: SyncTrackState)?
+    private var started = false
+
+    init(rows: RowCursor) {
+        self.rows = rows
+    }
+
+    /// The track at `path`, or nil; each call's path must sort after the previous one's (bytes).
+    public mutating func state(at path: String) throws -> SyncTrackState? {
+        if !started {
+            started = true
+            try advance()
+        }
+        // Bytes, not String ==: an NFD name and its NFC twin are two files (and two tracks).
+        while let row = current, row.path.utf8.lexicographicallyPrecedes(path.utf8) { try advance() }
+        guard let row = current, row.path.utf8.elementsEqual(path.utf8) else { return nil }
+        return row.state
+    }
+
+    private mutating func advance() throws {
+        guard let row = try rows.next() else {
+            current = nil
+            return
+        }
+        current = (
+            row[0],
+            SyncTrackState(
+                size: row[1], mtimeNs: row[2], uploadState: UploadState(rawValue: row[3]) ?? .none, bucket: row[4], key: row[5])
+        )
+    }
+}
+
 /// A file sync is about to queue, with the key it maps to.
 public struct SyncUpload: Sendable, Equatable {
     public var file: ScannedFile
@@ -18,22 +53,19 @@ public struct SyncUpload: Sendable, Equatable {
 }
 
 extension Store {
-    /// Every track under `folder`, by path, in ONE read: the no-op sync's only query.
-    public func syncStates(under folder: String) throws(StoreError) -> [String: SyncTrackState] {
+    /// Runs `body` with the tracks under `folder` in path order, in ONE read: the no-op sync's
+    /// only query, walked beside a scan in the same order so neither is held in memory.
+    public func withSyncStates<T>(under folder: String, _ body: (inout SyncTrackLookup) throws -> T) throws(StoreError) -> T {
         var prefix = folder
         while prefix.count > 1 && prefix.hasSuffix("/") { prefix.removeLast() }
         if prefix == "/" { prefix = "" }
         return try read { db in
-            var states: [String: SyncTrackState] = [:]
+            // The UNIQUE index on path gives this order (BINARY: bytes) without a sort.
             let rows = try Row.fetchCursor(
-                db, sql: #"SELECT path, size, mtimeNs, uploadState, bucket, "key" FROM tracks WHERE path >= ? AND path < ?"#,
+                db, sql: #"SELECT path, size, mtimeNs, uploadState, bucket, "key" FROM tracks WHERE path >= ? AND path < ? ORDER BY path"#,
                 arguments: [prefix + "/", prefix + "0"])
-            while let row = try rows.next() {
-                states[row[0]] = SyncTrackState(
-                    size: row[1], mtimeNs: row[2], uploadState: UploadState(rawValue: row[3]) ?? .none,
-                    bucket: row[4], key: row[5])
-            }
-            return states
+            var lookup = SyncTrackLookup(rows: rows)
+            return try body(&lookup)
         }
     }
 

@@ -31,47 +31,74 @@ public struct SyncPlan: Sendable {
     /// Objects under the prefix with no local file (`--verify-remote`).
     public var cloudOnly: [ObjectSummary] = []
 
+    private let prefix: String
+    private let bucket: String
+    private let filter: SyncFilter
+    private let remote: [String: ObjectSummary]?
+    private let minAgeNs: Int64
+    private let nowNs: Int64
+    private var byKey: [String: [PlannedUpload]] = [:]
+    private var localKeys = Set<String>()
+
+    /// An empty plan; `add` each scanned file, then `finish`.
     /// - Parameters:
-    ///   - files: the scan.
     ///   - prefix: the key prefix ("" or ending in "/").
     ///   - bucket: the bucket; a track uploaded to another one is uploaded again.
-    ///   - tracks: the store's tracks by path.
     ///   - remote: the listing by key (`--verify-remote`), nil when not asked.
     ///   - minAgeNs: how old a file must be to be taken.
     ///   - nowNs: the time, nanoseconds since 1970.
     public init(
+        prefix: String, bucket: String, filter: SyncFilter, remote: [String: ObjectSummary]?, minAgeNs: Int64, nowNs: Int64
+    ) {
+        self.prefix = prefix
+        self.bucket = bucket
+        self.filter = filter
+        self.remote = remote
+        self.minAgeNs = minAgeNs
+        self.nowNs = nowNs
+    }
+
+    /// The whole plan at once, from a scan and the store's tracks by path.
+    public init(
         files: [ScannedFile], prefix: String, bucket: String, filter: SyncFilter, tracks: [String: SyncTrackState],
         remote: [String: ObjectSummary]?, minAgeNs: Int64, nowNs: Int64
     ) {
-        var byKey: [String: [PlannedUpload]] = [:]
-        var localKeys = Set<String>()
-        for file in files {
-            let key = prefix + file.relativePath
-            if remote != nil { localKeys.insert(key) }
-            guard filter.accepts(file.relativePath) else {
-                filtered += 1
-                continue
-            }
-            let reason: SyncReason
-            if let track = tracks[file.path], track.uploadState == .uploaded, track.bucket == bucket {
-                if track.size != file.size || track.mtimeNs != file.mtimeNs || track.key != key {
-                    reason = .changed
-                } else if let remote, remote[key]?.size != file.size {
-                    reason = .missingRemote
-                } else {
-                    unchanged += 1
-                    continue
-                }
-            } else {
-                reason = .new  // never uploaded, not finished, or uploaded to another bucket
-            }
-            // ctime too: a copier that restores the old mtime is still writing.
-            if nowNs - max(file.mtimeNs, file.ctimeNs) < minAgeNs {
-                waiting.append(file)
-                continue
-            }
-            byKey[key, default: []].append(PlannedUpload(file: file, key: key, reason: reason))
+        self.init(prefix: prefix, bucket: bucket, filter: filter, remote: remote, minAgeNs: minAgeNs, nowNs: nowNs)
+        for file in files { add(file, track: tracks[file.path]) }
+        finish()
+    }
+
+    /// Decides one file, given what the store knows of it (nil: nothing).
+    public mutating func add(_ file: ScannedFile, track: SyncTrackState?) {
+        let key = prefix + file.relativePath
+        if remote != nil { localKeys.insert(key) }
+        guard filter.accepts(file.relativePath) else {
+            filtered += 1
+            return
         }
+        let reason: SyncReason
+        if let track, track.uploadState == .uploaded, track.bucket == bucket {
+            if track.size != file.size || track.mtimeNs != file.mtimeNs || track.key != key {
+                reason = .changed
+            } else if let remote, remote[key]?.size != file.size {
+                reason = .missingRemote
+            } else {
+                unchanged += 1
+                return
+            }
+        } else {
+            reason = .new  // never uploaded, not finished, or uploaded to another bucket
+        }
+        // ctime too: a copier that restores the old mtime is still writing.
+        if nowNs - max(file.mtimeNs, file.ctimeNs) < minAgeNs {
+            waiting.append(file)
+            return
+        }
+        byKey[key, default: []].append(PlannedUpload(file: file, key: key, reason: reason))
+    }
+
+    /// Settles what needs every file seen: two files for one key, cloud-only objects.
+    public mutating func finish() {
         for (key, candidates) in byKey {
             if candidates.count > 1 {
                 // Linux lets an NFD name and its NFC twin sit side by side; R2 has one key for both.
@@ -89,11 +116,13 @@ public struct SyncPlan: Sendable {
                 uploads.append(candidates[0])
             }
         }
+        byKey = [:]
         uploads.sort { $0.key < $1.key }
         rejected.sort { $0.path < $1.path }
         if let remote {
             cloudOnly = remote.values.filter { !localKeys.contains($0.key) && !$0.key.hasSuffix("/") }.sorted { $0.key < $1.key }
         }
+        localKeys = []
     }
 
     /// The prefix as keys use it: NFC, "" or ending in "/".

@@ -54,21 +54,30 @@ public struct SyncRunner: Sendable {
         }
         defer { withExtendedLifetime(lock) {} }
 
-        let scan = SyncScanner(followSymlinks: options.followSymlinks).scan(root)
-        let tracks = try store?.syncStates(under: root) ?? [:]
         let remote = options.verifyRemote ? try await listing(prefix: prefix) : nil
         let nowNs = Int64(Date().timeIntervalSince1970 * 1_000_000_000)
         let minAge = options.minAge.components
-        let plan = SyncPlan(
-            files: scan.files, prefix: prefix, bucket: service.bucket, filter: options.filter, tracks: tracks,
-            remote: remote, minAgeNs: minAge.seconds * 1_000_000_000 + minAge.attoseconds / 1_000_000_000, nowNs: nowNs)
+        var plan = SyncPlan(
+            prefix: prefix, bucket: service.bucket, filter: options.filter, remote: remote,
+            minAgeNs: minAge.seconds * 1_000_000_000 + minAge.attoseconds / 1_000_000_000, nowNs: nowNs)
+        let scanner = SyncScanner(followSymlinks: options.followSymlinks)
+        // The scan and the store walk side by side in path order: memory stays flat at 100,000 files.
+        let problems: [ScanProblem]
+        if let store {
+            problems = try store.withSyncStates(under: root) { tracks in
+                try scanner.scan(root) { file in plan.add(file, track: try tracks.state(at: file.path)) }
+            }
+        } else {
+            problems = scanner.scan(root) { plan.add($0, track: nil) }
+        }
+        plan.finish()
 
         var summary = SyncSummary()
         summary.dryRun = options.dryRun
         summary.unchanged = plan.unchanged
         summary.waiting = plan.waiting.count
         summary.excluded = plan.filtered
-        summary.problems = scan.problems
+        summary.problems = problems
         summary.failures = plan.rejected
         summary.cloudOnly = plan.cloudOnly.count
 

@@ -21,7 +21,7 @@ public struct ScanProblem: Sendable, Equatable, Codable {
 }
 
 /// Walks a folder with readdir and lstat (no per-file Foundation objects: a no-op sync of
-/// 100,000 files must take seconds, not minutes).
+/// 100,000 files must take seconds, not minutes), each folder's entries in byte order.
 public struct SyncScanner: Sendable {
     public var followSymlinks: Bool
     /// Skip names that start with "." (editors' and rsync's temporary files live there).
@@ -35,71 +35,99 @@ public struct SyncScanner: Sendable {
     /// Regular files under `root` (an absolute, standardised folder path), and what was skipped.
     public func scan(_ root: String) -> (files: [ScannedFile], problems: [ScanProblem]) {
         var files: [ScannedFile] = []
+        let problems = scan(root) { files.append($0) }
+        return (files, problems)
+    }
+
+    /// Hands each regular file under `root` to `visit` in the byte order of its path (SQLite's
+    /// order of `tracks.path`), so a sync can walk the store beside it instead of holding
+    /// 100,000 files and tracks in memory. Returns what was skipped.
+    public func scan<E: Error>(_ root: String, visit: (ScannedFile) throws(E) -> Void) throws(E) -> [ScanProblem] {
         var problems: [ScanProblem] = []
         var info = stat()
         guard stat(root, &info) == 0 else {
             problems.append(ScanProblem(path: root, message: String(cString: strerror(errno))))
-            return (files, problems)
+            return problems
         }
         var ancestors: Set<FileID> = [FileID(info)]
-        walk(root, relative: "", ancestors: &ancestors, files: &files, problems: &problems)
-        return (files, problems)
+        try walk(root, relative: "", ancestors: &ancestors, problems: &problems, visit: visit)
+        return problems
     }
 
-    private func walk(
-        _ folder: String, relative: String, ancestors: inout Set<FileID>,
-        files: inout [ScannedFile], problems: inout [ScanProblem]
-    ) {
-        guard let handle = opendir(folder) else {
-            problems.append(ScanProblem(path: folder, message: "cannot be read: \(String(cString: strerror(errno)))"))
-            return
-        }
-        defer { closedir(handle) }
-        let descriptor = dirfd(handle)
-        var subfolders: [(path: String, relative: String, id: FileID)] = []
-        while let entry = readdir(handle) {
-            let rawName = withUnsafePointer(to: &entry.pointee.d_name) { pointer in
-                pointer.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(validatingCString: $0) }
+    /// One entry of a folder, sorted by `order`: the name's bytes, with "/" after a folder's,
+    /// which puts "a/x" after "a-b" as a byte-wise sort of whole paths does.
+    private struct Entry {
+        var name: String
+        var order: [UInt8]
+        var info: stat
+        var isFolder: Bool
+    }
+
+    private func walk<E: Error>(
+        _ folder: String, relative: String, ancestors: inout Set<FileID>, problems: inout [ScanProblem],
+        visit: (ScannedFile) throws(E) -> Void
+    ) throws(E) {
+        var entries: [Entry] = []
+        do {
+            guard let handle = opendir(folder) else {
+                problems.append(ScanProblem(path: folder, message: "cannot be read: \(String(cString: strerror(errno)))"))
+                return
             }
-            guard let name = rawName else {
-                problems.append(ScanProblem(path: folder, message: "a file name there is not valid UTF-8; it was skipped"))
-                continue
-            }
-            if name == "." || name == ".." { continue }
-            if skipHidden && name.hasPrefix(".") { continue }
-            let path = folder.hasSuffix("/") ? folder + name : folder + "/" + name
-            let inner = relative.isEmpty ? name : relative + "/" + name
-            var info = stat()
-            guard fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue }  // gone since readdir
-            var kind = info.st_mode & S_IFMT
-            if kind == S_IFLNK {
-                guard followSymlinks else { continue }
-                guard stat(path, &info) == 0 else {
-                    problems.append(ScanProblem(path: path, message: "a symbolic link to nothing; skipped"))
+            defer { closedir(handle) }
+            let descriptor = dirfd(handle)
+            while let entry = readdir(handle) {
+                let rawName = withUnsafePointer(to: &entry.pointee.d_name) { pointer in
+                    pointer.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(validatingCString: $0) }
+                }
+                guard let name = rawName else {
+                    problems.append(ScanProblem(path: folder, message: "a file name there is not valid UTF-8; it was skipped"))
                     continue
                 }
-                kind = info.st_mode & S_IFMT
+                if name == "." || name == ".." { continue }
+                if skipHidden && name.hasPrefix(".") { continue }
+                var info = stat()
+                guard fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue }  // gone since readdir
+                var kind = info.st_mode & S_IFMT
+                if kind == S_IFLNK {
+                    guard followSymlinks else { continue }
+                    guard fstatat(descriptor, name, &info, 0) == 0 else {
+                        problems.append(ScanProblem(path: Self.join(folder, name), message: "a symbolic link to nothing; skipped"))
+                        continue
+                    }
+                    kind = info.st_mode & S_IFMT
+                }
+                guard kind == S_IFREG || kind == S_IFDIR else { continue }
+                let isFolder = kind == S_IFDIR
+                entries.append(Entry(name: name, order: Array(name.utf8) + (isFolder ? [0x2F] : []), info: info, isFolder: isFolder))
             }
-            if kind == S_IFREG {
-                files.append(
+        }
+        entries.sort { $0.order.lexicographicallyPrecedes($1.order) }
+        for entry in entries {
+            let path = Self.join(folder, entry.name)
+            let inner = relative.isEmpty ? entry.name : relative + "/" + entry.name
+            let info = entry.info
+            guard entry.isFolder else {
+                try visit(
                     ScannedFile(
                         path: path, relativePath: Self.nfc(inner), size: Int64(info.st_size),
                         mtimeNs: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec),
                         ctimeNs: Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)))
-            } else if kind == S_IFDIR {
-                subfolders.append((path, inner, FileID(info)))
-            }
-        }
-        for sub in subfolders {
-            // Only a followed link can lead back to a folder being walked.
-            guard !ancestors.contains(sub.id) else {
-                problems.append(ScanProblem(path: sub.path, message: "a symbolic link loop (it leads back to a folder above it); not followed"))
                 continue
             }
-            ancestors.insert(sub.id)
-            walk(sub.path, relative: sub.relative, ancestors: &ancestors, files: &files, problems: &problems)
-            ancestors.remove(sub.id)
+            let id = FileID(info)
+            // Only a followed link can lead back to a folder being walked.
+            guard !ancestors.contains(id) else {
+                problems.append(ScanProblem(path: path, message: "a symbolic link loop (it leads back to a folder above it); not followed"))
+                continue
+            }
+            ancestors.insert(id)
+            try walk(path, relative: inner, ancestors: &ancestors, problems: &problems, visit: visit)
+            ancestors.remove(id)
         }
+    }
+
+    private static func join(_ folder: String, _ name: String) -> String {
+        folder.hasSuffix("/") ? folder + name : folder + "/" + name
     }
 
     /// NFC, with a fast path for plain ASCII (most names).

@@ -24,6 +24,38 @@ struct SyncScannerTests {
         #expect(nfd.size == 4)
     }
 
+    @Test("files come in the byte order of their whole paths, the order SQLite keeps tracks in")
+    func order() throws {
+        let folder = try TestDirectory()
+        let names = ["a/x.m4a", "a-b.m4a", "a.m4a", "B.m4a", "a/b/c.m4a", "ab.m4a", "a0.m4a", "Cafe\u{301}.m4a", "Caf\u{E9}.m4a"]
+        for name in names { try folder.makeFile(name, size: 1) }
+        let paths = SyncScanner().scan(folder.path).files.map { Array($0.path.utf8) }
+        #expect(paths.count == names.count)  // the NFD name and its NFC twin are two files
+        #expect(paths == paths.sorted { $0.lexicographicallyPrecedes($1) })
+    }
+
+    @Test("the store is read beside the scan: each file finds its own track, an NFD name and its NFC twin apart")
+    func lookupBesideScan() throws {
+        let folder = try TestDirectory()
+        let data = try TestDirectory()
+        for name in ["Cafe\u{301}.m4a", "Caf\u{E9}.m4a", "a/x.m4a", "a-b.m4a", "z.m4a"] { try folder.makeFile(name, size: 1) }
+        let store = try Store(path: data.path + "/r2up.sqlite")
+        let all = SyncScanner().scan(folder.path).files
+        // Bytes: String == would take the NFC twin for the NFD name.
+        let wanted = [folder.path + "/Cafe\u{301}.m4a", folder.path + "/a/x.m4a"].map { Array($0.utf8) }
+        let known = all.filter { wanted.contains(Array($0.path.utf8)) }
+        #expect(known.count == 2)
+        _ = try store.enqueueSync(known.map { SyncUpload(file: $0, key: $0.relativePath, contentType: "audio/mp4") }, bucket: "b")
+        let found = try store.withSyncStates(under: folder.path) { tracks in
+            var found: [String] = []
+            _ = try SyncScanner().scan(folder.path) { file in
+                if try tracks.state(at: file.path) != nil { found.append(file.path) }
+            }
+            return found
+        }
+        #expect(found.map { Array($0.utf8) } == known.map(\.path).map { Array($0.utf8) })
+    }
+
     @Test("--follow-symlinks follows links to files and folders, and reports a loop instead of walking it forever")
     func links() throws {
         let folder = try TestDirectory()
