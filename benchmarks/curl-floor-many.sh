@@ -6,7 +6,7 @@ set -euo pipefail
 list=$(mktemp)
 trap 'rm -f "$list"' EXIT
 for f in "$1"/*; do
-  printf 'upload-file = "%s"\nurl = "%s/%s"\noutput = /dev/null\n' "$f" "$2" "$(basename "$f")" >>"$list"
+  printf 'upload-file = "%s"\nurl = "%s/%s"\noutput = /dev/null\n' "$f" "$2" "${f##*/}" >>"$list"
 done
 exec curl -fsS --parallel --parallel-max 4 --aws-sigv4 "aws:amz:us-east-1:s3" \
   --user "$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY" -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" -K "$list"

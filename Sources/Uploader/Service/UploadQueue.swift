@@ -83,6 +83,13 @@ public final class UploadQueue: Sendable {
         onEvent: @escaping @Sendable (QueueEvent) -> Void
     ) async -> QueueRunSummary {
         let summary = RunTally()
+        let recorder = BatchedJobRecorder(store: store)
+        let flusher = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(50))
+                recorder.flush()
+            }
+        }
         await withTaskGroup(of: Void.self) { group in
             var next = 0
             func addNext() {
@@ -94,26 +101,41 @@ public final class UploadQueue: Sendable {
                         summary.value.withLock { $0.deferred.append(job) }
                         return
                     }
-                    await self.process(job, attributes: attributes, summary: summary, onEvent: onEvent)
+                    await self.process(job, attributes: attributes, recorder: recorder, summary: summary, onEvent: onEvent)
                 }
             }
             for _ in 0..<max(1, service.options.concurrency) { addNext() }
             while await group.next() != nil { addNext() }
         }
+        flusher.cancel()
+        await flusher.value
+        recorder.flush()
         return summary.value.withLock { $0 }
     }
 
     private func process(
-        _ queued: UploadJob, attributes: ObjectAttributes, summary: RunTally,
-        onEvent: @Sendable (QueueEvent) -> Void
+        _ queued: UploadJob, attributes: ObjectAttributes, recorder: BatchedJobRecorder, summary: RunTally,
+        onEvent: @escaping @Sendable (QueueEvent) -> Void
     ) async {
         var job = queued
+        // A single PUT has nothing to resume: its steps may wait for the next batched commit.
+        var batched = job.uploadID == nil && job.length <= service.uploader.settings.multipartThreshold
         do {
-            job = try store.startJob(id: job.id)
+            if batched {
+                recorder.started(job.id)
+                job.state = .uploading
+                job.attempts += 1
+                job.lastError = nil
+            } else {
+                recorder.flush()
+                job = try store.startJob(id: job.id)
+            }
             onEvent(.started(job))
             let file = try LocalFile(path: job.path)
             if file.size != job.length || file.modificationTimeNs != job.mtimeNs {
                 // Changed since it was queued: whatever was sent belongs to the old content.
+                recorder.flush()
+                batched = false
                 if let abandoned = try store.resetJob(id: job.id, length: file.size, mtimeNs: file.modificationTimeNs) {
                     try? await service.client.abortMultipartUpload(bucket: job.bucket, key: job.key, uploadID: abandoned)
                 }
@@ -132,11 +154,33 @@ public final class UploadQueue: Sendable {
             objectAttributes.contentType = job.contentType
             let outcome = try await resumableUploader.upload(
                 file, bucket: job.bucket, key: job.key, attributes: objectAttributes, checkpoint: checkpoint,
-                journal: StoreJournal(store: store, jobID: job.id))
+                journal: StoreJournal(store: store, jobID: job.id, before: recorder))
             let item = UploadItem(
                 fileName: (job.path as NSString).lastPathComponent, fileSize: outcome.size, r2Key: outcome.key,
                 uploadDate: Date(), publicURL: URL(string: service.publicURL(for: outcome.key, in: job.bucket))!,
                 bucket: job.bucket, etag: outcome.etag)
+            if batched {
+                job.state = .completed
+                job.bytesSent = job.length
+                let completed = job
+                recorder.completed(completed, item: item) { committed in
+                    switch committed {
+                    case .success:
+                        summary.value.withLock {
+                            $0.completed.append(item)
+                            $0.bytesSent += outcome.bytesSent
+                        }
+                        onEvent(.completed(completed, item, outcome))
+                    case .failure(let error):
+                        // Sent and verified, but not recorded: the job stays queued for the next run.
+                        let diagnosis = Diagnosis(error, subject: completed.path)
+                        let next = self.recordFailure(error, diagnosis: diagnosis, job: queued)
+                        summary.value.withLock { $0.failed.append((queued, diagnosis)) }
+                        onEvent(.failed(queued, diagnosis, nextAttemptAt: next))
+                    }
+                }
+                return
+            }
             job = try store.completeJob(id: job.id, historyItem: item)
             summary.value.withLock {
                 $0.completed.append(item)
@@ -144,6 +188,7 @@ public final class UploadQueue: Sendable {
             }
             onEvent(.completed(job, item, outcome))
         } catch {
+            recorder.flush()  // the job's start first, then its failure
             let diagnosis = await service.diagnose(error, subject: job.path)
             let next = recordFailure(error, diagnosis: diagnosis, job: job)
             summary.value.withLock { $0.failed.append((job, diagnosis)) }
@@ -199,14 +244,21 @@ public final class UploadQueue: Sendable {
 final class StoreJournal: UploadJournal {
     let store: Store
     let jobID: UUID
-    private let lastProgress = Mutex<UInt64>(0)
+    /// When bytes sent were last written; starts at creation, so a job done within a second
+    /// (most small files) never spends a commit on progress nobody could have seen.
+    private let lastProgress = Mutex<UInt64>(DispatchTime.now().uptimeNanoseconds)
 
-    init(store: Store, jobID: UUID) {
+    /// Batched steps to commit before this journal's own writes (a start before its parts).
+    private let recorder: BatchedJobRecorder?
+
+    init(store: Store, jobID: UUID, before recorder: BatchedJobRecorder? = nil) {
         self.store = store
         self.jobID = jobID
+        self.recorder = recorder
     }
 
     func multipartStarted(uploadID: String, partSize: Int64) throws {
+        recorder?.flush()
         _ = try store.updateJob(id: jobID) { row in
             row.uploadID = uploadID
             row.partSize = partSize

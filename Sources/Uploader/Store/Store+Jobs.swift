@@ -73,18 +73,23 @@ extension Store {
     public func startJob(id: UUID) throws(StoreError) -> UploadJob {
         let time = now()
         return try write { db in
-            try db.cachedStatement(sql: """
-                UPDATE jobs SET state = 'uploading', attempts = attempts + 1, lastError = NULL, updatedAt = ?
-                WHERE id = ?
-                """).execute(arguments: [StoreDate.text(time), id.uuidString])
-            guard db.changesCount > 0, let job = try Self.fetchJob(db, id: id) else {
-                throw StoreError.notFound("job \(id)")
-            }
-            try db.cachedStatement(sql: """
-                UPDATE tracks SET uploadState = 'uploading', lastError = NULL, updatedAt = ? WHERE path = ?
-                """).execute(arguments: [StoreDate.text(time), job.path])
+            try Self.markStarted(db, id: id, at: time)
+            guard let job = try Self.fetchJob(db, id: id) else { throw StoreError.notFound("job \(id)") }
             return job
         }
+    }
+
+    /// The job and its track uploading, with one more attempt and no last error.
+    static func markStarted(_ db: Database, id: UUID, at time: Date) throws {
+        try db.cachedStatement(sql: """
+            UPDATE jobs SET state = 'uploading', attempts = attempts + 1, lastError = NULL, updatedAt = ?
+            WHERE id = ?
+            """).execute(arguments: [StoreDate.text(time), id.uuidString])
+        guard db.changesCount > 0 else { throw StoreError.notFound("job \(id)") }
+        try db.cachedStatement(sql: """
+            UPDATE tracks SET uploadState = 'uploading', lastError = NULL, updatedAt = ?
+            WHERE path = (SELECT path FROM jobs WHERE id = ?)
+            """).execute(arguments: [StoreDate.text(time), id.uuidString])
     }
 
     /// The job with this id.

@@ -20,32 +20,69 @@ extension Store {
             job.lastError = nil
             job.bytesSent = job.length
             job.updatedAt = time
-            // Hand-written, cached statements: this runs once per file, thousands of times a push.
-            try db.cachedStatement(sql: """
-                UPDATE jobs SET state = 'completed', nextAttemptAt = NULL, lastError = NULL,
-                                bytesSent = length, updatedAt = ? WHERE id = ?
-                """).execute(arguments: [StoreDate.text(time), id.uuidString])
-            try Self.deleteParts(db, jobID: id)
-            try db.cachedStatement(sql: """
-                INSERT INTO history (id, fileName, fileSize, r2Key, uploadDate, publicURL, bucket, etag)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """).execute(arguments: [
-                    historyItem.id.uuidString, historyItem.fileName, historyItem.fileSize, historyItem.r2Key,
-                    StoreDate.text(historyItem.uploadDate), historyItem.publicURL.absoluteString, historyItem.bucket,
-                    historyItem.etag,
-                ])
-            try db.cachedStatement(sql: """
-                INSERT INTO tracks (path, size, mtimeNs, uploadState, bucket, "key", etag, lastError, updatedAt)
-                VALUES (?, ?, ?, 'uploaded', ?, ?, ?, NULL, ?)
-                ON CONFLICT(path) DO UPDATE SET
-                    size = excluded.size, mtimeNs = excluded.mtimeNs, uploadState = 'uploaded',
-                    bucket = excluded.bucket, "key" = excluded."key", etag = excluded.etag,
-                    lastError = NULL, updatedAt = excluded.updatedAt
-                """).execute(arguments: [
-                    job.path, job.length, job.mtimeNs, job.bucket, job.key, historyItem.etag, StoreDate.text(time),
-                ])
+            try Self.publish(db, job: job, item: historyItem, at: time)
             return job
         }
+    }
+
+    /// Small jobs' steps in ONE commit (`BatchedJobRecorder`): each start marks its job and
+    /// track uploading with one more attempt; each completion does what `completeJob` does,
+    /// from the job as the queue holds it. Every step lands or fails on its own.
+    /// - Returns: the completions' outcomes, in order.
+    func recordBatch(starts: [UUID], completions: [(job: UploadJob, item: UploadItem)]) throws(StoreError) -> [Result<Void, StoreError>] {
+        let time = now()
+        let path = self.path
+        return try write { db in
+            for id in starts {
+                try db.inSavepoint {
+                    try Self.markStarted(db, id: id, at: time)
+                    return .commit
+                }
+            }
+            var outcomes: [Result<Void, StoreError>] = []
+            for (job, item) in completions {
+                do {
+                    try db.inSavepoint {
+                        try Self.publish(db, job: job, item: item, at: time)
+                        return .commit
+                    }
+                    outcomes.append(.success(()))
+                } catch {
+                    outcomes.append(.failure(StoreError.wrap(error, path: path)))
+                }
+            }
+            return outcomes
+        }
+    }
+
+    /// The job completed, its parts gone, its history row, its track uploaded.
+    static func publish(_ db: Database, job: UploadJob, item historyItem: UploadItem, at time: Date) throws {
+        let id = job.id
+        // Hand-written, cached statements: this runs once per file, thousands of times a push.
+        try db.cachedStatement(sql: """
+            UPDATE jobs SET state = 'completed', nextAttemptAt = NULL, lastError = NULL,
+                            bytesSent = length, updatedAt = ? WHERE id = ? AND state != 'completed'
+            """).execute(arguments: [StoreDate.text(time), id.uuidString])
+        guard db.changesCount > 0 else { throw StoreError.conflict("job \(id) is already completed or gone") }
+        try Self.deleteParts(db, jobID: id)
+        try db.cachedStatement(sql: """
+            INSERT INTO history (id, fileName, fileSize, r2Key, uploadDate, publicURL, bucket, etag)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """).execute(arguments: [
+                historyItem.id.uuidString, historyItem.fileName, historyItem.fileSize, historyItem.r2Key,
+                StoreDate.text(historyItem.uploadDate), historyItem.publicURL.absoluteString, historyItem.bucket,
+                historyItem.etag,
+            ])
+        try db.cachedStatement(sql: """
+            INSERT INTO tracks (path, size, mtimeNs, uploadState, bucket, "key", etag, lastError, updatedAt)
+            VALUES (?, ?, ?, 'uploaded', ?, ?, ?, NULL, ?)
+            ON CONFLICT(path) DO UPDATE SET
+                size = excluded.size, mtimeNs = excluded.mtimeNs, uploadState = 'uploaded',
+                bucket = excluded.bucket, "key" = excluded."key", etag = excluded.etag,
+                lastError = NULL, updatedAt = excluded.updatedAt
+            """).execute(arguments: [
+                job.path, job.length, job.mtimeNs, job.bucket, job.key, historyItem.etag, StoreDate.text(time),
+            ])
     }
 
     /// The file changed under the job: back to staged, parts and upload id dropped,

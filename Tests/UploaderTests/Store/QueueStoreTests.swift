@@ -43,6 +43,38 @@ struct QueueStoreTests {
         #expect(try store.requeueAll() == 0)
     }
 
+    @Test("a batch commits starts and completions together; a completion that cannot land fails alone")
+    func batch() throws {
+        let folder = try ScratchFolder()
+        let store = try folder.store()
+        let first = Sample.job("/m/1.flac", key: "1.flac", length: 100)
+        let second = Sample.job("/m/2.flac", key: "2.flac", length: 200)
+        let done = Sample.job("/m/3.flac", key: "3.flac", length: 300)
+        for job in [first, second, done] {
+            try store.enqueue(job)
+            try store.upsertTrack(path: job.path, size: job.length, mtimeNs: job.mtimeNs)
+        }
+        try store.completeJob(id: done.id, historyItem: Sample.item("3.flac", key: "3.flac"))
+
+        #expect(try store.recordBatch(starts: [first.id, second.id], completions: []).isEmpty)
+        #expect(try store.job(id: first.id)?.state == .uploading)
+        #expect(try store.job(id: first.id)?.attempts == 1)
+        #expect(try store.track(path: "/m/2.flac")?.uploadState == .uploading)
+
+        let outcomes = try store.recordBatch(
+            starts: [],
+            completions: [
+                (first, Sample.item("1.flac", key: "1.flac", size: 100)),
+                (done, Sample.item("3.flac", key: "3.flac", size: 300)),
+                (second, Sample.item("2.flac", key: "2.flac", size: 200)),
+            ])
+        #expect(outcomes.map { (try? $0.get()) != nil } == [true, false, true])
+        #expect(try store.job(id: second.id)?.state == .completed)
+        #expect(try store.track(path: "/m/1.flac")?.uploadState == .uploaded)
+        // One row per completed file: the refused completion wrote nothing.
+        #expect(try store.recentUploads(limit: 10).map(\.fileName).sorted() == ["1.flac", "2.flac", "3.flac"])
+    }
+
     @Test("resetting a job (its file changed) drops its parts and upload id and returns the id to abort")
     func reset() throws {
         let folder = try ScratchFolder()
