@@ -34,6 +34,7 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
         ),
+        .target(name: "CChecksum"),
         .target(
             name: "SigV4",
             dependencies: ["COpenSSL"],
@@ -42,7 +43,7 @@ let package = Package(
         .target(
             name: "Uploader",
             dependencies: [
-                "CCurl", "COpenSSL", "CZlib", "SigV4",
+                "CCurl", "CChecksum", "COpenSSL", "CZlib", "SigV4",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSettings

@@ -77,8 +77,8 @@ struct TransferOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "Checksum each request carries for the server to verify: md5 or crc32 (default: md5 for R2, crc32 elsewhere).",
-            valueName: "md5|crc32"))
+            "Checksum each request carries for the server to verify: md5, crc32 or crc32c (default: md5 for R2, crc32c elsewhere).",
+            valueName: "md5|crc32|crc32c"))
     var checksum: IntegrityCheck?
 
     @Option(

@@ -5,8 +5,8 @@ public struct UploadedPart: Sendable, Equatable {
     public var partNumber: Int
     public var etag: String
     public var size: Int64
-    /// The checksum the part was sent with; CompleteMultipartUpload repeats a CRC-32
-    /// (required when the upload was created with the CRC32 algorithm).
+    /// The checksum the part was sent with; CompleteMultipartUpload repeats a CRC
+    /// (required when the upload was created with a CRC algorithm).
     public var checksum: PayloadChecksum?
 
     public init(partNumber: Int, etag: String, size: Int64, checksum: PayloadChecksum? = nil) {
@@ -25,13 +25,17 @@ public struct PendingMultipartUpload: Sendable, Equatable {
 }
 
 extension S3Client {
-    /// CreateMultipartUpload; returns the upload id. With `.crc32`, every part must carry
-    /// `x-amz-checksum-crc32` and the completion lists them.
+    /// CreateMultipartUpload; returns the upload id. With a CRC check, every part must carry
+    /// its `x-amz-checksum-crc32[c]` and the completion lists them.
     public func createMultipartUpload(
         bucket: String, key: String, attributes: ObjectAttributes = .init(), check: IntegrityCheck = .md5
     ) async throws(S3ClientError) -> String {
         var headers = attributes.headers
-        if check == .crc32 { headers.append(("x-amz-checksum-algorithm", "CRC32")) }
+        switch check {
+        case .md5: break
+        case .crc32: headers.append(("x-amz-checksum-algorithm", "CRC32"))
+        case .crc32c: headers.append(("x-amz-checksum-algorithm", "CRC32C"))
+        }
         let response = try await send(
             Call(method: "POST", bucket: bucket, key: key, query: [("uploads", "")], headers: headers))
         let root = try Self.document(response, root: "InitiateMultipartUploadResult")
@@ -73,7 +77,11 @@ extension S3Client {
         var xml = "<CompleteMultipartUpload>"
         for part in parts.sorted(by: { $0.partNumber < $1.partNumber }) {
             xml += "<Part><PartNumber>\(part.partNumber)</PartNumber><ETag>\"\(part.etag.xmlEscaped)\"</ETag>"
-            if case .crc32(let crc) = part.checksum { xml += "<ChecksumCRC32>\(crc.xmlEscaped)</ChecksumCRC32>" }
+            switch part.checksum {
+            case .crc32(let crc): xml += "<ChecksumCRC32>\(crc.xmlEscaped)</ChecksumCRC32>"
+            case .crc32c(let crc): xml += "<ChecksumCRC32C>\(crc.xmlEscaped)</ChecksumCRC32C>"
+            case .md5, nil: break
+            }
             xml += "</Part>"
         }
         xml += "</CompleteMultipartUpload>"

@@ -266,7 +266,7 @@ final class StoreJournal: UploadJournal {
     }
 
     func partFinished(_ part: UploadedPart, checksum: PayloadChecksum) throws {
-        try store.recordPart(jobID: jobID, partNumber: part.partNumber, size: part.size, etag: part.etag, checksum: checksum.value)
+        try store.recordPart(jobID: jobID, partNumber: part.partNumber, size: part.size, etag: part.etag, checksum: checksum.recorded)
     }
 
     func progress(bytesSent: Int64) {

@@ -1,17 +1,19 @@
 import Foundation
 
 /// How each PUT and part proves its bytes to the server, which rejects a damaged body
-/// with BadDigest (DESIGN §6). Both are verified by S3, MinIO and SeaweedFS; R2 has a
+/// with BadDigest (DESIGN §6). All are verified by S3, MinIO and SeaweedFS; R2 has a
 /// history of 501 NotImplemented for `x-amz-checksum-*` (PEERS §3 item 8), so MD5 is its default.
 public enum IntegrityCheck: String, Sendable, CaseIterable {
     /// `Content-MD5`: portable everywhere; about 0.6–0.8 GB/s here.
     case md5
-    /// `x-amz-checksum-crc32` (zlib): about 3.4 GB/s here, five times less client CPU.
+    /// `x-amz-checksum-crc32` (zlib): about 2.7–3.4 GB/s here.
     case crc32
+    /// `x-amz-checksum-crc32c`: one SSE 4.2 instruction per 8 bytes, about 8 GB/s here.
+    case crc32c
 
-    /// The check for an endpoint when none is configured: MD5 for R2, CRC-32 elsewhere.
+    /// The check for an endpoint when none is configured: MD5 for R2, CRC-32C elsewhere.
     public static func defaultCheck(for endpoint: S3Endpoint) -> IntegrityCheck {
-        endpoint.isR2 ? .md5 : .crc32
+        endpoint.isR2 ? .md5 : .crc32c
     }
 
     /// The checksum of a byte range of `file`, in this check's form.
@@ -19,6 +21,7 @@ public enum IntegrityCheck: String, Sendable, CaseIterable {
         switch self {
         case .md5: return .md5(try file.md5Base64(offset: offset, length: length))
         case .crc32: return .crc32(try file.crc32Base64(offset: offset, length: length))
+        case .crc32c: return .crc32c(try file.crc32cBase64(offset: offset, length: length))
         }
     }
 }
@@ -27,20 +30,31 @@ public enum IntegrityCheck: String, Sendable, CaseIterable {
 public enum PayloadChecksum: Sendable, Equatable {
     case md5(String)
     case crc32(String)
+    case crc32c(String)
 
-    /// Reads back a checksum recorded by `value`: a base64 MD5 is 24 characters, a CRC-32 8.
+    /// Reads back a checksum written by `recorded`: a base64 MD5 is 24 characters, a CRC-32 8,
+    /// a CRC-32C "c" and 8.
     public init?(recorded value: String) {
         switch value.count {
         case 24: self = .md5(value)
         case 8: self = .crc32(value)
+        case 9 where value.hasPrefix("c"): self = .crc32c(String(value.dropFirst()))
         default: return nil
         }
     }
 
-    /// The base64 value, as stored with a part.
+    /// The base64 value, as the header carries it.
     public var value: String {
         switch self {
+        case .md5(let value), .crc32(let value), .crc32c(let value): value
+        }
+    }
+
+    /// The value as stored with a part: it says which check it is.
+    public var recorded: String {
+        switch self {
         case .md5(let value), .crc32(let value): value
+        case .crc32c(let value): "c" + value
         }
     }
 
@@ -48,6 +62,7 @@ public enum PayloadChecksum: Sendable, Equatable {
         switch self {
         case .md5: .md5
         case .crc32: .crc32
+        case .crc32c: .crc32c
         }
     }
 
@@ -55,6 +70,7 @@ public enum PayloadChecksum: Sendable, Equatable {
         switch self {
         case .md5(let value): ("Content-MD5", value)
         case .crc32(let value): ("x-amz-checksum-crc32", value)
+        case .crc32c(let value): ("x-amz-checksum-crc32c", value)
         }
     }
 }

@@ -1,3 +1,4 @@
+import CChecksum
 import CZlib
 import Foundation
 import SigV4
@@ -64,6 +65,16 @@ public final class LocalFile: Sendable {
         }
         let value = UInt32(truncatingIfNeeded: crc)
         return Data([UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)])
+            .base64EncodedString()
+    }
+
+    /// Base64 of the big-endian CRC-32C of a byte range (the `x-amz-checksum-crc32c` header).
+    public func crc32cBase64(offset: Int64, length: Int64) throws(UploadError) -> String {
+        var crc: UInt32 = 0
+        try readChunks(offset: offset, length: length) { chunk in
+            crc = r2up_crc32c(crc, chunk.baseAddress, chunk.count)
+        }
+        return Data([UInt8(crc >> 24), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc & 0xFF)])
             .base64EncodedString()
     }
 

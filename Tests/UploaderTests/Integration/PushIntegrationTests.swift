@@ -156,7 +156,7 @@ final class AppendOnFirstPart: UploadJournal, @unchecked Sendable {
 @Suite("Integrity in transit")
 struct IntegrityTests {
     @Test(
-        "a flipped bit in a PUT or part body is rejected by the server and retried, with either checksum",
+        "a flipped bit in a PUT or part body is rejected by the server and retried, with each checksum",
         arguments: [1000, 12 << 20], IntegrityCheck.allCases)
     func corruptedBodyIsRetried(size: Int, check: IntegrityCheck) async throws {
         let server = try TestServer.require()
