@@ -115,6 +115,27 @@ extension Store {
         }
     }
 
+    /// Forgets queued jobs whose file is gone (deleted between a sync's scan and its upload):
+    /// nothing is left to send. A track that was never uploaded goes too; one with a cloud copy
+    /// keeps it. Returns the multipart uploads those jobs had begun, to abort.
+    public func dropJobs(_ ids: [UUID]) throws(StoreError) -> [(key: String, uploadID: String)] {
+        let time = now()
+        return try write { db in
+            var abandoned: [(key: String, uploadID: String)] = []
+            for id in ids {
+                guard let job = try Self.fetchJob(db, id: id), job.state != .completed else { continue }
+                if let uploadID = job.uploadID { abandoned.append((job.key, uploadID)) }
+                try Self.deleteParts(db, jobID: id)
+                try db.execute(sql: "DELETE FROM jobs WHERE id = ?", arguments: [id.uuidString])
+                try db.execute(sql: #"DELETE FROM tracks WHERE path = ? AND "key" IS NULL"#, arguments: [job.path])
+                try db.execute(
+                    sql: "UPDATE tracks SET uploadState = 'uploaded', lastError = NULL, updatedAt = ? WHERE path = ?",
+                    arguments: [StoreDate.text(time), job.path])
+            }
+            return abandoned
+        }
+    }
+
     /// `--verify-remote`: objects with no local file become cloud-only tracks (seed 000's ☁)
     /// at the path where the file would be. A track r2up already knows keeps its states.
     @discardableResult

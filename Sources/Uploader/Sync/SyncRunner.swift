@@ -167,9 +167,21 @@ public struct SyncRunner: Sendable {
         summary.uploaded += done.uploaded
         summary.uploadedBytes += done.uploadedBytes
         summary.deleted += done.deleted
-        summary.waiting += done.waiting + result.deferred.count
+        summary.waiting += done.waiting + (try await settleDeferred(result.deferred, store: store))
         summary.failures += done.failures
         summary.exitCode = max(summary.exitCode, done.exitCode)
+    }
+
+    /// Jobs turned away at their start: a file that changed waits for the next run (returns how
+    /// many); one that is gone has nothing left to upload, and its job is dropped.
+    func settleDeferred(_ jobs: [UploadJob], store: Store) async throws -> Int {
+        let gone = jobs.filter { access($0.path, F_OK) != 0 && errno == ENOENT }
+        if !gone.isEmpty {
+            for (key, uploadID) in try store.dropJobs(gone.map(\.id)) {
+                try? await service.client.abortMultipartUpload(bucket: service.bucket, key: key, uploadID: uploadID)
+            }
+        }
+        return jobs.count - gone.count
     }
 
     /// Whether the file still has the size and mtime its job was queued with.

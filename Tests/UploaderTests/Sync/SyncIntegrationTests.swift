@@ -197,6 +197,27 @@ struct SyncIntegrationTests {
         #expect(try await remoteTimes(prefix: prefix).isEmpty)
     }
 
+    @Test("a file deleted between the scan and its upload start is dropped: nothing sent, no job or track left, not waiting")
+    func deletedBeforeStart() async throws {
+        let folder = try TestDirectory()
+        let prefix = server.scratchPrefix("sync-gone")
+        try folder.makeFile("library/gone.flac", size: 50)
+        try folder.makeFile("library/kept.flac", size: 60)
+        let sync = try runner(folder)
+        let store = try Store(path: sync.databasePath)
+        let files = SyncScanner().scan(library(folder)).files
+        let queued = try store.enqueueSync(
+            files.map { SyncUpload(file: $0, key: prefix + $0.relativePath, contentType: "audio/flac") }, bucket: server.bucket)
+        try FileManager.default.removeItem(atPath: library(folder) + "/gone.flac")
+        let queue = UploadQueue(store: store, service: sync.service)
+        let result = await queue.run(queued.jobs, attributes: ObjectAttributes(), admit: SyncRunner.isAsQueued, onEvent: { _ in })
+        #expect(result.completed.map(\.fileName) == ["kept.flac"] && result.deferred.count == 1)
+        #expect(try await sync.settleDeferred(result.deferred, store: store) == 0)
+        #expect(try store.pendingJobs(now: Date()).isEmpty)
+        #expect(try store.track(path: library(folder) + "/gone.flac") == nil)
+        #expect(try await remoteTimes(prefix: prefix).keys.sorted() == [prefix + "kept.flac"])
+    }
+
     @Test("a file that grows during its upload is not published torn: withdrawn, counted waiting, sent whole next run")
     func changedDuringUpload() async throws {
         let folder = try TestDirectory()
