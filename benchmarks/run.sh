@@ -125,6 +125,11 @@ for i in range(2000):
     rm -f "$WORK"/w3.sqlite*
     measure "W3 r2up push --verify reply" 0.03125 "$BIN" push "$dir" --prefix "$p" --db "$WORK/w3.sqlite" --concurrency 4 --verify reply
     check "$p" 2000 $((2000 * 16384))
+    # Issue 3's figure: the store on disk against the same push with the store on tmpfs.
+    p=$(fresh_prefix w3tmpfs)
+    rm -f /dev/shm/r2up-w3.sqlite*
+    measure "W3 r2up push (store on tmpfs)" 0.03125 "$BIN" push "$dir" --prefix "$p" --db /dev/shm/r2up-w3.sqlite --concurrency 4
+    check "$p" 2000 $((2000 * 16384))
     if "$BIN" sync --help >/dev/null 2>&1; then
       touch -d '1 hour ago' "$dir"/*  # older than sync's --min-age
       p=$(fresh_prefix w3sync)
