@@ -27,31 +27,23 @@ extension Store {
 
     /// Small jobs' steps in ONE commit (`BatchedJobRecorder`): each start marks its job and
     /// track uploading with one more attempt; each completion does what `completeJob` does,
-    /// from the job as the queue holds it. Every step lands or fails on its own.
+    /// from the job as the queue holds it. Every step lands or fails on its own: when one
+    /// fails, the batch is rolled back and each step is committed alone.
     /// - Returns: the completions' outcomes, in order.
     func recordBatch(starts: [UUID], completions: [(job: UploadJob, item: UploadItem)]) throws(StoreError) -> [Result<Void, StoreError>] {
         let time = now()
-        let path = self.path
-        return try write { db in
-            for id in starts {
-                try db.inSavepoint {
-                    try Self.markStarted(db, id: id, at: time)
-                    return .commit
-                }
+        let all: Result<Void, StoreError> = Result { () throws(StoreError) in
+            try write { db in
+                for id in starts { try Self.markStarted(db, id: id, at: time) }
+                for (job, item) in completions { try Self.publish(db, job: job, item: item, at: time) }
             }
-            var outcomes: [Result<Void, StoreError>] = []
-            for (job, item) in completions {
-                do {
-                    try db.inSavepoint {
-                        try Self.publish(db, job: job, item: item, at: time)
-                        return .commit
-                    }
-                    outcomes.append(.success(()))
-                } catch {
-                    outcomes.append(.failure(StoreError.wrap(error, path: path)))
-                }
-            }
-            return outcomes
+        }
+        if case .success = all { return Array(repeating: .success(()), count: completions.count) }
+        for id in starts {
+            _ = try? write { db in try Self.markStarted(db, id: id, at: time) }
+        }
+        return completions.map { job, item in
+            Result { () throws(StoreError) in try write { db in try Self.publish(db, job: job, item: item, at: time) } }
         }
     }
 
