@@ -132,10 +132,9 @@ for i in range(2000):
     measure "W3 r2up push (store on tmpfs)" 0.03125 "$BIN" push "$dir" --prefix "$p" --db /dev/shm/r2up-w3.sqlite --concurrency 4
     check "$p" 2000 $((2000 * 16384))
     if "$BIN" sync --help >/dev/null 2>&1; then
-      touch -d '1 hour ago' "$dir"/*  # older than sync's --min-age
       p=$(fresh_prefix w3sync)
       rm -f "$WORK"/w3.sqlite*
-      measure "W3 r2up sync --verify reply" 0.03125 "$BIN" sync "$dir" --prefix "$p" --db "$WORK/w3.sqlite" --concurrency 4 --verify reply --quiet
+      measure "W3 r2up sync --verify reply" 0.03125 "$BIN" sync "$dir" --prefix "$p" --db "$WORK/w3.sqlite" --concurrency 4 --verify reply --min-age 0 --quiet
       check "$p" 2000 $((2000 * 16384))
     fi
     p=$(fresh_prefix w3aws)
@@ -163,7 +162,7 @@ for d in range(100):
   db=$WORK/w4.sqlite
   if [ ! -f "$WORK/w4.prefix" ]; then
     rm -f "$db"*
-    "$BIN" sync "$dir" --prefix w4 --db "$db" --concurrency 8 --quiet
+    "$BIN" sync "$dir" --prefix w4 --db "$db" --concurrency 8 --min-age 0 --quiet
     echo w4 >"$WORK/w4.prefix"
   fi
   for _ in $(seq "$RUNS"); do
