@@ -9,7 +9,7 @@
 # workload files once in benchmarks/work/data, runs each tool with comparable
 # settings (4 concurrent requests, 8 MiB parts, path-style), checks the bucket
 # after each run (object count and bytes), prints a Markdown table and writes it
-# to benchmarks/results.md. Figures: wall seconds, client CPU seconds (user+sys of
+# to benchmarks/results.md (and into the README when every workload ran). Figures: wall seconds, client CPU seconds (user+sys of
 # the client process tree) per GiB, MB/s (1e6 bytes), peak RSS of the client.
 set -euo pipefail
 exec </dev/null
@@ -234,3 +234,18 @@ for name, samples in rows.items():
         print(f"| {name} | {wall:.2f} | {cpu:.2f} | {gib * (1 << 30) / wall / 1e6:.0f} MB/s | {rss:.1f} |")
 PY
 cat "$ROOT/benchmarks/results.md"
+
+# A run of every workload also rewrites the README's table (between its two markers).
+if [ "$WORKLOADS" = "W1 W2 W3 W4 W5" ]; then
+  python3 - "$ROOT/README.md" "$ROOT/benchmarks/results.md" <<'PY'
+import sys
+readme, results = sys.argv[1], open(sys.argv[2]).read().strip()
+text = open(readme).read()
+begin, end = "<!-- benchmarks:begin -->", "<!-- benchmarks:end -->"
+if begin in text and end in text:
+    head, rest = text.split(begin, 1)
+    tail = rest.split(end, 1)[1]
+    open(readme, "w").write(head + begin + "\n" + results + "\n" + end + tail)
+    print("bench: README table updated", file=sys.stderr)
+PY
+fi
