@@ -176,7 +176,7 @@ for d in range(100):
     for i in range(1000):
         with open(os.path.join(sys.argv[1], f'artist-{d:03d}', f'track-{i:04d}.m4a'), 'wb') as f: f.write(os.urandom(256))
 " "$dir"
-    touch -d '2 hours ago' "$dir" "$dir"/*/*
+    find "$dir" -exec touch -d '2 hours ago' {} +
   fi
   # Uploaded once (not timed): r2up's store then knows every file; the others compare with the bucket.
   db=$WORK/w4.sqlite
