@@ -87,7 +87,16 @@ struct TransferOptions: ParsableArguments {
             valueName: "head|reply"))
     var verify: SinglePutCheck = .head
 
+    @Option(
+        help: ArgumentHelp(
+            "How many times a failed request is sent again (0-20, default 4), with backoff: network errors, timeouts, 5xx, 429, SlowDown.",
+            valueName: "N"))
+    var retries: Int?
+
     func validate() throws {
+        if let retries, !(0...20).contains(retries) {
+            throw ValidationError("--retries must be from 0 to 20, got \(retries)")
+        }
         guard (1...64).contains(concurrency) else {
             throw ValidationError("--concurrency must be from 1 to 64, got \(concurrency)")
         }
@@ -115,6 +124,7 @@ struct TransferOptions: ParsableArguments {
         if let size = multipartThreshold.flatMap(ByteSize.parse) { options.upload.multipartThreshold = size }
         options.upload.integrityCheck = checksum
         options.upload.headAfterPut = verify == .head
+        if let retries { options.upload.maxAttempts = retries + 1 }
         return options
     }
 }

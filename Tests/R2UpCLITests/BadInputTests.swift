@@ -253,6 +253,9 @@ extension BadInputRow {
         BadInputRow(id: "--concurrency 0", status: 2, phrase: "--concurrency must be from 1 to 64, got 0") { c in
             BadInputSetup(c.push(try c.file("a.m4a"), ["--concurrency", "0"]), environment: c.environment, database: c.database)
         },
+        BadInputRow(id: "--retries 99", status: 2, phrase: "--retries must be from 0 to 20, got 99") { c in
+            BadInputSetup(c.push(try c.file("a.m4a"), ["--retries", "99"]), environment: c.environment, database: c.database)
+        },
         BadInputRow(id: "invalid --part-size", status: 2, phrase: "--part-size 'big' is not a size like 8M") { c in
             BadInputSetup(c.push(try c.file("a.m4a"), ["--part-size", "big"]), environment: c.environment, database: c.database)
         },
