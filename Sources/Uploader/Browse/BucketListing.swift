@@ -1,0 +1,67 @@
+import Foundation
+
+/// One level of a bucket under a prefix, as `r2up ls` shows it: the folders (common
+/// prefixes at the next `/`) and the objects, across every page of ListObjectsV2.
+public struct BucketListing: Sendable, Equatable, Encodable {
+    public var bucket: String
+    public var prefix: String
+    /// Full prefixes, ending in "/".
+    public var folders: [String]
+    public var objects: [ListedObject]
+}
+
+/// An object in a listing.
+public struct ListedObject: Sendable, Equatable, Encodable {
+    public var key: String
+    public var size: Int64
+    public var lastModified: Date?
+    public var etag: String
+}
+
+extension UploadService {
+    /// Lists `prefix` one level deep (delimiter "/"), following continuation tokens to the end.
+    /// A prefix naming a folder without its trailing "/" is read as that folder, as `aws s3 ls`
+    /// does only when asked; here "Album" and "Album/" both list the folder's contents.
+    public func browse(prefix: String) async throws(S3ClientError) -> BucketListing {
+        let start = prefix.isEmpty || prefix.hasSuffix("/") ? prefix : prefix + "/"
+        var listing = BucketListing(bucket: bucket, prefix: start, folders: [], objects: [])
+        var token: String?
+        repeat {
+            let page = try await client.listObjects(bucket: bucket, prefix: start, delimiter: "/", continuationToken: token)
+            listing.folders += page.commonPrefixes
+            listing.objects += page.objects.map {
+                ListedObject(key: $0.key, size: $0.size, lastModified: $0.lastModified, etag: $0.etag)
+            }
+            token = page.continuationToken
+        } while token != nil
+        return listing
+    }
+}
+
+/// `r2up ls` for people: folders first ("DIR"), then objects with their date and size.
+///
+/// ```
+/// 2026-11-22 21:04      DIR  Live/
+/// 2026-11-22 21:04     1 KB  01 Intro.m4a
+/// ```
+/// Names are shown below the listed prefix; dates are local time to the minute.
+public enum ListingTable {
+    public static func lines(_ listing: BucketListing, timeZone: TimeZone = .current) -> [String] {
+        let below = { (key: String) in TextColumns.printable(String(key.dropFirst(listing.prefix.count))) }
+        let folders = listing.folders.map { ["", "DIR", below($0)] }
+        let objects = listing.objects.map { object in
+            [
+                object.lastModified.map { HistoryTable.date($0, timeZone: timeZone) } ?? "",
+                ByteCount.string(object.size), below(object.key),
+            ]
+        }
+        return TextColumns.lines(folders + objects, alignments: [.left, .right, .left])
+    }
+
+    /// The last line: "2 folders, 3 objects, 4.1 MB".
+    public static func summary(_ listing: BucketListing) -> String {
+        let bytes = listing.objects.reduce(Int64(0)) { $0 + $1.size }
+        func count(_ n: Int, _ noun: String) -> String { "\(SyncSummary.count(n)) \(noun)\(n == 1 ? "" : "s")" }
+        return "\(count(listing.folders.count, "folder")), \(count(listing.objects.count, "object")), \(ByteCount.string(bytes))"
+    }
+}
