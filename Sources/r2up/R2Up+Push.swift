@@ -26,6 +26,12 @@ extension R2Up {
         @Option(name: .customLong("cache-control"), help: "Cache-Control header for the objects.")
         var cacheControl: String?
 
+        @Option(name: .customLong("meta"), help: ArgumentHelp("User metadata stored with each object (x-amz-meta-KEY); repeatable.", valueName: "KEY=VALUE"))
+        var meta: [String] = []
+
+        /// `--meta`, checked by `validate()`.
+        var metadata: [String: String] { (try? ObjectMetadata.parse(meta).get()) ?? [:] }
+
         @Flag(name: .customLong("retry-failed"), help: "For folders: upload only the tracks whose last upload failed.")
         var retryFailed = false
 
@@ -38,6 +44,7 @@ extension R2Up {
         func validate() throws {
             if files.isEmpty { throw ValidationError("give at least one file to push") }
             if key != nil && files.count > 1 { throw ValidationError("--key needs exactly one file") }
+            if case .failure(let problem) = ObjectMetadata.parse(meta) { throw ValidationError(problem.description) }
         }
 
         func run() async throws {
@@ -70,7 +77,7 @@ extension R2Up {
             }
 
             let quiet = global.quiet || json
-            let summary = await queue.run(jobs, attributes: ObjectAttributes(cacheControl: cacheControl)) { event in
+            let summary = await queue.run(jobs, attributes: ObjectAttributes(cacheControl: cacheControl, metadata: metadata)) { event in
                 if case .completed(_, let item, _) = event, !quiet {
                     Terminal.output(item.publicURL.absoluteString)
                 }
@@ -118,7 +125,7 @@ extension R2Up {
             let name = URL(fileURLWithPath: path).lastPathComponent
             return PushRequest(
                 path: path, key: key,
-                attributes: ObjectAttributes(contentType: contentType ?? ContentType.forFile(named: name), cacheControl: cacheControl))
+                attributes: ObjectAttributes(contentType: contentType ?? ContentType.forFile(named: name), cacheControl: cacheControl, metadata: metadata))
         }
     }
 }

@@ -48,6 +48,12 @@ extension R2Up {
         @Option(name: .customLong("cache-control"), help: "Cache-Control header for the objects.")
         var cacheControl: String?
 
+        @Option(name: .customLong("meta"), help: ArgumentHelp("User metadata stored with each object (x-amz-meta-KEY); repeatable.", valueName: "KEY=VALUE"))
+        var meta: [String] = []
+
+        /// `--meta`, checked by `validate()`.
+        var metadata: [String: String] { (try? ObjectMetadata.parse(meta).get()) ?? [:] }
+
         @Flag(help: "Print the summary as a JSON object.")
         var json = false
 
@@ -55,6 +61,7 @@ extension R2Up {
         var folder: String
 
         func validate() throws {
+            if case .failure(let problem) = ObjectMetadata.parse(meta) { throw ValidationError(problem.description) }
             if SyncDuration.parse(minAge) == nil {
                 throw ValidationError("--min-age '\(minAge)' is not a duration like 10s, 2m or 1h")
             }
@@ -78,7 +85,7 @@ extension R2Up {
             options.verifyRemote = verifyRemote
             options.followSymlinks = followSymlinks
             options.waitForLock = wait
-            options.attributes = ObjectAttributes(cacheControl: cacheControl)
+            options.attributes = ObjectAttributes(cacheControl: cacheControl, metadata: metadata)
             let runner = SyncRunner(service: service, databasePath: settings.database.value)
             let summary: SyncSummary
             do {

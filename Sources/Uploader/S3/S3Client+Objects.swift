@@ -174,3 +174,39 @@ extension S3Client {
         }
     }
 }
+
+/// `--meta KEY=VALUE`: user metadata as S3 stores it (`x-amz-meta-KEY`). Keys are header
+/// tokens (letters, digits, '-', '_'), stored lower-case; values printable ASCII, since
+/// SigV4 signs header values as they are and S3 returns non-ASCII ones mangled.
+public enum ObjectMetadata {
+    public static func parse(_ pairs: [String]) -> Result<[String: String], ObjectMetadataError> {
+        var metadata: [String: String] = [:]
+        for pair in pairs {
+            guard let equals = pair.firstIndex(of: "=") else { return .failure(.notAPair(pair)) }
+            let key = String(pair[..<equals])
+            let value = String(pair[pair.index(after: equals)...])
+            let isToken = !key.isEmpty && key.utf8.allSatisfy { byte in
+                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                    || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+            }
+            guard isToken else { return .failure(.badKey(pair)) }
+            guard value.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) else { return .failure(.badValue(pair)) }
+            metadata[key.lowercased()] = value
+        }
+        return .success(metadata)
+    }
+}
+
+public enum ObjectMetadataError: Error, Equatable, CustomStringConvertible {
+    case notAPair(String)
+    case badKey(String)
+    case badValue(String)
+
+    public var description: String {
+        switch self {
+        case .notAPair(let pair): "--meta '\(pair)' is not KEY=VALUE"
+        case .badKey(let pair): "--meta '\(pair)': a key may hold only letters, digits, '-' and '_'"
+        case .badValue(let pair): "--meta '\(pair)': a value must be printable ASCII (S3 sends metadata as HTTP headers)"
+        }
+    }
+}
