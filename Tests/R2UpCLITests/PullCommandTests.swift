@@ -97,7 +97,7 @@ struct PullCommandTests {
         #expect(!FileManager.default.fileExists(atPath: "/" + marker))
     }
 
-    @Test("status --json shows downloaded tracks and a failed download with its reason")
+    @Test("status --json shows downloaded tracks and a failed download with its reason; retry --all pulls it again")
     func downloadStates() async throws {
         let folder = try TemporaryFolder()
         let prefix = PullFixtures.scratchPrefix("pull-state")
@@ -120,6 +120,16 @@ struct PullCommandTests {
         #expect(byPath[dest + "/blocked.m4a"]?["downloadState"] as? String == "error")
         #expect(byPath[dest + "/blocked.m4a"]?["icon"] as? String == "downloadError")
         #expect((byPath[dest + "/blocked.m4a"]?["lastError"] as? String)?.contains("not a regular file") == true)
+
+        // Once the way is clear, r2up retry --all pulls the failed download again.
+        try FileManager.default.removeItem(atPath: dest + "/blocked.m4a")
+        let retry = try await CLI.run(["retry", "--all", "--db", folder.path + "/db.sqlite"], environment: env)
+        #expect(retry.status == 0, "stderr: \(retry.stderr)")
+        #expect(retry.stdout == dest + "/blocked.m4a\n")
+        #expect(PullFixtures.text(dest + "/blocked.m4a") == "never lands")
+        let after = try await CLI.run(["status", dest, "--json", "--db", folder.path + "/db.sqlite"], environment: env)
+        #expect(after.stdout.contains("\"downloadError\"") == false)
+        #expect(after.stdout.components(separatedBy: "\"downloadState\" : \"downloaded\"").count == 3)
     }
 }
 

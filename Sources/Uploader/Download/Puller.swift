@@ -129,6 +129,26 @@ public final class Puller: Sendable {
         }
     }
 
+    /// Pulls a track whose download failed again, into the same file (`r2up retry`).
+    public func retry(_ track: TrackRecord) async -> Result<DownloadOutcome, DownloadError> {
+        guard let key = track.key else { return .failure(.notFound(target: track.path, bucket: service.bucket)) }
+        let cloud = CloudCopy(bucket: service.bucket, key: key, etag: track.etag)
+        let failure: DownloadError
+        do {
+            if let info = try await service.client.headObject(bucket: service.bucket, key: key) {
+                let item = PullItem(
+                    key: key, size: info.size, etag: info.etag, lastModified: info.lastModified,
+                    relativePath: (track.path as NSString).lastPathComponent)
+                return await pull(item, into: (track.path as NSString).deletingLastPathComponent)
+            }
+            failure = .notFound(target: key, bucket: service.bucket)
+        } catch {
+            failure = .s3(key: key, error)
+        }
+        _ = try? store?.failDownload(path: track.path, reason: failure.diagnosis.message, cloud: cloud)
+        return .failure(failure)
+    }
+
     /// Pulls one object and records its download state (a store failure does not stop the download).
     public func pull(_ item: PullItem, into destination: String) async -> Result<DownloadOutcome, DownloadError> {
         let cloud = CloudCopy(bucket: service.bucket, key: item.key, etag: item.etag)
