@@ -133,6 +133,37 @@ struct PullCommandTests {
     }
 }
 
+extension PullCommandTests {
+    @Test("status DIR --remote shows objects with no local file as cloud only; pull makes them downloaded")
+    func cloudOnly() async throws {
+        let folder = try TemporaryFolder()
+        let prefix = PullFixtures.scratchPrefix("pull-cloud")
+        try await PullFixtures.put([(prefix + "a.m4a", .text("track a")), (prefix + "sub/b.m4a", .text("track b"))])
+        let env = try PullFixtures.env(folder)
+        let dir = folder.path + "/album"
+        let db = ["--db", folder.path + "/db.sqlite"]
+
+        let noPrefix = try await CLI.run(["status", dir, "--remote"] + db, environment: env)
+        #expect(noPrefix.status == 2)
+        #expect(noPrefix.stderr == "r2up: no track in \(dir) says which prefix it maps to; give --prefix\n")
+
+        let one = try await CLI.run(PullFixtures.pull([prefix + "a.m4a", dir], folder), environment: env)
+        #expect(one.status == 0, "stderr: \(one.stderr)")
+        // The prefix is read off the pulled track: its key ends with its path inside the folder.
+        let json = try await CLI.run(["status", dir, "--remote", "--json"] + db, environment: env)
+        #expect(json.status == 0, "stderr: \(json.stderr)")
+        #expect(try PullFixtures.icons(json.stdout) == [dir + "/a.m4a": "downloaded", dir + "/sub/b.m4a": "cloudOnly"])
+        let text = try await CLI.run(["status", dir, "--remote", "--prefix", prefix] + db, environment: env)
+        #expect(text.stdout.split(separator: "\n").contains { $0.contains("☁") && $0.contains("b.m4a") }, "\(text.stdout)")
+
+        let rest = try await CLI.run(PullFixtures.pull([prefix, dir], folder), environment: env)
+        #expect(rest.status == 0, "stderr: \(rest.stderr)")
+        #expect(rest.stdout == dir + "/sub/b.m4a\n")
+        let after = try await CLI.run(["status", dir, "--remote", "--json"] + db, environment: env)
+        #expect(try PullFixtures.icons(after.stdout) == [dir + "/a.m4a": "downloaded", dir + "/sub/b.m4a": "downloaded"])
+    }
+}
+
 /// Objects put with boto3, files hashed with sha256sum, r2up's arguments.
 enum PullFixtures {
     enum Body {
@@ -207,6 +238,13 @@ enum PullFixtures {
 
     static func text(_ path: String) -> String? {
         FileManager.default.contents(atPath: path).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Each track's icon name in `status --json` output, by path.
+    static func icons(_ json: String) throws -> [String: String] {
+        let groups = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
+        let tracks = groups.flatMap { ($0["tracks"] as? [[String: Any]]) ?? [] }
+        return Dictionary(uniqueKeysWithValues: tracks.map { ($0["path"] as! String, $0["icon"] as! String) })
     }
 
     /// Every file under `root` (hidden ones too), relative and sorted.
