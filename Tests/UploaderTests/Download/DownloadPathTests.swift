@@ -56,6 +56,20 @@ struct DownloadPathTests {
         #expect(try DownloadPath.prepareFolder(for: "fine/x.m4a", in: root) == root + "/fine/x.m4a")
     }
 
+    @Test("more bytes than the folder's free space are refused before the download starts")
+    func freeSpace() throws {
+        let folder = FileManager.default.temporaryDirectory.path
+        #expect(throws: Never.self) { try ObjectDownloader.checkFreeSpace(folder: folder, needed: 1 << 20) }
+        do {
+            try ObjectDownloader.checkFreeSpace(folder: folder, needed: 1 << 60)
+            Issue.record("an exabyte fitted")
+        } catch {
+            guard case .notEnoughSpace(let path, let needed, _) = error else { throw error }
+            #expect(path == folder && needed == 1 << 60)
+            #expect(error.description.contains("not enough free space: 1024 PB needed") || error.description.contains("not enough free space"))
+        }
+    }
+
     @Test("parts are 8 MiB, the last one shorter; an empty object has none")
     func parts() {
         let parts = DownloadPart.plan(size: 20 << 20, partSize: 8 << 20)
