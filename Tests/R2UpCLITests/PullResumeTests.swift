@@ -2,7 +2,8 @@ import Foundation
 import Testing
 
 /// An interrupted `r2up pull` (SIGKILL of the real process) resumes from the parts verified on disk.
-@Suite("r2up pull resume")
+/// One test at a time: each moves hundreds of MiB, and other suites' timings share the two cores.
+@Suite("r2up pull resume", .serialized)
 struct PullResumeTests {
     @Test("a 200 MiB pull killed mid-way resumes: only missing or damaged parts are fetched again, bytes match")
     func killAndResume() async throws {
@@ -55,14 +56,14 @@ struct PullResumeTests {
         let prefix = PullFixtures.scratchPrefix("pull-changed")
         let first = folder.path + "/first.bin"
         let second = folder.path + "/second.bin"
-        try await PullFixtures.randomFile(first, bytes: 40 << 20)
-        try await PullFixtures.randomFile(second, bytes: 40 << 20)
+        try await PullFixtures.randomFile(first, bytes: 24 << 20)
+        try await PullFixtures.randomFile(second, bytes: 24 << 20)
         try await PullFixtures.put([(prefix + "track.bin", .file(first))])
         let env = try PullFixtures.env(folder)
         let dest = folder.path + "/dest"
         let record = dest + "/.track.bin.r2up-resume"
 
-        let victim = try PullProcess(PullFixtures.pull([prefix + "track.bin", dest, "--bwlimit", "8M"], folder), environment: env)
+        let victim = try PullProcess(PullFixtures.pull([prefix + "track.bin", dest, "--bwlimit", "4M", "--concurrency", "1"], folder), environment: env)
         let deadline = ContinuousClock.now + .seconds(120)
         while ContinuousClock.now < deadline, ResumeFile.finishedParts(record).count < 1, victim.isRunning {
             try await Task.sleep(for: .milliseconds(50))
