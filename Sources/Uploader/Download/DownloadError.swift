@@ -46,6 +46,12 @@ public enum DownloadError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unsafeKey, .notFound, .badDestination:
             return Diagnosis(status: .badInput, message: description)
         case .s3(let key, let error):
+            // The shared wording speaks of writing; a pull reads.
+            if case .service(let failure) = error, failure.code == "AccessDenied" {
+                return Diagnosis(
+                    status: .configuration,
+                    message: "access denied (AccessDenied); the credentials are not allowed to read this bucket")
+            }
             return Diagnosis(error, subject: TextColumns.printable(key))
         default:
             return Diagnosis(status: .uploadFailed, message: description)
