@@ -65,12 +65,12 @@ extension R2Up {
 
     struct Retry: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Requeue failed uploads and run them now.")
+            abstract: "Requeue failed uploads and run them now; with --all, pull failed downloads again too.")
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var transfer: TransferOptions
 
-        @Flag(help: "Retry every failed upload.")
+        @Flag(help: "Retry every failed upload and every failed download.")
         var all = false
 
         @Argument(help: "Job ids (or their first 8 characters) from r2up queue.")
@@ -91,6 +91,8 @@ extension R2Up {
             } catch {
                 throw CommandFailure(error)
             }
+            // Failed downloads are retried with --all too (DESIGN §7: download states mirror upload states).
+            let failedDownloads = all ? ((try? store.failedDownloads()) ?? []).filter { $0.bucket == service.bucket } : []
             let failed = (try? store.failedJobs()) ?? []
             var chosen: [UUID] = []
             if all {
@@ -109,8 +111,25 @@ extension R2Up {
                     chosen.append(matches[0].id)
                 }
             }
+            guard !chosen.isEmpty || !failedDownloads.isEmpty else {
+                if !global.quiet { Terminal.error("Nothing to retry: no upload or download has failed.") }
+                return
+            }
+            var worst = ExitStatus.success
+            if !failedDownloads.isEmpty {
+                let puller = Puller(service: service, store: store)
+                for track in failedDownloads {
+                    switch await puller.retry(track) {
+                    case .success(let outcome):
+                        if !global.quiet { Terminal.output(outcome.path) }
+                    case .failure(let error):
+                        Terminal.error("r2up: \(error.diagnosis.message)")
+                        worst = max(worst, error.diagnosis.status)
+                    }
+                }
+            }
             guard !chosen.isEmpty else {
-                if !global.quiet { Terminal.error("Nothing to retry: no upload has failed.") }
+                if worst != .success { throw CommandFailure(status: worst) }
                 return
             }
             do { _ = try store.requeue(ids: chosen) } catch { throw CommandFailure(error) }
@@ -120,7 +139,6 @@ extension R2Up {
             let summary = await queue.run(jobs) { event in
                 if case .completed(_, let item, _) = event, !quiet { Terminal.output(item.publicURL.absoluteString) }
             }
-            var worst = ExitStatus.success
             for (_, diagnosis) in summary.failed {
                 Terminal.error("r2up: \(diagnosis.message)")
                 worst = max(worst, diagnosis.status)

@@ -5,7 +5,7 @@ import Uploader
 extension R2Up {
     struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Show each track's upload state, grouped by folder.",
+            abstract: "Show each track's upload and download state, grouped by folder.",
             discussion: """
                 Icons, most urgent first: ↑ orange uploading, ⚠ red upload error, ⇣ downloading, \
                 ⚠ download error, ↓ green downloaded, ↑ green uploaded, ☁ cloud only; nothing for \
@@ -19,15 +19,30 @@ extension R2Up {
         @Flag(help: "Print the groups and tracks as JSON.")
         var json = false
 
+        @Flag(help: "Also list the folder's prefix in the bucket: objects with no local file show as cloud only (☁).")
+        var remote = false
+
+        @Option(help: "With --remote: the key prefix the folder maps to (default: read off its uploaded tracks).")
+        var prefix: String?
+
         @Argument(help: "Only the tracks in this folder and its subfolders (default: all).")
         var folder: String?
 
+        func validate() throws {
+            if remote && folder == nil { throw ValidationError("--remote needs a folder: r2up status DIR --remote") }
+            if prefix != nil && !remote { throw ValidationError("--prefix goes with --remote") }
+        }
+
         func run() async throws {
-            let tracks: [TrackRecord]
+            var tracks: [TrackRecord]
             do {
                 tracks = try ReadOnlyStore.open(global).map(tracks(in:)) ?? []
             } catch {
                 throw CommandFailure(error)
+            }
+            if remote, let folder {
+                tracks += try await cloudOnly(folder: URL(fileURLWithPath: folder).standardizedFileURL.path, known: tracks)
+                tracks.sort { $0.path < $1.path }
             }
             let report = StatusReport(tracks: tracks) { track in
                 // A file gone from disk but known in the cloud shows as cloud only.
@@ -45,6 +60,25 @@ extension R2Up {
             }
             let style = TerminalStyle(environment: ProcessInfo.processInfo.environment, isTerminal: Terminal.stdoutIsTerminal)
             for line in report.lines(style: style) { Terminal.output(line) }
+        }
+
+        /// The objects under the folder's prefix that have no local file (seed 004: metadata first).
+        private func cloudOnly(folder: String, known: [TrackRecord]) async throws -> [TrackRecord] {
+            guard var prefix = prefix ?? CloudOnly.inferPrefix(folder: folder, tracks: known) else {
+                throw CommandFailure(
+                    Diagnosis(
+                        status: .badInput,
+                        message: "no track in \(TextColumns.printable(folder)) says which prefix it maps to; give --prefix"))
+            }
+            if !prefix.isEmpty && !prefix.hasSuffix("/") { prefix += "/" }
+            do {
+                let service = try UploadService(settings: try global.settings(), options: RunOptions())
+                return try await CloudOnly.tracks(service: service, folder: folder, prefix: prefix, known: known)
+            } catch let error as DownloadError {
+                throw CommandFailure(error.diagnosis)
+            } catch {
+                throw CommandFailure(error)
+            }
         }
 
         /// The tracks under `folder` as given, else (a link to it) under its real path; all without one.

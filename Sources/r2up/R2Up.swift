@@ -8,7 +8,10 @@ struct R2Up: AsyncParsableCommand {
         commandName: "r2up",
         abstract: "Upload tracks to Cloudflare R2 or any S3-compatible storage, and keep their history.",
         version: "0.1.0",
-        subcommands: [Push.self, Sync.self, Queue.self, Retry.self, History.self, CopyURL.self, Status.self, Ls.self, Presign.self]
+        subcommands: [
+            Push.self, Pull.self, Sync.self, Queue.self, Retry.self, History.self, CopyURL.self, Status.self, Ls.self,
+            Presign.self,
+        ]
     )
 
     static func main() async {

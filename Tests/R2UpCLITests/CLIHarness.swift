@@ -31,7 +31,8 @@ enum CLI {
         }
     }
 
-    private static func runBlocking(_ arguments: [String], environment: [String: String]) throws -> Run {
+    /// The same, blocking the calling thread: only for code already off the cooperative pool.
+    static func runBlocking(_ arguments: [String], environment: [String: String]) throws -> Run {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = arguments

@@ -19,6 +19,8 @@ final class CurlTransfer {
     /// A failure found inside a callback, which curl only reports as a generic abort.
     private var callbackFailure: TransferError?
     private var lastProgressReport: UInt64 = 0
+    /// Download bytes granted by the rate limit but not yet written.
+    private var writeCredit = 0
     private(set) var finished = false
     /// Asks the engine for bytes it may send now; nil when unlimited.
     var bandwidthGrant: ((Int) -> Int)?
@@ -194,6 +196,20 @@ final class CurlTransfer {
                     responseBody.append(contentsOf: UnsafeBufferPointer(start: $0, count: count))
                 }
                 return count
+            }
+            // Downloads share the upload rate limit. curl cannot take part of a write, so the
+            // grant is saved up across calls and the transfer paused until it covers `count`.
+            if let grant = bandwidthGrant {
+                if writeCredit < count {
+                    let granted = grant(count - writeCredit)
+                    writeCredit += granted
+                    if writeCredit < count {
+                        // A zero grant is what puts the transfer on the engine's list to unpause.
+                        if granted != 0 { _ = grant(0) }
+                        return r2_writefunc_pause
+                    }
+                }
+                writeCredit -= count
             }
             var done = 0
             while done < count {

@@ -20,7 +20,7 @@ public final class TransferEngine: Sendable {
         public var uploadBufferSize = 512 * 1024
         /// Connections kept open for reuse.
         public var maxConnections = 16
-        /// Total upload rate across all transfers, bytes a second; nil is unlimited.
+        /// Total rate across all transfers (request and response bodies), bytes a second; nil is unlimited.
         public var bandwidthLimit: Int64?
 
         public init() {}

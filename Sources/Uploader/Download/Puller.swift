@@ -1,0 +1,173 @@
+import Foundation
+
+/// What `pull` found for a name: the objects to fetch and the keys refused before any byte moved.
+public struct PullPlan: Sendable, Equatable {
+    public var items: [PullItem]
+    public var refused: [DownloadError]
+}
+
+/// One step of a pull, for progress lines.
+public enum PullEvent: Sendable {
+    case finished(DownloadOutcome)
+    case failed(key: String, DownloadError)
+}
+
+/// A finished pull.
+public struct PullSummary: Sendable {
+    public var outcomes: [DownloadOutcome] = []
+    public var failures: [(key: String, error: DownloadError)] = []
+}
+
+/// The download side of r2up (seed 000's symmetry, seed 004's audio on demand): lists a key
+/// or a folder of keys and brings each object into a destination folder, recording each
+/// track's download state in the store.
+public final class Puller: Sendable {
+    public static let defaultPartSize: Int64 = 8 << 20
+
+    public let service: UploadService
+    let store: Store?
+    let downloader: ObjectDownloader
+    let concurrency: Int
+
+    public init(service: UploadService, store: Store?, partSize: Int64 = Puller.defaultPartSize) {
+        self.service = service
+        self.store = store
+        concurrency = service.options.concurrency
+        downloader = ObjectDownloader(
+            client: service.client, bucket: service.bucket, slots: TransferSlots(limit: service.options.concurrency),
+            partSize: partSize)
+    }
+
+    /// The objects `target` names: everything under it when it ends in `/` (or is empty), else the
+    /// object of that key, else the folder `target/`. Keys that cannot land safely are refused here.
+    public func plan(_ target: String) async throws(DownloadError) -> PullPlan {
+        if !target.isEmpty && !target.hasSuffix("/") {
+            let info: ObjectInfo?
+            do { info = try await service.client.headObject(bucket: service.bucket, key: target) } catch {
+                throw .s3(key: target, error)
+            }
+            if let info {
+                do {
+                    let relative = try DownloadPath.relativePath(key: target, prefix: nil)
+                    return PullPlan(
+                        items: [PullItem(key: target, size: info.size, etag: info.etag, lastModified: info.lastModified, relativePath: relative)],
+                        refused: [])
+                } catch {
+                    return PullPlan(items: [], refused: [error])
+                }
+            }
+        }
+        let prefix = target.isEmpty || target.hasSuffix("/") ? target : target + "/"
+        var plan = PullPlan(items: [], refused: [])
+        var token: String?
+        repeat {
+            let page: ObjectListing
+            do {
+                page = try await service.client.listObjects(bucket: service.bucket, prefix: prefix, continuationToken: token)
+            } catch {
+                throw .s3(key: prefix, error)
+            }
+            for object in page.objects {
+                // A zero-byte "folder/" marker is not a file.
+                if object.key.hasSuffix("/") && object.size == 0 { continue }
+                do {
+                    let relative = try DownloadPath.relativePath(key: object.key, prefix: prefix)
+                    plan.items.append(
+                        PullItem(key: object.key, size: object.size, etag: object.etag, lastModified: object.lastModified, relativePath: relative))
+                } catch {
+                    plan.refused.append(error)
+                }
+            }
+            token = page.continuationToken
+        } while token != nil
+        if plan.items.isEmpty && plan.refused.isEmpty { throw .notFound(target: target, bucket: service.bucket) }
+        return plan
+    }
+
+    /// The destination as an absolute folder, created when missing.
+    public static func prepareDestination(_ destination: String) throws(DownloadError) -> String {
+        let path = URL(fileURLWithPath: destination).standardizedFileURL.path
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else { throw .badDestination(path: path, reason: "is not a folder; give a folder to pull into") }
+            return path
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw .badDestination(path: path, reason: "cannot create the folder: \(DownloadPath.reason(error))")
+        }
+        return path
+    }
+
+    /// Pulls every item into `destination` (an absolute folder), several objects at once.
+    public func run(
+        _ items: [PullItem], destination: String, onEvent: @escaping @Sendable (PullEvent) -> Void = { _ in }
+    ) async -> PullSummary {
+        await withTaskGroup(of: (String, Result<DownloadOutcome, DownloadError>).self) { group in
+            var summary = PullSummary()
+            var next = 0
+            func collect(_ result: (String, Result<DownloadOutcome, DownloadError>)) {
+                switch result.1 {
+                case .success(let outcome):
+                    summary.outcomes.append(outcome)
+                    onEvent(.finished(outcome))
+                case .failure(let error):
+                    summary.failures.append((result.0, error))
+                    onEvent(.failed(key: result.0, error))
+                }
+            }
+            while next < items.count || !group.isEmpty {
+                while next < items.count && next - summary.outcomes.count - summary.failures.count < concurrency {
+                    let item = items[next]
+                    next += 1
+                    group.addTask { (item.key, await self.pull(item, into: destination)) }
+                }
+                if let result = await group.next() { collect(result) }
+            }
+            return summary
+        }
+    }
+
+    /// Pulls a track whose download failed again, into the same file (`r2up retry`).
+    public func retry(_ track: TrackRecord) async -> Result<DownloadOutcome, DownloadError> {
+        guard let key = track.key else { return .failure(.notFound(target: track.path, bucket: service.bucket)) }
+        let cloud = CloudCopy(bucket: service.bucket, key: key, etag: track.etag)
+        let failure: DownloadError
+        do {
+            if let info = try await service.client.headObject(bucket: service.bucket, key: key) {
+                let item = PullItem(
+                    key: key, size: info.size, etag: info.etag, lastModified: info.lastModified,
+                    relativePath: (track.path as NSString).lastPathComponent)
+                return await pull(item, into: (track.path as NSString).deletingLastPathComponent)
+            }
+            failure = .notFound(target: key, bucket: service.bucket)
+        } catch {
+            failure = .s3(key: key, error)
+        }
+        _ = try? store?.failDownload(path: track.path, reason: failure.diagnosis.message, cloud: cloud)
+        return .failure(failure)
+    }
+
+    /// Pulls one object and records its download state (a store failure does not stop the download).
+    public func pull(_ item: PullItem, into destination: String) async -> Result<DownloadOutcome, DownloadError> {
+        let cloud = CloudCopy(bucket: service.bucket, key: item.key, etag: item.etag)
+        let path: String
+        do { path = try DownloadPath.prepareFolder(for: item.relativePath, in: destination) } catch {
+            return .failure(error)
+        }
+        _ = try? store?.beginDownload(path: path, size: item.size, cloud: cloud)
+        do {
+            let outcome = try await downloader.download(item, to: path)
+            var info = stat()
+            if stat(path, &info) == 0 {
+                let mtime = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+                _ = try? store?.finishDownload(path: path, size: Int64(info.st_size), mtimeNs: mtime, cloud: cloud)
+            }
+            return .success(outcome)
+        } catch {
+            _ = try? store?.failDownload(path: path, reason: error.diagnosis.message, cloud: cloud)
+            return .failure(error)
+        }
+    }
+}

@@ -1,0 +1,127 @@
+import ArgumentParser
+import Foundation
+import Uploader
+
+extension R2Up {
+    struct Pull: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Download an object, or every object under a prefix, into a folder.",
+            discussion: """
+                KEY downloads one object into DEST under its own name; a PREFIX (ending in /, or a name \
+                that is no object) downloads everything under it, keeping the folders below the prefix. \
+                Large objects come as parallel 8 MiB ranged GETs into a hidden temporary file that is \
+                renamed into place once its size (and MD5, when the ETag is one) checks out; an \
+                interrupted pull resumes from the parts verified on disk. A file already identical is \
+                skipped. Keys with '..', a leading '/' or a backslash are refused. Each downloaded path \
+                is printed; a summary goes to stderr.
+                """)
+
+        @OptionGroup var global: GlobalOptions
+
+        @Option(help: "Requests in flight at once, parts included (1-64).")
+        var concurrency = 4
+
+        @Option(help: "Total download rate limit, e.g. 500K, 10M (bytes a second).")
+        var bwlimit: String?
+
+        @Flag(help: "Print a JSON array of the objects instead of paths.")
+        var json = false
+
+        @Argument(help: "An object key, or a prefix such as albums/2026/.")
+        var target: String
+
+        @Argument(help: "The folder to download into (default: the current folder).")
+        var destination: String = "."
+
+        func validate() throws {
+            guard (1...64).contains(concurrency) else {
+                throw ValidationError("--concurrency must be from 1 to 64, got \(concurrency)")
+            }
+            if let bwlimit, ByteSize.parse(bwlimit).map({ $0 > 0 }) != true {
+                throw ValidationError("--bwlimit '\(bwlimit)' is not a rate like 500K or 10M")
+            }
+        }
+
+        func run() async throws {
+            let puller: Puller
+            let folder: String
+            do {
+                let settings = try global.settings()
+                var options = RunOptions()
+                options.concurrency = concurrency
+                options.bandwidthLimit = bwlimit.flatMap(ByteSize.parse)
+                let service = try UploadService(settings: settings, options: options)
+                let store = try Store(path: settings.database.value)
+                puller = Puller(service: service, store: store)
+                folder = try Puller.prepareDestination(destination)
+            } catch let error as DownloadError {
+                throw CommandFailure(error.diagnosis)
+            } catch {
+                throw CommandFailure(error)
+            }
+            let plan: PullPlan
+            do { plan = try await puller.plan(target) } catch { throw CommandFailure(error.diagnosis) }
+
+            var worst = ExitStatus.success
+            for refusal in plan.refused {
+                Terminal.error("r2up: \(refusal.diagnosis.message)")
+                worst = max(worst, refusal.diagnosis.status)
+            }
+            let quiet = global.quiet || json
+            let summary = await puller.run(plan.items, destination: folder) { event in
+                switch event {
+                case .finished(let outcome):
+                    if outcome.result == .downloaded && !quiet { Terminal.output(outcome.path) }
+                case .failed(_, let error):
+                    Terminal.error("r2up: \(error.diagnosis.message)")
+                }
+            }
+            for (_, error) in summary.failures { worst = max(worst, error.diagnosis.status) }
+            if json {
+                let rows = summary.outcomes.sorted { $0.item.key < $1.item.key }.map(PulledObject.init)
+                Terminal.output(JSONOutput.encode(rows))
+            } else if !global.quiet {
+                Terminal.error(Self.summaryLine(summary, refused: plan.refused.count))
+            }
+            if summary.failures.contains(where: { $0.error.diagnosis.status == .configuration }) {
+                throw CommandFailure(status: .configuration)
+            }
+            if worst != .success { throw CommandFailure(status: worst) }
+        }
+
+        /// "Pulled 2 files (16 MB); 1 identical skipped; 1 failed."
+        static func summaryLine(_ summary: PullSummary, refused: Int) -> String {
+            let downloaded = summary.outcomes.filter { $0.result == .downloaded }
+            let bytes = downloaded.reduce(Int64(0)) { $0 + $1.item.size }
+            var line = "Pulled \(downloaded.count) \(downloaded.count == 1 ? "file" : "files") (\(ByteCount.string(bytes)))"
+            let resumed = downloaded.reduce(Int64(0)) { $0 + $1.resumedBytes }
+            if resumed > 0 { line += ", \(ByteCount.string(resumed)) of it resumed from disk" }
+            let skipped = summary.outcomes.count - downloaded.count
+            if skipped > 0 { line += "; \(skipped) identical skipped" }
+            let failed = summary.failures.count + refused
+            if failed > 0 { line += "; \(failed) failed" }
+            return line + "."
+        }
+    }
+}
+
+/// One entry of `pull --json`.
+struct PulledObject: Codable {
+    var key: String
+    var path: String
+    var size: Int64
+    var etag: String
+    /// downloaded or skipped (an identical file was there).
+    var result: String
+    /// Bytes found verified on disk from an interrupted run.
+    var resumedBytes: Int64
+
+    init(_ outcome: DownloadOutcome) {
+        key = outcome.item.key
+        path = outcome.path
+        size = outcome.item.size
+        etag = outcome.item.etag
+        result = outcome.result.rawValue
+        resumedBytes = outcome.resumedBytes
+    }
+}
