@@ -296,6 +296,9 @@ extension BadInputRow {
         BadInputRow(id: "unknown profile", status: 3, phrase: "the profile 'nope' is not in") { c in
             BadInputSetup(c.push(try c.file("a.m4a"), ["--profile", "nope"]), environment: c.environment, database: c.database)
         },
+        BadInputRow(id: "--expires over 7 days", status: 2, phrase: "--expires must be from 1s to 7d (whole seconds), got 8d") { c in
+            BadInputSetup(["presign", "a.m4a", "--expires", "8d", "--db", c.database], environment: c.environment, database: c.database)
+        },
         BadInputRow(id: "history on an empty store", status: 0, phrase: "No uploads yet.") { c in
             BadInputSetup(["history", "--db", c.database], environment: c.environment, database: c.database)
         },
