@@ -105,6 +105,9 @@ if [[ " $WORKLOADS " == *" W2 "* ]]; then
     for i in $(seq -w 1 64); do head -c $((16 << 20)) /dev/urandom >"$dir/album-$i.flac"; done
   fi
   for _ in $(seq "$RUNS"); do
+    p=$(fresh_prefix w2curl)
+    measure "W2 curl-floor (--parallel 4)" 1 bash benchmarks/curl-floor-many.sh "$dir" "$R2UP_ENDPOINT/$B/$p"
+    check "$p" 64 $((64 << 24))
     p=$(fresh_prefix w2r2up)
     rm -f "$WORK"/w2.sqlite*
     measure "W2 r2up" 1 "$BIN" push "$dir" --prefix "$p" --db "$WORK/w2.sqlite" --concurrency 4 --part-size 8M
