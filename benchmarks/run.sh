@@ -31,7 +31,9 @@ swift build -c release >&2
 BIN=$ROOT/.build/release/r2up
 
 bash scripts/seaweedfs.sh start "$WORK/server" >/dev/null
-trap 'bash scripts/seaweedfs.sh stop "$WORK/server" >/dev/null 2>&1 || true' EXIT
+# SeaweedFS keeps the space of deleted objects in its volumes: a full run writes some 40 GiB,
+# so the server's data goes with it (W4's first upload is then redone by the next run).
+trap 'bash scripts/seaweedfs.sh stop "$WORK/server" >/dev/null 2>&1 || true; rm -rf "$WORK/server" "$WORK/w4.prefix" "$WORK"/w4.sqlite*' EXIT
 # shellcheck source=/dev/null
 . "$WORK/server/env"
 
