@@ -17,16 +17,7 @@ struct SyncUnderFaultsTests {
         for index in 1...200 { sizes[String(format: "artist %d/track %03d.m4a", index % 10, index)] = 512 + index * 331 }
         for name in ["mix A.flac", "mix B.flac", "mix C.flac"] { sizes["mixes/" + name] = 40 << 20 }
         let expected = try await RandomFiles.write(sizes, in: library, keyPrefix: scope)
-        // The rates of issue 5: 10% resets (before, during and after the body), 5% error replies
-        // (500 InternalError, 503 SlowDown, 429), 1% stalls past the 30 s low-speed timeout,
-        // 1% truncated replies, 1% trickled. Seeded.
-        let proxy = try await FaultProxy(
-            server: server,
-            arguments: [
-                "--seed", "2027", "--log-all", "--reset-before", "0.04", "--reset-during-body", "0.03",
-                "--reset-after", "0.03", "--error-rate", "0.05", "--stall-rate", "0.01", "--stall-seconds", "45",
-                "--truncate-rate", "0.01", "--trickle-rate", "0.01", "--trickle-bps", "1000000",
-            ])
+        let proxy = try await FaultProxy(server: server, arguments: PushUnderFaultsTests.issueFiveFaults(seed: 2027))
         var environment = server.environment
         environment["HOME"] = directory.path
         environment["R2UP_ENDPOINT"] = proxy.endpoint
@@ -43,14 +34,8 @@ struct SyncUnderFaultsTests {
         #expect(run.stdoutText.hasPrefix("sync: 203 uploaded ("), "\(run.stdoutText)")
         #expect(run.stdoutText.contains(" 0 failed, 0 unchanged, 0 waiting"), "\(run.stdoutText)")
 
-        let stored = try await IndependentClient.fetch(Array(expected.keys), bucket: server.bucket, server: server)
-        let verified = expected.filter { stored[$0.key]?.sha256 == $0.value }.count
-        let lost = expected.count - verified
-        #expect(lost == 0, "missing or wrong: \(expected.keys.filter { stored[$0]?.sha256 != expected[$0] }.sorted())")
-        #expect(try await IndependentClient.pendingMultipartUploads(bucket: server.bucket, prefix: scope, server: server).isEmpty)
-        let history = try Store(path: database).recentUploads(limit: 10_000).map(\.r2Key)
-        #expect(history.count == expected.count)
-        #expect(Set(history) == Set(expected.keys))
+        let (verified, lost) = try await PushUnderFaultsTests.expectNothingLost(
+            expected, scope: scope, database: database, server: server)
         #expect(!(run.stdoutText + run.stderrText).contains(server.secretKey))
 
         let figures = FaultFigures(proxy.injectedFaults(includingClean: true))
@@ -162,14 +147,9 @@ struct SyncUnderFaultsTests {
         #expect(violations.isEmpty, "\(violations)")
 
         // The end state of a clean run.
-        let stored = try await IndependentClient.fetch(Array(expected.keys), bucket: server.bucket, server: server)
-        let lost = expected.filter { stored[$0.key]?.sha256 != $0.value }.map(\.key).sorted()
-        #expect(lost.isEmpty, "missing or wrong: \(lost)")
-        #expect(try await IndependentClient.pendingMultipartUploads(bucket: server.bucket, prefix: scope, server: server).isEmpty)
+        let (verified, lost) = try await PushUnderFaultsTests.expectNothingLost(
+            expected, scope: scope, database: database, server: server)
         let store = try Store(path: database)
-        let history = try store.recentUploads(limit: 10_000).map(\.r2Key)
-        #expect(history.count == expected.count, "history rows: \(history.count) for \(expected.count) files")
-        #expect(Set(history) == Set(expected.keys))
         #expect(try store.rawRead { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") } == "ok")
         #expect(try store.pendingJobs(now: Date.distantFuture).isEmpty)
         // And a further sync finds nothing to do.
@@ -185,7 +165,7 @@ struct SyncUnderFaultsTests {
             """
             reliability: sync of \(expected.count) files killed \(kills) times (\(moments.joined(separator: ", "))): \
             \(log.count) requests answered, \(puts.count) PUTs completed, \(max(0, resent)) bytes completed twice, \
-            \(expected.count - lost.count) objects verified, \(lost.count) lost, \(violations.count) recorded parts re-sent
+            \(verified) objects verified, \(lost) lost, \(violations.count) recorded parts re-sent
             """)
     }
 
