@@ -77,11 +77,17 @@ extension R2Up {
             }
 
             let quiet = global.quiet || json
-            let summary = await queue.run(jobs, attributes: ObjectAttributes(cacheControl: cacheControl, metadata: metadata)) { event in
+            let progress = TransferProgress()
+            let display = ProgressDisplay.make(for: progress, quiet: quiet)
+            display?.start()
+            let summary = await queue.run(
+                jobs, attributes: ObjectAttributes(cacheControl: cacheControl, metadata: metadata), progress: progress
+            ) { event in
                 if case .completed(_, let item, _) = event, !quiet {
-                    Terminal.output(item.publicURL.absoluteString)
+                    if let display { display.print(item.publicURL.absoluteString) } else { Terminal.output(item.publicURL.absoluteString) }
                 }
             }
+            display?.finish()
             for (_, diagnosis) in summary.failed {
                 Terminal.error("r2up: \(diagnosis.message)")
                 worst = max(worst, diagnosis.status)

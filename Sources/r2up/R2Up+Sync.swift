@@ -86,9 +86,14 @@ extension R2Up {
             options.followSymlinks = followSymlinks
             options.waitForLock = wait
             options.attributes = ObjectAttributes(cacheControl: cacheControl, metadata: metadata)
+            let progress = TransferProgress()
+            options.progress = progress
+            let display = ProgressDisplay.make(for: progress, quiet: global.quiet || json || dryRun)
+            display?.start()
             let runner = SyncRunner(service: service, databasePath: settings.database.value)
             let summary: SyncSummary
             do {
+                defer { display?.finish() }
                 summary = try await runner.run(folder, options: options)
             } catch let error as SyncError {
                 throw CommandFailure(error.diagnosis)

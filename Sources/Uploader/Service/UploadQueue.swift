@@ -70,18 +70,30 @@ public final class UploadQueue: Sendable {
 
     /// Runs jobs, at most `concurrency` files at a time (parts share the same request slots).
     public func run(
-        _ jobs: [UploadJob], attributes: ObjectAttributes = ObjectAttributes(),
+        _ jobs: [UploadJob], attributes: ObjectAttributes = ObjectAttributes(), progress: TransferProgress? = nil,
         onEvent: @escaping @Sendable (QueueEvent) -> Void = { _ in }
     ) async -> QueueRunSummary {
-        await run(jobs, attributes: attributes, admit: { _ in true }, onEvent: onEvent)
+        await run(jobs, attributes: attributes, progress: progress, admit: { _ in true }, onEvent: onEvent)
     }
 
     /// `run`, asking `admit` as each job is about to start; a job turned away stays queued
     /// (sync turns away a file that moved since its scan: it may still be being written).
     public func run(
-        _ jobs: [UploadJob], attributes: ObjectAttributes, admit: @escaping @Sendable (UploadJob) -> Bool,
-        onEvent: @escaping @Sendable (QueueEvent) -> Void
+        _ jobs: [UploadJob], attributes: ObjectAttributes, progress: TransferProgress? = nil,
+        admit: @escaping @Sendable (UploadJob) -> Bool, onEvent: @escaping @Sendable (QueueEvent) -> Void
     ) async -> QueueRunSummary {
+        progress?.expect(files: jobs.count, bytes: jobs.reduce(0) { $0 + $1.length })
+        let onEvent: @Sendable (QueueEvent) -> Void =
+            if let progress {
+                { event in
+                    switch event {
+                    case .started(let job): progress.started(job)
+                    case .completed(let job, _, _): progress.finished(job, succeeded: true)
+                    case .failed(let job, _, _): progress.finished(job, succeeded: false)
+                    }
+                    onEvent(event)
+                }
+            } else { onEvent }
         let summary = RunTally()
         let recorder = BatchedJobRecorder(store: store)
         let flusher = Task {
@@ -98,10 +110,13 @@ public final class UploadQueue: Sendable {
                 next += 1
                 group.addTask {
                     guard admit(job) else {
+                        progress?.skipped(job)
                         summary.value.withLock { $0.deferred.append(job) }
                         return
                     }
-                    await self.process(job, attributes: attributes, recorder: recorder, summary: summary, onEvent: onEvent)
+                    await self.process(
+                        job, attributes: attributes, recorder: recorder, summary: summary, progress: progress,
+                        onEvent: onEvent)
                 }
             }
             for _ in 0..<max(1, service.options.concurrency) { addNext() }
@@ -115,7 +130,7 @@ public final class UploadQueue: Sendable {
 
     private func process(
         _ queued: UploadJob, attributes: ObjectAttributes, recorder: BatchedJobRecorder, summary: RunTally,
-        onEvent: @escaping @Sendable (QueueEvent) -> Void
+        progress: TransferProgress?, onEvent: @escaping @Sendable (QueueEvent) -> Void
     ) async {
         var job = queued
         // A single PUT has nothing to resume: its steps may wait for the next batched commit.
@@ -154,7 +169,7 @@ public final class UploadQueue: Sendable {
             objectAttributes.contentType = job.contentType
             let outcome = try await resumableUploader.upload(
                 file, bucket: job.bucket, key: job.key, attributes: objectAttributes, checkpoint: checkpoint,
-                journal: StoreJournal(store: store, jobID: job.id, before: recorder))
+                journal: StoreJournal(store: store, jobID: job.id, before: recorder, progress: progress))
             let item = UploadItem(
                 fileName: (job.path as NSString).lastPathComponent, fileSize: outcome.size, r2Key: outcome.key,
                 uploadDate: Date(), publicURL: URL(string: service.publicURL(for: outcome.key, in: job.bucket))!,
@@ -251,10 +266,14 @@ final class StoreJournal: UploadJournal {
     /// Batched steps to commit before this journal's own writes (a start before its parts).
     private let recorder: BatchedJobRecorder?
 
-    init(store: Store, jobID: UUID, before recorder: BatchedJobRecorder? = nil) {
+    /// Live counts for a progress display, if one is drawn.
+    private let liveProgress: TransferProgress?
+
+    init(store: Store, jobID: UUID, before recorder: BatchedJobRecorder? = nil, progress: TransferProgress? = nil) {
         self.store = store
         self.jobID = jobID
         self.recorder = recorder
+        self.liveProgress = progress
     }
 
     func multipartStarted(uploadID: String, partSize: Int64) throws {
@@ -270,6 +289,7 @@ final class StoreJournal: UploadJournal {
     }
 
     func progress(bytesSent: Int64) {
+        liveProgress?.sent(jobID, bytes: bytesSent)
         // At most once a second: `r2up queue` in another terminal reads it.
         let now = DispatchTime.now().uptimeNanoseconds
         let due = lastProgress.withLock { last in

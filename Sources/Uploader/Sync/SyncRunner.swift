@@ -15,6 +15,8 @@ public struct SyncOptions: Sendable {
     /// Wait for another sync on the same database instead of exiting 4.
     public var waitForLock = false
     public var attributes = ObjectAttributes()
+    /// Live byte counts of the uploads, for a progress display.
+    public var progress: TransferProgress?
 
     public init() {}
 }
@@ -133,7 +135,7 @@ public struct SyncRunner: Sendable {
         let queue = UploadQueue(store: store, service: service)
         let deleteAfter = options.deleteAfter
         let result = await queue.run(
-            queued.jobs, attributes: options.attributes,
+            queued.jobs, attributes: options.attributes, progress: options.progress,
             admit: { job in Self.isAsQueued(job) },
             onEvent: { event in
                 switch event {
