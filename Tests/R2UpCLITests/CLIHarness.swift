@@ -23,16 +23,17 @@ enum CLI {
 
     /// Waits on a thread of its own, not on the cooperative pool (two threads on two cores),
     /// where a blocked test would stall every other test's awaits and timings.
-    static func run(_ arguments: [String], environment: [String: String]) async throws -> Run {
+    /// `input`, if given, is piped to stdin (and then closed); else stdin is /dev/null.
+    static func run(_ arguments: [String], environment: [String: String], input: String? = nil) async throws -> Run {
         try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread {
-                continuation.resume(with: Result { try runBlocking(arguments, environment: environment) })
+                continuation.resume(with: Result { try runBlocking(arguments, environment: environment, input: input) })
             }
         }
     }
 
     /// The same, blocking the calling thread: only for code already off the cooperative pool.
-    static func runBlocking(_ arguments: [String], environment: [String: String]) throws -> Run {
+    static func runBlocking(_ arguments: [String], environment: [String: String], input: String? = nil) throws -> Run {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = arguments
@@ -41,8 +42,14 @@ enum CLI {
         let err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        process.standardInput = FileHandle.nullDevice
+        let stdin = input.map { _ in Pipe() }
+        process.standardInput = stdin ?? FileHandle.nullDevice
         try process.run()
+        if let stdin, let input {
+            // Small answers: they fit the pipe's buffer, so writing before reading cannot block.
+            stdin.fileHandleForWriting.write(Data(input.utf8))
+            try? stdin.fileHandleForWriting.close()
+        }
         // Drain stdout on another thread while this one drains stderr, or a full pipe blocks the child.
         let box = DataBox()
         let done = DispatchSemaphore(value: 0)

@@ -120,6 +120,12 @@ struct Tmux: ~Copyable {
         try run(["capture-pane", "-p"])
     }
 
+    /// Types `text` into the pane, then Enter.
+    func type(_ text: String) throws {
+        try run(["send-keys", "-l", text])
+        try run(["send-keys", "Enter"])
+    }
+
     func stop() {
         _ = try? run(["kill-server"])
         for pid in processes where pid > 1 { kill(pid, SIGKILL) }

@@ -32,6 +32,11 @@ public struct SettingsReport: Sendable, Equatable {
         }
         let credentials = settings.credentials
         let credentialSource = credentials?.source.description
+        // The credentials come as one; from the environment, each part has its own variable.
+        func partSource(_ variable: String) -> String? {
+            if case .environment? = credentials?.source { return SettingSource.environment(variable).description }
+            return credentialSource
+        }
         rows = [
             row("profile", "profile", settings.profile) { $0 },
             row("endpoint", "endpoint", settings.endpoint) { $0 },
@@ -41,11 +46,12 @@ public struct SettingsReport: Sendable, Equatable {
                 value: credentials.map { Self.mask($0.value.accessKeyID, ascii: ascii) }, source: credentialSource),
             Row(
                 id: "secretAccessKey", label: "secret access key",
-                value: credentials.map { Self.describeSecret($0.value.secretAccessKey) }, source: credentialSource),
+                value: credentials.map { Self.describeSecret($0.value.secretAccessKey) },
+                source: partSource("AWS_SECRET_ACCESS_KEY")),
             Row(
                 id: "sessionToken", label: "session token",
                 value: credentials?.value.sessionToken.map(Self.describeSecret),
-                source: credentials?.value.sessionToken == nil ? nil : credentialSource),
+                source: credentials?.value.sessionToken == nil ? nil : partSource("AWS_SESSION_TOKEN")),
             row("bucket", "bucket", settings.bucket) { $0 },
             row("publicURL", "public URL", settings.publicURL) { $0 },
             row("database", "database", settings.database) { $0 },

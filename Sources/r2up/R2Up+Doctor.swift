@@ -1,0 +1,37 @@
+import ArgumentParser
+import Foundation
+import Uploader
+
+extension R2Up {
+    struct Doctor: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check the configuration, credentials, endpoint, bucket, clock, clipboard and database.",
+            discussion: """
+                One line per check, in order: config files, credentials (never shown), endpoint \
+                reachable, TLS, bucket exists, write and delete of a probe object \
+                (.r2up-doctor/probe-UUID, removed again), clock skew against the server's Date \
+                header (a warning over 5 minutes), clipboard tool (a warning when missing) and \
+                database. A check that needs a failed one is skipped. Exit 0 when nothing failed, \
+                3 when a configuration, credential, endpoint or bucket check failed, 5 when the \
+                database check failed.
+                """)
+
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let environment = ProcessInfo.processInfo.environment
+            let resolver = SettingsResolver()
+            let settings: Result<Settings, ConfigurationError>
+            do { settings = .success(try resolver.resolve(global.overrides)) } catch { settings = .failure(error) }
+            let style = TerminalStyle(environment: environment, isTerminal: Terminal.stdoutIsTerminal)
+            let doctor = Uploader.Doctor(
+                settings: settings, configFiles: resolver.configFiles, environment: environment, ascii: style.ascii)
+            let quiet = global.quiet
+            let report = await doctor.run { check in
+                if !quiet || check.outcome == .fail { Terminal.output(check.line(style: style)) }
+            }
+            if !quiet { Terminal.output("doctor: " + report.summary) }
+            if report.status != .success { throw CommandFailure(status: report.status) }
+        }
+    }
+}
