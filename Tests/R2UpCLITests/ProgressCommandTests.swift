@@ -37,6 +37,15 @@ struct ProgressCommandTests {
         #expect(urls.count == 2)
         #expect(urls.allSatisfy { $0.hasPrefix("http://") && !$0.contains("\u{1B}") && !$0.contains("\r") })
 
+        // --quiet: nothing but errors.
+        let quiet = try await CLI.run(
+            ["push", small, "--prefix", prefix + "quiet/", "--quiet", "--db", folder.path + "/db.sqlite"], environment: env)
+        #expect(quiet.status == 0 && quiet.stdout.isEmpty && quiet.stderr.isEmpty, "\(quiet)")
+        let missing = try await CLI.run(
+            ["push", folder.path + "/no such.m4a", "--quiet", "--db", folder.path + "/db.sqlite"], environment: env)
+        #expect(missing.status == 2 && missing.stdout.isEmpty)
+        #expect(missing.stderr.hasPrefix("r2up: ") && missing.stderr.split(separator: "\n").count == 1, "\(missing.stderr)")
+
         try FileManager.default.removeItem(atPath: folder.path + "/db.sqlite")
         let sync = try await CLI.run(
             ["sync", library, "--prefix", "progress-plain-sync-\(UUID().uuidString)/", "--min-age", "0", "--db", folder.path + "/db.sqlite"],
