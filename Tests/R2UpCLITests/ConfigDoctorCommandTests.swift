@@ -108,13 +108,13 @@ struct ConfigDoctorCommandTests {
 
             """
         let scriptPath = folder.write("session.sh", script)
-        let tmux = try Tmux(width: 120, height: 20, command: "sh '\(scriptPath)'")
+        let tmux = try await Tmux.start(width: 120, height: 20, command: "sh '\(scriptPath)'")
         defer { tmux.stop() }
         func waitFor(_ text: String) async throws -> String {
             let deadline = Date().addingTimeInterval(30)
             var screen = ""
             while Date() < deadline {
-                screen = try tmux.capture()
+                screen = try await tmux.capture()
                 if screen.contains(text) { return screen }
                 try await Task.sleep(for: .milliseconds(50))
             }
@@ -127,7 +127,7 @@ struct ConfigDoctorCommandTests {
         ] {
             // capture-pane drops trailing blanks: wait for the prompt without its space.
             _ = try await waitFor(String(prompt.dropLast()))
-            try tmux.type(answer)
+            try await tmux.type(answer)
         }
         let screen = try await waitFor("INIT=")
         #expect(screen.contains("INIT=0"), "screen:\n\(screen)")
