@@ -111,14 +111,7 @@ struct ConfigDoctorCommandTests {
         let tmux = try await Tmux.start(width: 120, height: 20, command: "sh '\(scriptPath)'")
         defer { tmux.stop() }
         func waitFor(_ text: String) async throws -> String {
-            let deadline = Date().addingTimeInterval(30)
-            var screen = ""
-            while Date() < deadline {
-                screen = try await tmux.capture()
-                if screen.contains(text) { return screen }
-                try await Task.sleep(for: .milliseconds(50))
-            }
-            throw HarnessError("'\(text)' never appeared; screen:\n\(screen)")
+            try await tmux.screens(until: text, timeout: 30).last ?? ""
         }
         for (prompt, answer) in [
             ("Endpoint URL or R2 account id: ", "http://127.0.0.1:8333"), ("Access key id: ", "termkey"),

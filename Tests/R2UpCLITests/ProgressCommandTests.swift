@@ -81,19 +81,14 @@ struct ProgressCommandTests {
 
         let tmux = try await Tmux.start(width: 100, height: 30, command: "sh '\(scriptPath)'")
         defer { tmux.stop() }
-        var barsDuringPush = false
-        var barsDuringSync = false
-        var screen = ""
-        let deadline = Date().addingTimeInterval(90)
-        while Date() < deadline {
-            screen = try await tmux.capture()
-            // "ETA", not "MB/s": on a machine busy with other tests the rate may be in kB/s.
-            let showsBars = screen.contains("▕") && screen.contains("ETA") && screen.contains(" files ")
-            if showsBars && !screen.contains("PUSH=") { barsDuringPush = true }
-            if showsBars && screen.contains("PUSH=") && !screen.contains("SYNC=") { barsDuringSync = true }
-            if screen.contains("SYNC=") { break }
-            try await Task.sleep(for: .milliseconds(100))
+        let screens = try await tmux.screens(until: "SYNC=", timeout: 120)
+        let screen = screens.last ?? ""
+        // "ETA", not "MB/s": on a machine busy with other tests the rate may be in kB/s.
+        func showsBars(_ screen: String) -> Bool {
+            screen.contains("▕") && screen.contains("ETA") && screen.contains(" files ")
         }
+        let barsDuringPush = screens.contains { showsBars($0) && !$0.contains("PUSH=") }
+        let barsDuringSync = screens.contains { showsBars($0) && $0.contains("PUSH=") && !$0.contains("SYNC=") }
         let lines = screen.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
         #expect(barsDuringPush, "no bars seen during push; last screen:\n\(screen)")
         #expect(barsDuringSync, "no bars seen during sync; last screen:\n\(screen)")

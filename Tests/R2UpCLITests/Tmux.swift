@@ -30,6 +30,23 @@ final class Tmux: Sendable {
         try await Self.offThePool { try self.run(["capture-pane", "-p"]) }
     }
 
+    /// Every different screen seen, polled every 50 ms on a thread of its own (a sleep on a busy
+    /// cooperative pool missed whole seconds), up to the first that contains `text`.
+    /// Throws, with the last screen, when `text` has not appeared within `timeout` seconds.
+    func screens(until text: String, timeout: TimeInterval) async throws -> [String] {
+        try await Self.offThePool {
+            var seen: [String] = []
+            let deadline = Date().addingTimeInterval(timeout)
+            while Date() < deadline {
+                let screen = try self.run(["capture-pane", "-p"])
+                if seen.last != screen { seen.append(screen) }
+                if screen.contains(text) { return seen }
+                usleep(50_000)
+            }
+            throw HarnessError("'\(text)' never appeared; last screen:\n\(seen.last ?? "")")
+        }
+    }
+
     /// Types `text` into the pane, then Enter.
     func type(_ text: String) async throws {
         try await Self.offThePool {

@@ -27,17 +27,22 @@ struct ResumeTests {
         first.standardOutput = FileHandle.nullDevice
         first.standardError = FileHandle(forWritingAtPath: firstLog)
         try first.run()
-        var recorded: [PartRecord] = []
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline {
-            try await Task.sleep(for: .milliseconds(200))
-            if let store = try? Store(path: database), let job = try store.jobs(in: [.uploading]).first {
-                recorded = try store.parts(jobID: job.id)
-                if recorded.count >= 4 { break }
+        // Polled and killed on a thread of its own: on a busy cooperative pool a sleeping test
+        // woke only after the upload had finished.
+        let recorded = try await offThePool { () -> [PartRecord] in
+            var recorded: [PartRecord] = []
+            let deadline = Date().addingTimeInterval(60)
+            while Date() < deadline && first.isRunning {
+                usleep(100_000)
+                if let store = try? Store(path: database), let job = try store.jobs(in: [.uploading]).first {
+                    recorded = try store.parts(jobID: job.id)
+                    if recorded.count >= 4 { break }
+                }
             }
+            kill(first.processIdentifier, SIGKILL)
+            first.waitUntilExit()
+            return recorded
         }
-        kill(first.processIdentifier, SIGKILL)
-        first.waitUntilExit()
         let firstOutput = (try? String(contentsOfFile: firstLog, encoding: .utf8)) ?? ""
         #expect(first.terminationReason == .uncaughtSignal, "the first run ended by itself: \(firstOutput)")
         #expect(recorded.count >= 4, "no parts were recorded before the kill: \(firstOutput)")
