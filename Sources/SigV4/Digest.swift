@@ -18,25 +18,26 @@ public enum Digest {
         hexString(sha256(bytes))
     }
 
-    /// The HMAC-SHA256 of `data` under `key`.
+    /// The HMAC-SHA256 of `data` under `key` (RFC 2104), from two SHA-256s of the fetched algorithm:
+    /// OpenSSL 3's one-shot `HMAC()` fetches its MAC and digest on every call, which cost more than
+    /// the hashing for the short strings SigV4 signs.
     public static func hmacSHA256(key: some DataProtocol, data: some DataProtocol) -> [UInt8] {
-        let keyBytes = Array(key)
-        let dataBytes = Array(data)
-        guard let keyLength = Int32(exactly: keyBytes.count) else { return [] }
-        var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var length: UInt32 = 0
-        // OpenSSL wants real pointers even for zero lengths: an empty array may not have one, so lend a byte.
-        let keyStorage = keyBytes.isEmpty ? [0] : keyBytes
-        let dataStorage = dataBytes.isEmpty ? [0] : dataBytes
-        let result = keyStorage.withUnsafeBytes { keyBuffer in
-            dataStorage.withUnsafeBufferPointer { dataBuffer in
-                HMAC(
-                    EVP_sha256(), keyBuffer.baseAddress, keyLength, dataBuffer.baseAddress, dataBytes.count,
-                    &output, &length)
-            }
+        let blockSize = 64
+        var block = Array(key)
+        if block.count > blockSize {
+            block = sha256(block)
+            guard !block.isEmpty else { return [] }
         }
-        guard result != nil else { return [] }
-        return Array(output.prefix(Int(length)))
+        block.append(contentsOf: repeatElement(0, count: blockSize - block.count))
+        var inner = SHA256Hasher()
+        inner.update(block.map { $0 ^ 0x36 })
+        inner.update(data)
+        let innerDigest = inner.finalize()
+        guard !innerDigest.isEmpty else { return [] }
+        var outer = SHA256Hasher()
+        outer.update(block.map { $0 ^ 0x5C })
+        outer.update(innerDigest)
+        return outer.finalize()
     }
 
     /// The MD5 of `bytes`, for Content-MD5.

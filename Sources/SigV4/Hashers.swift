@@ -6,7 +6,7 @@ import Foundation
 /// Non-copyable, so one hasher has one owner and `finalize()` can only happen once. It can move to and be
 /// used on any thread; it is not meant to be shared between threads at the same time.
 public struct SHA256Hasher: ~Copyable, @unchecked Sendable {
-    private var digest = EVPDigest(EVP_sha256())
+    private var digest = EVPDigest(FetchedAlgorithm.sha256)
 
     /// Starts an empty SHA-256.
     public init() {}
@@ -25,7 +25,7 @@ public struct SHA256Hasher: ~Copyable, @unchecked Sendable {
 ///
 /// Same ownership rules as `SHA256Hasher`.
 public struct MD5Hasher: ~Copyable, @unchecked Sendable {
-    private var digest = EVPDigest(EVP_md5())
+    private var digest = EVPDigest(FetchedAlgorithm.md5)
 
     /// Starts an empty MD5.
     public init() {}
@@ -38,6 +38,15 @@ public struct MD5Hasher: ~Copyable, @unchecked Sendable {
 
     /// The 16-byte digest; empty only if OpenSSL failed (or a FIPS policy forbids MD5).
     public consuming func finalize() -> [UInt8] { digest.finalize() }
+}
+
+/// Digest algorithms fetched from OpenSSL's provider once per process. Given the legacy
+/// `EVP_sha256()` handle, OpenSSL 3 searches the providers again (under a lock) on every
+/// `EVP_DigestInit_ex`; a fetched one is used as it is. Immutable and thread-safe once made.
+enum FetchedAlgorithm {
+    nonisolated(unsafe) static let sha256: OpaquePointer? = EVP_MD_fetch(nil, "SHA256", nil) ?? EVP_sha256()
+    /// Falls back to the legacy handle when fetching fails (a FIPS policy): its init then fails, and the hasher returns [].
+    nonisolated(unsafe) static let md5: OpaquePointer? = EVP_MD_fetch(nil, "MD5", nil) ?? EVP_md5()
 }
 
 /// Owns one OpenSSL digest context. An OpenSSL failure is remembered and turns the result into `[]`
