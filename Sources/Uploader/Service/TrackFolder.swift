@@ -2,24 +2,15 @@ import Foundation
 
 /// The tracks of a folder for `push DIR` (seed 000's "Upload All").
 public enum TrackFolder {
-    /// Regular files under `directory`, hidden ones skipped, sorted by relative path.
-    /// Symbolic links are not followed.
+    /// Regular files under `directory`, hidden ones skipped, in byte order of their relative
+    /// paths (NFC). Symbolic links are not followed. Walked with sync's readdir scanner:
+    /// FileManager's enumerator cost more CPU than the uploads' signing for 2,000 small files.
     public static func files(in directory: String) -> [(path: String, relativePath: String)] {
-        let root = URL(fileURLWithPath: directory).standardizedFileURL
-        guard let walker = FileManager.default.enumerator(
-            at: root, includingPropertiesForKeys: [.isRegularFileKey, .isSymbolicLinkKey],
-            options: [.skipsHiddenFiles])
-        else { return [] }
-        var found: [(String, String)] = []
-        for case let url as URL in walker {
-            guard let values = try? url.resourceValues(forKeys: [.isRegularFileKey, .isSymbolicLinkKey]),
-                values.isRegularFile == true, values.isSymbolicLink != true
-            else { continue }
-            let path = url.standardizedFileURL.path
-            let relative = String(path.dropFirst(root.path.count).drop(while: { $0 == "/" }))
-            found.append((path, relative))
-        }
-        return found.sorted { $0.1 < $1.1 }
+        let root = URL(fileURLWithPath: directory).standardizedFileURL.path
+        var found: [(path: String, relativePath: String)] = []
+        // What it cannot take (a symbolic link, an unreadable folder) is skipped, as before.
+        _ = SyncScanner().scan(root) { found.append(($0.path, $0.relativePath)) }
+        return found
     }
 
     /// Whether a track should be pushed: never uploaded, failed, or changed since its upload.
