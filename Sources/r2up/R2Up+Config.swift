@@ -57,7 +57,7 @@ extension R2Up {
             let prompter = Prompter()
             var answers = ProfileAnswers()
             let endpoint = current["endpoint_url"]
-                ?? current["r2_account_id"].map { "https://\($0).r2.cloudflarestorage.com" }
+                ?? current["r2_account_id"].map { S3Endpoint.r2URL(account: $0) }
             guard let endpointAnswer = prompter.ask("Endpoint URL or R2 account id", current: endpoint) else { return nil }
             answers.endpoint = endpointAnswer
             guard let key = prompter.ask("Access key id", current: current["aws_access_key_id"].map { SettingsReport.mask($0) })
@@ -101,7 +101,7 @@ extension R2Up {
             do { settings = try global.settings() } catch { throw CommandFailure(error) }
             let environment = ProcessInfo.processInfo.environment
             let report = SettingsReport(
-                settings: settings, overrides: global.overrides, resolver: SettingsResolver(),
+                settings: settings, resolver: SettingsResolver(),
                 ascii: !TerminalStyle.localeIsUTF8(environment))
             if json {
                 Terminal.output(JSONOutput.encode(report))

@@ -81,7 +81,8 @@ extension R2Up {
             let display = ProgressDisplay.make(for: progress, quiet: quiet)
             display?.start()
             let summary = await queue.run(
-                jobs, attributes: ObjectAttributes(cacheControl: cacheControl, metadata: metadata), progress: progress
+                jobs, attributes: ObjectAttributes(cacheControl: cacheControl, metadata: metadata),
+                progress: display == nil ? nil : progress  // counted only when drawn
             ) { event in
                 if case .completed(_, let item, _) = event, !quiet {
                     if let display { display.print(item.publicURL.absoluteString) } else { Terminal.output(item.publicURL.absoluteString) }

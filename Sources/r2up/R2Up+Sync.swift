@@ -87,8 +87,8 @@ extension R2Up {
             options.waitForLock = wait
             options.attributes = ObjectAttributes(cacheControl: cacheControl, metadata: metadata)
             let progress = TransferProgress()
-            options.progress = progress
             let display = ProgressDisplay.make(for: progress, quiet: global.quiet || json || dryRun)
+            if display != nil { options.progress = progress }  // counted only when drawn
             display?.start()
             let runner = SyncRunner(service: service, databasePath: settings.database.value)
             let summary: SyncSummary

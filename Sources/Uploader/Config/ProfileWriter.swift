@@ -58,7 +58,7 @@ public enum ProfileWriter {
     ) throws(ProfileAnswerError) -> [String: String?] {
         var result: [String: String?] = [:]
         let currentEndpoint = nonBlank(current["endpoint_url"])
-            ?? nonBlank(current["r2_account_id"]).map(accountEndpoint)
+            ?? nonBlank(current["r2_account_id"]).map { S3Endpoint.r2URL(account: $0) }
 
         var endpoint = currentEndpoint
         if let answer = nonBlank(answers.endpoint) {
@@ -118,7 +118,7 @@ public enum ProfileWriter {
     /// The endpoint URL an answer stands for: a 32-hex-digit account id becomes the R2 host.
     public static func endpointURL(_ answer: String) throws(ProfileAnswerError) -> String {
         let text = answer.trimmingCharacters(in: .whitespaces)
-        if isAccountID(text) { return accountEndpoint(text.lowercased()) }
+        if isAccountID(text) { return S3Endpoint.r2URL(account: text.lowercased()) }
         guard let endpoint = try? S3Endpoint(url: text), !text.contains(" ") else {
             throw .invalid(
                 setting: "the endpoint",
@@ -134,8 +134,6 @@ public enum ProfileWriter {
     public static func isAccountID(_ text: String) -> Bool {
         text.count == 32 && text.allSatisfy(\.isHexDigit)
     }
-
-    static func accountEndpoint(_ account: String) -> String { "https://\(account).r2.cloudflarestorage.com" }
 
     static func isHTTPURL(_ text: String) -> Bool {
         guard !text.contains(" "), let components = URLComponents(string: text),

@@ -49,6 +49,8 @@ public struct Settings: Sendable, Equatable {
     public var database: Sourced<String>
     public var addressing: Sourced<S3Endpoint.Addressing>
     public var caBundle: String?
+    /// Where `caBundle` came from (for `config show`).
+    public var caBundleSource: SettingSource? = nil
     /// Files read, and warnings found while reading them (for example a world-readable secret).
     public var filesRead: [String] = []
     public var warnings: [String] = []

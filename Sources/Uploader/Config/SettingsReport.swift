@@ -24,9 +24,9 @@ public struct SettingsReport: Sendable, Equatable {
     public var files: [File]
     public var warnings: [String]
 
-    /// The report for `settings` as `resolver` resolved them from `overrides`.
+    /// The report for `settings`, and the config files `resolver` reads.
     /// - Parameter ascii: mask with `...` instead of `…` (a terminal whose locale is not UTF-8).
-    public init(settings: Settings, overrides: SettingOverrides, resolver: SettingsResolver, ascii: Bool = false) {
+    public init(settings: Settings, resolver: SettingsResolver, ascii: Bool = false) {
         func row<V>(_ id: String, _ label: String, _ sourced: Sourced<V>?, _ show: (V) -> String) -> Row {
             Row(id: id, label: label, value: sourced.map { show($0.value) }, source: sourced?.source.description)
         }
@@ -56,10 +56,7 @@ public struct SettingsReport: Sendable, Equatable {
             row("publicURL", "public URL", settings.publicURL) { $0 },
             row("database", "database", settings.database) { $0 },
             row("addressing", "addressing", settings.addressing) { $0 == .pathStyle ? "path-style" : "virtual-hosted" },
-            Row(
-                id: "caBundle", label: "CA bundle", value: settings.caBundle,
-                source: settings.caBundle == nil
-                    ? nil : resolver.caBundleSource(overrides, profile: settings.profile.value).description),
+            Row(id: "caBundle", label: "CA bundle", value: settings.caBundle, source: settings.caBundleSource?.description),
         ]
         files = resolver.configFiles.map { File(path: $0, read: settings.filesRead.contains($0)) }
         warnings = settings.warnings
@@ -131,23 +128,4 @@ extension SettingsReport.Row {
 extension SettingsResolver {
     /// The config files consulted, in the order they are read.
     public var configFiles: [String] { [r2upConfigPath, awsCredentialsPath, awsConfigPath] }
-
-    /// Where the CA bundle came from, by the same rules as `resolve` (which keeps only its value).
-    func caBundleSource(_ flags: SettingOverrides, profile: String) -> SettingSource {
-        if flags.caBundle != nil { return .flag("--ca-bundle") }
-        if let value = environment["AWS_CA_BUNDLE"], !value.trimmingCharacters(in: .whitespaces).isEmpty {
-            return .environment("AWS_CA_BUNDLE")
-        }
-        for (path, section) in [
-            (r2upConfigPath, profile), (awsCredentialsPath, profile),
-            (awsConfigPath, profile == "default" ? "default" : "profile \(profile)"),
-        ] {
-            if let value = (try? INIFile.load(path))??.sections[section]?["ca_bundle"],
-                !value.trimmingCharacters(in: .whitespaces).isEmpty
-            {
-                return .file(path: path, profile: profile)
-            }
-        }
-        return .builtIn
-    }
 }

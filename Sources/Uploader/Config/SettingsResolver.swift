@@ -70,11 +70,11 @@ public struct SettingsResolver: Sendable {
         var endpoint: Sourced<String>? = flags.endpoint.map { Sourced(value: $0, source: .flag("--endpoint")) }
             ?? fromEnvironment("R2UP_ENDPOINT", "AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL")
         if endpoint == nil, let account = fromEnvironment("R2_ACCOUNT_ID") {
-            endpoint = Sourced(value: "https://\(account.value).r2.cloudflarestorage.com", source: account.source)
+            endpoint = Sourced(value: S3Endpoint.r2URL(account: account.value), source: account.source)
         }
         endpoint = endpoint ?? fromFiles("endpoint_url")
         if endpoint == nil, let account = fromFiles("r2_account_id") {
-            endpoint = Sourced(value: "https://\(account.value).r2.cloudflarestorage.com", source: account.source)
+            endpoint = Sourced(value: S3Endpoint.r2URL(account: account.value), source: account.source)
         }
         if let text = endpoint?.value { _ = try S3Endpoint(url: text) }
         let isR2 = endpoint.map { (try? S3Endpoint(url: $0.value))?.isR2 ?? false } ?? false
@@ -107,11 +107,13 @@ public struct SettingsResolver: Sendable {
             if let style = flags.addressing { Sourced(value: style, source: .flag(style == .pathStyle ? "--path-style" : "--virtual-hosted")) }
             else if let style = fromFiles("addressing_style"), style.value == "virtual" { Sourced(value: .virtualHosted, source: style.source) }
             else { Sourced(value: .pathStyle, source: .builtIn) }
-        let caBundle = flags.caBundle ?? nonEmpty(environment["AWS_CA_BUNDLE"]) ?? fromFiles("ca_bundle")?.value
+        let caBundle = flags.caBundle.map { Sourced(value: $0, source: .flag("--ca-bundle")) }
+            ?? fromEnvironment("AWS_CA_BUNDLE") ?? fromFiles("ca_bundle")
 
         return Settings(
             profile: profileName, endpoint: endpoint, region: region, credentials: credentials, bucket: bucket,
-            publicURL: publicURL, database: database, addressing: addressing, caBundle: caBundle,
+            publicURL: publicURL, database: database, addressing: addressing, caBundle: caBundle?.value,
+            caBundleSource: caBundle?.source,
             filesRead: filesRead, warnings: warnings)
     }
 

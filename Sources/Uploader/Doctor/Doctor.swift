@@ -71,14 +71,12 @@ public struct Doctor: Sendable {
             options.lowSpeedTimeSeconds = 20
             options.maxConnections = 2
             engine = try TransferEngine(options: options)
-        } catch let error as ConfigurationError {
-            record(.fail(.endpoint, error.description, Self.advice(for: error)))
-            for kind in [DoctorCheck.Kind.tls, .bucket, .write, .clock] { record(.skipped(kind, because: .endpoint)) }
-            record(clipboardCheck())
-            record(databaseCheck(settings.database.value))
-            return DoctorReport(checks: checks)
         } catch {
-            record(.fail(.endpoint, "libcurl could not start: \(error)", nil))
+            if let error = error as? ConfigurationError {
+                record(.fail(.endpoint, error.description, Self.advice(for: error)))
+            } else {
+                record(.fail(.endpoint, "libcurl could not start: \(error)", nil))
+            }
             for kind in [DoctorCheck.Kind.tls, .bucket, .write, .clock] { record(.skipped(kind, because: .endpoint)) }
             record(clipboardCheck())
             record(databaseCheck(settings.database.value))

@@ -36,6 +36,9 @@ public struct S3Endpoint: Sendable, Equatable {
     /// True for Cloudflare R2's S3 API hosts.
     public var isR2: Bool { host.hasSuffix(".r2.cloudflarestorage.com") }
 
+    /// The S3 endpoint URL of a Cloudflare account's R2.
+    public static func r2URL(account: String) -> String { "https://\(account).r2.cloudflarestorage.com" }
+
     /// The Host header value (with a port only when it is not the scheme's default).
     func authority(bucket: String?) -> String {
         var name = host

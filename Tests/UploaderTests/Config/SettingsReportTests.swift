@@ -29,7 +29,7 @@ struct SettingsReportTests {
         var flags = SettingOverrides()
         flags.bucket = "music"
         let settings = try resolver.resolve(flags)
-        let report = SettingsReport(settings: settings, overrides: flags, resolver: resolver)
+        let report = SettingsReport(settings: settings, resolver: resolver)
         let rows = Dictionary(uniqueKeysWithValues: report.rows.map { ($0.id, $0) })
         #expect(rows["endpoint"]?.source == "environment R2UP_ENDPOINT")
         #expect(rows["bucket"]?.value == "music" && rows["bucket"]?.source == "flag --bucket")
