@@ -348,6 +348,7 @@ cmd_start() {
   while :; do
     tries=$((tries + 1))
     base=$(pick_base "$base") || die "no free port base (9 ports each) found"
+    logged=$(wc -c <"$DIR/weed.out")
     launch "$base"
     rc=0
     wait_up "$base" "$deadline" || rc=$?
@@ -355,6 +356,13 @@ cmd_start() {
     if [ "$rc" = 1 ] && [ "$tries" -lt 3 ] && tail -n 50 "$DIR/weed.out" | grep -q "address already in use"; then
       say "ports $base-$((base + 8)) were taken meanwhile; trying another base"
       rm -f "$DIR/weed.pid"
+      continue
+    fi
+    # Seen once on a freshly booted machine: weed (through pyenv's shim) exited at once, silent.
+    if [ "$rc" = 1 ] && [ "$tries" -lt 3 ] && [ "$(wc -c <"$DIR/weed.out")" = "$logged" ]; then
+      say "weed (pid $PID) exited at once without a word; trying again"
+      rm -f "$DIR/weed.pid"
+      base=""
       continue
     fi
     if [ "$rc" = 1 ]; then say "weed (pid $PID) exited during start-up"; else say "S3 port did not answer within ${TIMEOUT}s"; fi
