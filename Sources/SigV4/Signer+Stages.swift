@@ -96,28 +96,40 @@ extension Signer {
     /// trimmed with inner whitespace runs (line breaks included) collapsed to one space, a repeated name given
     /// once with its values joined by `,` in the order they came, sorted by name.
     func canonicalHeaders(host: String, headers: [(name: String, value: String)]) -> CanonicalHeaders {
-        var entries: [(name: String, values: [String])] = [("host", [Self.trimAll(host)])]
-        var position: [String: Int] = ["host": 0]
+        // A request has a handful of headers: a linear search for repeats beats hashing them.
+        var entries: [(name: String, value: String)] = [("host", Self.trimAll(host))]
+        entries.reserveCapacity(headers.count + 1)
         for header in headers {
-            let name = Self.trimAll(header.name.lowercased())
+            let name = Self.trimAll(Self.asciiLowercased(header.name))
             // Host comes from `host` only; an empty name cannot be sent, so it is not signed either.
             guard !name.isEmpty, name != "host", !unsignedHeaders.contains(name) else { continue }
             let value = Self.trimAll(header.value)
-            if let index = position[name] {
-                entries[index].values.append(value)
+            if let index = entries.firstIndex(where: { $0.name == name }) {
+                entries[index].value += "," + value
             } else {
-                position[name] = entries.count
-                entries.append((name, [value]))
+                entries.append((name, value))
             }
         }
         entries.sort { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
-        return CanonicalHeaders(
-            lines: entries.map { "\($0.name):\($0.values.joined(separator: ","))\n" }.joined(),
-            signedNames: entries.map(\.name).joined(separator: ";"))
+        var lines = ""
+        var signedNames = ""
+        for (index, entry) in entries.enumerated() {
+            lines += entry.name + ":" + entry.value + "\n"
+            if index > 0 { signedNames += ";" }
+            signedNames += entry.name
+        }
+        return CanonicalHeaders(lines: lines, signedNames: signedNames)
+    }
+
+    /// `text` with A-Z lower-cased; header names are ASCII, and `lowercased()` walks Unicode tables.
+    static func asciiLowercased(_ text: String) -> String {
+        guard text.utf8.contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }) else { return text }
+        return String(decoding: text.utf8.map { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
     }
 
     /// `text` without leading or trailing whitespace, each inner run of spaces, tabs, CRs and LFs as one space.
     static func trimAll(_ text: String) -> String {
+        if !needsTrimming(text) { return text }
         var out: [UInt8] = []
         out.reserveCapacity(text.utf8.count)
         var pendingSpace = false
@@ -132,6 +144,23 @@ extension Signer {
             }
         }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Whether `trimAll` would change `text`: whitespace at either end, a tab or line break, or two spaces in a row.
+    private static func needsTrimming(_ text: String) -> Bool {
+        var previousSpace = true  // a space first is leading whitespace
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: " "):
+                if previousSpace { return true }
+                previousSpace = true
+            case UInt8(ascii: "\t"), UInt8(ascii: "\r"), UInt8(ascii: "\n"):
+                return true
+            default:
+                previousSpace = false
+            }
+        }
+        return previousSpace && !text.isEmpty
     }
 
     /// Method, path, query, header block, signed-header list and payload hash, one per line.

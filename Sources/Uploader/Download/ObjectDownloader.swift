@@ -150,7 +150,7 @@ final class ObjectDownloader: Sendable {
                         ? nil
                         : await self.fetch(
                             part, of: item, descriptor: descriptor, ranged: ranged, book: book)
-                    await self.slots.release()
+                    self.slots.release()
                     return result
                 }
             }

@@ -105,9 +105,14 @@ public final class S3Client: Sendable {
     }
 
     static func unquote(_ text: String) -> String {
-        var value = text.trimmingCharacters(in: .whitespaces)
-        if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 { value = String(value.dropFirst().dropLast()) }
-        return value
+        // Bytes, not Foundation's CharacterSet trimming: this runs on every reply.
+        var bytes = text.utf8[...]
+        while let first = bytes.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") { bytes.removeFirst() }
+        while let last = bytes.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") { bytes.removeLast() }
+        if bytes.count >= 2, bytes.first == UInt8(ascii: "\""), bytes.last == UInt8(ascii: "\"") {
+            bytes = bytes.dropFirst().dropLast()
+        }
+        return String(Substring(bytes))
     }
 
     static func document(_ response: HTTPResponse, root: String) throws(S3ClientError) -> XMLNode {

@@ -40,7 +40,7 @@ extension Store {
         let time = now()
         return try write { db in
             try jobs.map { job in
-                try Self.upsertTrack(db, path: job.path, size: job.length, mtimeNs: job.mtimeNs, at: time)
+                try Self.noteTrackFile(db, path: job.path, size: job.length, mtimeNs: job.mtimeNs, at: time)
                 return try Self.enqueue(db, job, at: time)
             }
         }
@@ -53,7 +53,7 @@ extension Store {
             """
         guard var existing = try UploadJob.fetchOne(db.cachedStatement(sql: sql), arguments: [job.path, job.bucket, job.key])
         else {
-            try job.insert(db)
+            try Self.insertJob(db, job)
             return EnqueueResult(job: job, isNew: true, abandonedUploadID: nil)
         }
         guard existing.length != job.length || existing.mtimeNs != job.mtimeNs else {
@@ -67,6 +67,20 @@ extension Store {
         existing.attempts = 0
         try Self.restage(db, &existing, at: time)
         return EnqueueResult(job: existing, isNew: false, abandonedUploadID: abandoned)
+    }
+
+    /// Inserts a new job row. Hand-written and cached: a folder's push inserts thousands, and
+    /// GRDB's generic record insert was most of the enqueue's CPU.
+    static func insertJob(_ db: Database, _ job: UploadJob) throws {
+        try db.cachedStatement(sql: """
+            INSERT INTO jobs (id, path, bucket, "key", contentType, length, mtimeNs, state, uploadID, partSize,
+                              attempts, nextAttemptAt, lastError, bytesSent, createdAt, updatedAt)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """).execute(arguments: [
+                job.id.uuidString, job.path, job.bucket, job.key, job.contentType, job.length, job.mtimeNs,
+                job.state.rawValue, job.uploadID, job.partSize, job.attempts, job.nextAttemptAt.map(StoreDate.text),
+                job.lastError, job.bytesSent, StoreDate.text(job.createdAt), StoreDate.text(job.updatedAt),
+            ])
     }
 
     /// Marks a job uploading (one more attempt, error cleared) and its track too, in one commit.

@@ -33,6 +33,17 @@ extension Store {
         return track
     }
 
+    /// `upsertTrack` without reading the row back, in one cached statement (a push queues thousands).
+    static func noteTrackFile(_ db: Database, path: String, size: Int64, mtimeNs: Int64, at time: Date) throws {
+        try db.cachedStatement(sql: """
+            INSERT INTO tracks (path, size, mtimeNs, updatedAt) VALUES (?, ?, ?, ?)
+            ON CONFLICT(path) DO UPDATE SET size = excluded.size, mtimeNs = excluded.mtimeNs,
+                uploadState = CASE WHEN uploadState = 'uploaded' THEN 'none' ELSE uploadState END,
+                updatedAt = excluded.updatedAt
+            WHERE size != excluded.size OR mtimeNs != excluded.mtimeNs
+            """).execute(arguments: [path, size, mtimeNs, StoreDate.text(time)])
+    }
+
     /// Sets a track's upload state, its error text, and (when given) where its cloud copy is.
     /// - Parameters:
     ///   - path: the track; it must exist (`upsertTrack`).

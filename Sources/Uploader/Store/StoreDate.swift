@@ -13,12 +13,26 @@ enum StoreDate {
         }
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        func pad(_ value: Int32, _ width: Int) -> String {
-            let digits = String(value)
-            return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+        // Bytes into a fixed buffer: this runs several times per file of a push.
+        var text: [UInt8] = []
+        text.reserveCapacity(23)
+        func put(_ value: Int, digits: Int, then separator: UInt8?) {
+            var divisor = 1
+            for _ in 1..<digits { divisor *= 10 }
+            while divisor <= value / 10 { divisor *= 10 }  // a fifth year digit is kept, as GRDB would
+            while divisor > 0 {
+                text.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: (value / divisor) % 10))
+                divisor /= 10
+            }
+            if let separator { text.append(separator) }
         }
-        return pad(parts.tm_year + 1900, 4) + "-" + pad(parts.tm_mon + 1, 2) + "-" + pad(parts.tm_mday, 2) + " "
-            + pad(parts.tm_hour, 2) + ":" + pad(parts.tm_min, 2) + ":" + pad(parts.tm_sec, 2) + "."
-            + pad(Int32(fraction), 3)
+        put(Int(parts.tm_year) + 1900, digits: 4, then: UInt8(ascii: "-"))
+        put(Int(parts.tm_mon) + 1, digits: 2, then: UInt8(ascii: "-"))
+        put(Int(parts.tm_mday), digits: 2, then: UInt8(ascii: " "))
+        put(Int(parts.tm_hour), digits: 2, then: UInt8(ascii: ":"))
+        put(Int(parts.tm_min), digits: 2, then: UInt8(ascii: ":"))
+        put(Int(parts.tm_sec), digits: 2, then: UInt8(ascii: "."))
+        put(fraction, digits: 3, then: nil)
+        return String(decoding: text, as: UTF8.self)
     }
 }

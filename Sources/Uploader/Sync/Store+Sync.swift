@@ -107,7 +107,7 @@ extension Store {
                     let job = UploadJob(
                         path: file.path, bucket: bucket, key: upload.key, contentType: upload.contentType,
                         length: file.size, mtimeNs: file.mtimeNs, createdAt: time)
-                    try job.insert(db)
+                    try Self.insertJob(db, job)
                     jobs.append(job)
                 }
             }

@@ -16,8 +16,8 @@ public struct SyncFilter: Sendable, Equatable {
     private let excludeMatchers: [Matcher]
 
     public init(includes: [String] = [], excludes: [String] = [], defaultExcludes: Bool = true) {
-        self.includes = includes.map(SyncScanner.nfc)
-        self.excludes = excludes.map(SyncScanner.nfc) + (defaultExcludes ? Self.defaultExcludes : [])
+        self.includes = includes.map(ObjectKey.nfc)
+        self.excludes = excludes.map(ObjectKey.nfc) + (defaultExcludes ? Self.defaultExcludes : [])
         includeMatchers = self.includes.map(Matcher.init)
         excludeMatchers = self.excludes.map(Matcher.init)
     }

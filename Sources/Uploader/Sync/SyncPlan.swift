@@ -128,7 +128,7 @@ public struct SyncPlan: Sendable {
     /// The prefix as keys use it: NFC, "" or ending in "/".
     public static func normalizedPrefix(_ prefix: String?) -> String {
         guard let prefix, !prefix.isEmpty else { return "" }
-        let nfc = SyncScanner.nfc(prefix)
+        let nfc = ObjectKey.nfc(prefix)
         return nfc.hasSuffix("/") ? nfc : nfc + "/"
     }
 }

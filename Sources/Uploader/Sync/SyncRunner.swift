@@ -110,7 +110,7 @@ public struct SyncRunner: Sendable {
         var token: String?
         repeat {
             let page = try await service.client.listObjects(bucket: service.bucket, prefix: prefix, continuationToken: token)
-            for object in page.objects { objects[SyncScanner.nfc(object.key)] = object }
+            for object in page.objects { objects[ObjectKey.nfc(object.key)] = object }
             token = page.continuationToken
         } while token != nil
         return objects

@@ -109,7 +109,7 @@ public struct SyncScanner: Sendable {
             guard entry.isFolder else {
                 try visit(
                     ScannedFile(
-                        path: path, relativePath: Self.nfc(inner), size: Int64(info.st_size),
+                        path: path, relativePath: ObjectKey.nfc(inner), size: Int64(info.st_size),
                         mtimeNs: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec),
                         ctimeNs: Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)))
                 continue
@@ -128,11 +128,6 @@ public struct SyncScanner: Sendable {
 
     private static func join(_ folder: String, _ name: String) -> String {
         folder.hasSuffix("/") ? folder + name : folder + "/" + name
-    }
-
-    /// NFC, with a fast path for plain ASCII (most names).
-    static func nfc(_ text: String) -> String {
-        text.utf8.allSatisfy({ $0 < 0x80 }) ? text : text.precomposedStringWithCanonicalMapping
     }
 }
 

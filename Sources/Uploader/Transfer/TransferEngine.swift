@@ -37,6 +37,8 @@ public final class TransferEngine: Sendable {
         var submissions: [Submission] = []
         var cancellations: Set<UInt64> = []
         var stopping = false
+        /// The loop is in (or about to enter) `curl_multi_poll`: only then does a submission need a wakeup.
+        var polling = false
     }
 
     /// The multi handle. Off the engine thread only `curl_multi_wakeup` touches it,
@@ -79,15 +81,17 @@ public final class TransferEngine: Sendable {
         }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let accepted = inbox.withLock { inbox -> Bool in
-                    guard !inbox.stopping else { return false }
+                let accepted = inbox.withLock { inbox -> Bool? in
+                    guard !inbox.stopping else { return nil }
                     inbox.submissions.append(Submission(id: id, request: request, continuation: continuation))
                     // A cancel that raced ahead of the submission is replayed here.
                     if Task.isCancelled { inbox.cancellations.insert(id) }
-                    return true
+                    defer { inbox.polling = false }
+                    return inbox.polling
                 }
-                if accepted {
-                    curl_multi_wakeup(multi.pointer)
+                if let wake = accepted {
+                    // A busy loop takes the inbox on its next turn; a wakeup costs two syscalls.
+                    if wake { curl_multi_wakeup(multi.pointer) }
                 } else {
                     continuation.resume(throwing: TransferError(kind: .cancelled, message: "the transfer engine has stopped"))
                 }
@@ -102,6 +106,16 @@ public final class TransferEngine: Sendable {
     public func shutdown() {
         inbox.withLock { $0.stopping = true }
         curl_multi_wakeup(multi.pointer)
+    }
+
+    /// Called by the loop before it polls: false when something arrived meanwhile, so it
+    /// loops again instead; true means later submissions will wake it.
+    fileprivate func mayPoll() -> Bool {
+        inbox.withLock { inbox in
+            guard inbox.submissions.isEmpty, inbox.cancellations.isEmpty else { return false }
+            inbox.polling = true
+            return true
+        }
     }
 
     fileprivate func takeInbox() -> (submissions: [Submission], cancellations: Set<UInt64>, stopping: Bool) {
@@ -156,7 +170,7 @@ public final class TransferEngine: Sendable {
                     resumePaused()
                     timeout = 10
                 }
-                _ = curl_multi_poll(multi, nil, 0, timeout, nil)
+                if engine.mayPoll() { _ = curl_multi_poll(multi, nil, 0, timeout, nil) }
             }
         }
 

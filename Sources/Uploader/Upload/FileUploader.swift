@@ -166,15 +166,9 @@ final class ByteCounter: Sendable {
 
 extension TransferSlots {
     /// `withSlot` for typed throws.
-    nonisolated func withTypedSlot<T: Sendable>(_ body: () async throws(UploadError) -> T) async throws(UploadError) -> T {
+    func withTypedSlot<T: Sendable>(_ body: () async throws(UploadError) -> T) async throws(UploadError) -> T {
         await acquire()
-        do {
-            let value = try await body()
-            await release()
-            return value
-        } catch {
-            await release()
-            throw error
-        }
+        defer { release() }
+        return try await body()
     }
 }
