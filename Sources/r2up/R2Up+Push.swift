@@ -129,7 +129,7 @@ extension R2Up {
         }
 
         private func request(path: String, key: String) -> PushRequest {
-            let name = URL(fileURLWithPath: path).lastPathComponent
+            let name = (path as NSString).lastPathComponent  // URL(fileURLWithPath:) would stat the file
             return PushRequest(
                 path: path, key: key,
                 attributes: ObjectAttributes(contentType: contentType ?? ContentType.forFile(named: name), cacheControl: cacheControl, metadata: metadata))

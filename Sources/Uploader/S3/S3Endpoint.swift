@@ -44,10 +44,10 @@ public struct S3Endpoint: Sendable, Equatable {
         var name = host
         if addressing == .virtualHosted, let bucket, !bucket.isEmpty { name = "\(bucket).\(host)" }
         if let port, !(scheme == "http" && port == 80), !(scheme == "https" && port == 443) {
-            let bracketed = name.contains(":") ? "[\(name)]" : name
+            let bracketed = name.utf8.contains(UInt8(ascii: ":")) ? "[\(name)]" : name
             return "\(bracketed):\(port)"
         }
-        return name.contains(":") ? "[\(name)]" : name
+        return name.utf8.contains(UInt8(ascii: ":")) ? "[\(name)]" : name
     }
 
     /// The decoded request path for a bucket and key.

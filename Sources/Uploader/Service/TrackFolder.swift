@@ -6,10 +6,15 @@ public enum TrackFolder {
     /// paths (NFC). Symbolic links are not followed. Walked with sync's readdir scanner:
     /// FileManager's enumerator cost more CPU than the uploads' signing for 2,000 small files.
     public static func files(in directory: String) -> [(path: String, relativePath: String)] {
+        scannedFiles(in: directory).map { ($0.path, $0.relativePath) }
+    }
+
+    /// `files(in:)` with each file's size and times as the scan saw them.
+    static func scannedFiles(in directory: String) -> [ScannedFile] {
         let root = URL(fileURLWithPath: directory).standardizedFileURL.path
-        var found: [(path: String, relativePath: String)] = []
+        var found: [ScannedFile] = []
         // What it cannot take (a symbolic link, an unreadable folder) is skipped, as before.
-        _ = SyncScanner().scan(root) { found.append(($0.path, $0.relativePath)) }
+        _ = SyncScanner().scan(root) { found.append($0) }
         return found
     }
 
@@ -30,11 +35,9 @@ public enum TrackFolder {
         let root = URL(fileURLWithPath: directory).standardizedFileURL.path
         let known = Dictionary(
             try store.tracks(under: root).map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
-        return files(in: directory).filter { file in
-            var info = stat()
-            guard stat(file.path, &info) == 0 else { return false }
-            let mtime = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
-            return isEligible(known[file.path], size: Int64(info.st_size), mtimeNs: mtime, onlyFailed: onlyFailed)
-        }
+        // The scan's own stat decides: no second one per file.
+        return scannedFiles(in: directory).filter { file in
+            isEligible(known[file.path], size: file.size, mtimeNs: file.mtimeNs, onlyFailed: onlyFailed)
+        }.map { ($0.path, $0.relativePath) }
     }
 }

@@ -57,7 +57,7 @@ public final class TransferProgress: Sendable {
     }
 
     func started(_ job: UploadJob) {
-        let file = File(id: job.id, name: (job.path as NSString).lastPathComponent, size: job.length, sent: 0)
+        let file = File(id: job.id, name: FilePath.name(job.path), size: job.length, sent: 0)
         state.withLock {
             if $0.active.updateValue(file, forKey: job.id) == nil { $0.order.append(job.id) }
         }

@@ -24,6 +24,10 @@ public final class UploadQueue: Sendable {
     public let service: UploadService
     public let policy: JobRetryPolicy
 
+    /// Files up to this size are uploaded by a task on the transfer thread (hashing 1 MiB takes
+    /// well under a millisecond); bigger ones by tasks on the shared pool.
+    static let transferThreadLimit: Int64 = 1 << 20
+
     public init(store: Store, service: UploadService, policy: JobRetryPolicy = JobRetryPolicy()) {
         self.store = store
         self.service = service
@@ -44,7 +48,7 @@ public final class UploadQueue: Sendable {
         let created = Date()
         for request in requests {
             do {
-                let file = try LocalFile(path: URL(fileURLWithPath: request.path).standardizedFileURL.path)
+                let file = try LocalFile(path: FilePath.absolute(request.path))
                 let key = try ObjectKey.validated(request.key)
                 let job = UploadJob(
                     path: file.path, bucket: service.bucket, key: key,
@@ -102,25 +106,35 @@ public final class UploadQueue: Sendable {
                 recorder.flush()
             }
         }
-        await withTaskGroup(of: Void.self) { group in
-            var next = 0
-            func addNext() {
-                guard next < jobs.count else { return }
-                let job = jobs[next]
-                next += 1
-                group.addTask {
-                    guard admit(job) else {
-                        progress?.skipped(job)
-                        summary.value.withLock { $0.deferred.append(job) }
-                        return
+        // Small files' tasks run on the transfer thread itself (see `TransferEngine`), the run's own
+        // task too, so finishing one file and starting the next crosses no thread; bigger files
+        // hash on the shared pool instead, where they do not hold up every other transfer.
+        await withTaskExecutorPreference(service.client.engine) {
+            await withTaskGroup(of: Void.self) { group in
+                var next = 0
+                func addNext() {
+                    guard next < jobs.count else { return }
+                    let job = jobs[next]
+                    next += 1
+                    let work: @Sendable () async -> Void = {
+                        guard admit(job) else {
+                            progress?.skipped(job)
+                            summary.value.withLock { $0.deferred.append(job) }
+                            return
+                        }
+                        await self.process(
+                            job, attributes: attributes, recorder: recorder, summary: summary, progress: progress,
+                            onEvent: onEvent)
                     }
-                    await self.process(
-                        job, attributes: attributes, recorder: recorder, summary: summary, progress: progress,
-                        onEvent: onEvent)
+                    if job.length <= Self.transferThreadLimit {
+                        group.addTask(operation: work)
+                    } else {
+                        group.addTask(executorPreference: globalConcurrentExecutor, operation: work)
+                    }
                 }
+                for _ in 0..<max(1, service.options.concurrency) { addNext() }
+                while await group.next() != nil { addNext() }
             }
-            for _ in 0..<max(1, service.options.concurrency) { addNext() }
-            while await group.next() != nil { addNext() }
         }
         flusher.cancel()
         await flusher.value
@@ -171,7 +185,7 @@ public final class UploadQueue: Sendable {
                 file, bucket: job.bucket, key: job.key, attributes: objectAttributes, checkpoint: checkpoint,
                 journal: StoreJournal(store: store, jobID: job.id, before: recorder, progress: progress))
             let item = UploadItem(
-                fileName: (job.path as NSString).lastPathComponent, fileSize: outcome.size, r2Key: outcome.key,
+                fileName: FilePath.name(job.path), fileSize: outcome.size, r2Key: outcome.key,
                 uploadDate: Date(), publicURL: URL(string: service.publicURL(for: outcome.key, in: job.bucket))!,
                 bucket: job.bucket, etag: outcome.etag)
             if batched {

@@ -88,7 +88,7 @@ public struct UploadJob: Codable, Sendable, Equatable, Identifiable {
 
     /// A new staged job.
     public init(
-        id: UUID = UUID(), path: String, bucket: String, key: String, contentType: String, length: Int64,
+        id: UUID = .randomVersion4(), path: String, bucket: String, key: String, contentType: String, length: Int64,
         mtimeNs: Int64, partSize: Int64? = nil, createdAt: Date
     ) {
         self.id = id

@@ -29,7 +29,7 @@ public struct UploadItem: Sendable, Equatable, Identifiable {
     ///   - bucket: the bucket.
     ///   - etag: the object's ETag.
     public init(
-        id: UUID = UUID(), fileName: String, fileSize: Int64, r2Key: String, uploadDate: Date, publicURL: URL,
+        id: UUID = .randomVersion4(), fileName: String, fileSize: Int64, r2Key: String, uploadDate: Date, publicURL: URL,
         bucket: String, etag: String?
     ) {
         self.id = id

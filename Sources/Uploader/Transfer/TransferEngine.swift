@@ -7,7 +7,13 @@ import Synchronization
 /// All easy handles share the multi handle's connection cache, so a connection
 /// to the endpoint is opened once and reused. Tasks await `perform`; cancelling
 /// the task removes its transfer at once.
-public final class TransferEngine: Sendable {
+///
+/// The engine is also a `TaskExecutor`: tasks that prefer it run on the engine thread between
+/// two turns of the curl loop, the way `curl --parallel` does all its work on one thread. A
+/// small file's task then signs, sends and resumes without any thread hand-off (each was a
+/// futex wake and a context switch, a third of a small-file push's CPU). Keep long CPU work
+/// (hashing big parts) off it: while a task runs, no transfer moves.
+public final class TransferEngine: TaskExecutor, Sendable {
     /// Network settings that apply to every transfer.
     public struct Options: Sendable {
         public var connectTimeoutMilliseconds = 10_000
@@ -39,6 +45,10 @@ public final class TransferEngine: Sendable {
         var stopping = false
         /// The loop is in (or about to enter) `curl_multi_poll`: only then does a submission need a wakeup.
         var polling = false
+        /// Task jobs to run on the engine thread.
+        var jobs: [UnownedJob] = []
+        /// The loop has ended; jobs then go to the global executor.
+        var finished = false
     }
 
     /// The multi handle. Off the engine thread only `curl_multi_wakeup` touches it,
@@ -102,6 +112,23 @@ public final class TransferEngine: Sendable {
         }
     }
 
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let unownedJob = UnownedJob(job)
+        let wake = inbox.withLock { inbox -> Bool? in
+            guard !inbox.finished else { return nil }
+            inbox.jobs.append(unownedJob)
+            defer { inbox.polling = false }
+            return inbox.polling
+        }
+        switch wake {
+        case true?: curl_multi_wakeup(multi.pointer)
+        case false?: break
+        case nil:
+            // The loop is gone (a task outlived its service): run the job on a thread of its own.
+            Thread.detachNewThread { [self] in unownedJob.runSynchronously(on: asUnownedTaskExecutor()) }
+        }
+    }
+
     /// Ends the engine thread once running transfers are done; new ones are refused.
     public func shutdown() {
         inbox.withLock { $0.stopping = true }
@@ -112,8 +139,26 @@ public final class TransferEngine: Sendable {
     /// loops again instead; true means later submissions will wake it.
     fileprivate func mayPoll() -> Bool {
         inbox.withLock { inbox in
-            guard inbox.submissions.isEmpty, inbox.cancellations.isEmpty else { return false }
+            guard inbox.submissions.isEmpty, inbox.cancellations.isEmpty, inbox.jobs.isEmpty else { return false }
             inbox.polling = true
+            return true
+        }
+    }
+
+    /// Runs the task jobs queued so far (they may queue requests and more jobs).
+    fileprivate func runJobs() {
+        let jobs = inbox.withLock { inbox in
+            defer { inbox.jobs.removeAll(keepingCapacity: true) }
+            return inbox.jobs
+        }
+        for job in jobs { job.runSynchronously(on: asUnownedTaskExecutor()) }
+    }
+
+    /// Called by a stopping loop with no transfer left: true (and no more jobs taken) when no job is queued.
+    fileprivate func finishIfIdle() -> Bool {
+        inbox.withLock { inbox in
+            guard inbox.jobs.isEmpty, inbox.submissions.isEmpty else { return false }
+            inbox.finished = true
             return true
         }
     }
@@ -148,6 +193,7 @@ public final class TransferEngine: Sendable {
 
         func run(engine: TransferEngine) {
             while true {
+                engine.runJobs()
                 let (submissions, cancellations, stopping) = engine.takeInbox()
                 for submission in submissions { start(submission) }
                 for id in cancellations.union(unmatchedCancellations) {
@@ -164,7 +210,7 @@ public final class TransferEngine: Sendable {
                 var running: Int32 = 0
                 _ = curl_multi_perform(multi, &running)
                 collectFinished()
-                if stopping && active.isEmpty { break }
+                if stopping && active.isEmpty && engine.finishIfIdle() { break }
                 var timeout: Int32 = 1000
                 if bucket != nil && !paused.isEmpty {
                     resumePaused()

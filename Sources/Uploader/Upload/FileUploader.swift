@@ -92,8 +92,11 @@ public struct FileUploader: Sendable {
     ) async throws(UploadError) -> UploadOutcome {
         let checksum = try check.checksum(of: file, offset: 0, length: file.size)
         let sent = ByteCounter()
+        var retrying = false
         let etag = try await withRetries("PUT \(key)") { () throws(UploadError) -> String in
-            guard file.isUnchanged() else { throw .fileChanged(file.path) }
+            // Opened and hashed a moment ago; a retry comes later, when the file may have moved.
+            if retrying { guard file.isUnchanged() else { throw .fileChanged(file.path) } }
+            retrying = true
             let body = RequestBody.file(FileSlice(descriptor: file.descriptor, offset: 0, length: file.size))
             return try await slots.withTypedSlot { () throws(UploadError) -> String in
                 do {

@@ -13,15 +13,11 @@ public final class LocalFile: Sendable {
 
     /// Opens a file for upload, refusing what is not a regular file.
     public init(path: String) throws(UploadError) {
-        var info = stat()
-        guard stat(path, &info) == 0 else {
-            if errno == ENOENT || errno == ENOTDIR { throw .fileNotFound(path) }
-            throw .fileUnreadable(path: path, reason: String(cString: strerror(errno)))
-        }
-        // Checked before open: opening a FIFO for reading would block.
-        guard (info.st_mode & S_IFMT) == S_IFREG else { throw .notARegularFile(path) }
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        // O_NONBLOCK: opening a FIFO for reading would otherwise block until a writer came.
+        // It changes nothing for a regular file's reads; fstat then refuses anything else.
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else {
+            if errno == ENOENT || errno == ENOTDIR { throw .fileNotFound(path) }
             throw .fileUnreadable(path: path, reason: String(cString: strerror(errno)))
         }
         var opened = stat()
@@ -33,8 +29,8 @@ public final class LocalFile: Sendable {
         self.descriptor = descriptor
         size = Int64(opened.st_size)
         modificationTimeNs = Self.nanoseconds(opened)
-        // Tell the kernel the file is read front to back once.
-        _ = posix_fadvise(descriptor, 0, 0, Int32(POSIX_FADV_SEQUENTIAL))
+        // Tell the kernel a big file is read front to back once (a small one is one read anyway).
+        if size > 1 << 20 { _ = posix_fadvise(descriptor, 0, 0, Int32(POSIX_FADV_SEQUENTIAL)) }
     }
 
     deinit { close(descriptor) }
@@ -82,7 +78,7 @@ public final class LocalFile: Sendable {
     private func readChunks(
         offset: Int64, length: Int64, _ body: (UnsafeRawBufferPointer) -> Void
     ) throws(UploadError) {
-        let chunk = 1 << 20
+        let chunk = Int(max(1, min(Int64(1 << 20), length)))
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: chunk, alignment: 16)
         defer { buffer.deallocate() }
         var done: Int64 = 0

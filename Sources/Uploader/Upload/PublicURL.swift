@@ -4,10 +4,9 @@ import SigV4
 public enum PublicURL {
     /// The URL people open: under the public base when one is set, else the path-style object URL.
     public static func make(key: String, bucket: String, publicBase: String?, endpoint: S3Endpoint) -> String {
-        let encodedKey = encode(key)
         if var base = publicBase, !base.isEmpty {
             while base.hasSuffix("/") { base.removeLast() }
-            return base + "/" + encodedKey
+            return base + "/" + encode(key)
         }
         var pathStyle = endpoint
         pathStyle.addressing = .pathStyle
