@@ -1,8 +1,9 @@
 import CCurl
 import Foundation
 
-/// One easy handle and everything curl reads and writes through it while it runs.
-/// Confined to the engine thread: curl easy handles are not thread-safe.
+/// One transfer on an easy handle, and everything curl reads and writes through it while it runs.
+/// Confined to the engine thread: curl easy handles are not thread-safe. The engine owns the
+/// handle (it reuses handles) and resets it when the transfer is done.
 final class CurlTransfer {
     let id: UInt64
     let handle: UnsafeMutableRawPointer
@@ -26,34 +27,21 @@ final class CurlTransfer {
     var bandwidthGrant: ((Int) -> Int)?
 
     init(
-        id: UInt64, request: HTTPRequest, options: TransferEngine.Options,
+        id: UInt64, handle: UnsafeMutableRawPointer, request: HTTPRequest, options: TransferEngine.Options,
         continuation: CheckedContinuation<HTTPResponse, any Error>
     ) throws(TransferError) {
-        guard let handle = curl_easy_init() else {
-            throw TransferError(kind: .other, message: "libcurl could not create a transfer handle")
-        }
         self.id = id
         self.handle = handle
         self.request = request
         self.continuation = continuation
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
-        do {
-            try configure(options)
-        } catch {
-            cleanup()
-            throw error
-        }
+        try configure(options)
     }
 
-    deinit { cleanup() }
-
-    private func cleanup() {
-        if let list = headerList {
-            curl_slist_free_all(list)
-            headerList = nil
-        }
-        curl_easy_cleanup(handle)
+    // The handle may still point at these until the engine resets it; it only reads them while it runs.
+    deinit {
+        if let list = headerList { curl_slist_free_all(list) }
         errorBuffer.deallocate()
     }
 
@@ -110,7 +98,8 @@ final class CurlTransfer {
                 _ = r2_easy_setopt_ptr(handle, CURLOPT_READDATA, context)
                 _ = r2_easy_setopt_seek_callback(handle, curlSeekBody)
                 _ = r2_easy_setopt_ptr(handle, CURLOPT_SEEKDATA, context)
-                set(CURLOPT_UPLOAD_BUFFERSIZE, options.uploadBufferSize)
+                // curl allocates this buffer per handle: a small body needs no more than curl's minimum.
+                set(CURLOPT_UPLOAD_BUFFERSIZE, Int(min(Int64(options.uploadBufferSize), max(16_384, request.body.length))))
             }
             if request.method != "PUT" {
                 set(CURLOPT_CUSTOMREQUEST, string: request.method)

@@ -182,6 +182,8 @@ public final class TransferEngine: TaskExecutor, Sendable {
         var unmatchedCancellations: Set<UInt64> = []
         var bucket: TokenBucket?
         var paused: [UInt64] = []
+        /// Reset easy handles ready for the next transfer.
+        var idleHandles: [UnsafeMutableRawPointer] = []
 
         init(multi: UnsafeMutableRawPointer, options: Options) {
             self.multi = multi
@@ -200,6 +202,7 @@ public final class TransferEngine: TaskExecutor, Sendable {
                     if let transfer = active[id] {
                         remove(transfer)
                         transfer.finish(throwing: CancellationError())
+                        recycle(transfer.handle)
                         unmatchedCancellations.remove(id)
                     } else {
                         unmatchedCancellations.insert(id)
@@ -210,7 +213,10 @@ public final class TransferEngine: TaskExecutor, Sendable {
                 var running: Int32 = 0
                 _ = curl_multi_perform(multi, &running)
                 collectFinished()
-                if stopping && active.isEmpty && engine.finishIfIdle() { break }
+                if stopping && active.isEmpty && engine.finishIfIdle() {
+                    releaseIdleHandles()
+                    break
+                }
                 var timeout: Int32 = 1000
                 if bucket != nil && !paused.isEmpty {
                     resumePaused()
@@ -221,9 +227,16 @@ public final class TransferEngine: TaskExecutor, Sendable {
         }
 
         private func start(_ submission: Submission) {
+            // A finished transfer's handle is reused: curl_easy_init and curl_easy_cleanup for
+            // every small file cost more than the request's own setup.
+            guard let handle = idleHandles.popLast() ?? curl_easy_init() else {
+                submission.continuation.resume(
+                    throwing: TransferError(kind: .other, message: "libcurl could not create a transfer handle"))
+                return
+            }
             do {
                 let transfer = try CurlTransfer(
-                    id: submission.id, request: submission.request, options: options,
+                    id: submission.id, handle: handle, request: submission.request, options: options,
                     continuation: submission.continuation)
                 if bucket != nil {
                     transfer.bandwidthGrant = { [unowned self, id = submission.id] wanted in
@@ -236,6 +249,7 @@ public final class TransferEngine: TaskExecutor, Sendable {
                 byHandle[transfer.handle] = submission.id
                 _ = curl_multi_add_handle(multi, transfer.handle)
             } catch {
+                recycle(handle)
                 submission.continuation.resume(throwing: error)
             }
         }
@@ -244,6 +258,21 @@ public final class TransferEngine: TaskExecutor, Sendable {
             _ = curl_multi_remove_handle(multi, transfer.handle)
             active[transfer.id] = nil
             byHandle[transfer.handle] = nil
+        }
+
+        /// Resets a handle whose transfer is over (its results read) and keeps it for the next one.
+        private func recycle(_ handle: UnsafeMutableRawPointer) {
+            curl_easy_reset(handle)
+            if idleHandles.count < max(4, options.maxConnections) {
+                idleHandles.append(handle)
+            } else {
+                curl_easy_cleanup(handle)
+            }
+        }
+
+        func releaseIdleHandles() {
+            for handle in idleHandles { curl_easy_cleanup(handle) }
+            idleHandles.removeAll()
         }
 
         private func collectFinished() {
@@ -255,6 +284,7 @@ public final class TransferEngine: TaskExecutor, Sendable {
                 let code = message.pointee.data.result
                 remove(transfer)
                 transfer.finish(code: code)
+                recycle(transfer.handle)
             }
         }
 
