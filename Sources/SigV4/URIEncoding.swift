@@ -5,6 +5,7 @@ public enum URIEncoding {
 
     /// Encodes every byte of `text` except the unreserved characters (so `/` becomes `%2F`).
     public static func encode(_ text: String) -> String {
+        if text.utf8.allSatisfy(isUnreserved) { return text }
         var out: [UInt8] = []
         out.reserveCapacity(text.utf8.count)
         append(text.utf8, to: &out)
@@ -13,11 +14,16 @@ public enum URIEncoding {
 
     /// Encodes each `/`-separated segment of `path`, keeping the slashes where they are.
     public static func encodePath(_ path: String) -> String {
+        // Encoding each segment and keeping the slashes is encoding every byte but `/`.
+        if path.utf8.allSatisfy({ $0 == UInt8(ascii: "/") || isUnreserved($0) }) { return path }
         var out: [UInt8] = []
-        out.reserveCapacity(path.utf8.count)
-        for segment in path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).enumerated() {
-            if segment.offset > 0 { out.append(UInt8(ascii: "/")) }
-            append(segment.element, to: &out)
+        out.reserveCapacity(path.utf8.count + 16)
+        for byte in path.utf8 {
+            if byte == UInt8(ascii: "/") {
+                out.append(byte)
+            } else {
+                append(CollectionOfOne(byte), to: &out)
+            }
         }
         return String(decoding: out, as: UTF8.self)
     }
