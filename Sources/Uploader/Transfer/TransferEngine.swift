@@ -47,7 +47,7 @@ public final class TransferEngine: TaskExecutor, Sendable {
         var polling = false
         /// Task jobs to run on the engine thread.
         var jobs: [UnownedJob] = []
-        /// The loop has ended; jobs then go to the global executor.
+        /// The loop has ended; a late job then runs on a thread of its own.
         var finished = false
     }
 
@@ -61,6 +61,14 @@ public final class TransferEngine: TaskExecutor, Sendable {
     private let inbox = Mutex(Inbox())
     private let multi: MultiHandle
     private let stopped = Mutex(false)
+    /// The engine thread, once it runs (tests check that tasks run there).
+    private let loopThread = Mutex<pthread_t?>(nil)
+
+    /// Whether the caller runs on the engine thread.
+    var isEngineThread: Bool {
+        guard let thread = loopThread.withLock({ $0 }) else { return false }
+        return pthread_equal(thread, pthread_self()) != 0
+    }
 
     public init(options: Options = Options()) throws(TransferError) {
         guard CurlRuntime.initialized, let pointer = curl_multi_init() else {
@@ -71,6 +79,7 @@ public final class TransferEngine: TaskExecutor, Sendable {
         _ = r2_multi_setopt_long(pointer, CURLMOPT_MAXCONNECTS, options.maxConnections)
         let loop = EngineLoop(multi: pointer, options: options)
         let thread = Thread { [self] in
+            loopThread.withLock { $0 = pthread_self() }
             loop.run(engine: self)
         }
         thread.name = "r2up.transfer"
