@@ -286,6 +286,19 @@ launch() {
   echo "$P" >"$DIR/ports"
 }
 
+# running_weed_for_dir: the pid of a weed process serving $DIR/data, if one runs.
+running_weed_for_dir() {
+  local proc
+  for proc in /proc/[0-9]*; do
+    [[ "$(readlink "$proc/exe" 2>/dev/null)" == */weed ]] || continue
+    if tr '\0' '\n' <"$proc/cmdline" 2>/dev/null | grep -qxF -- "-dir=$DIR/data"; then
+      echo "${proc#/proc/}"
+      return 0
+    fi
+  done
+  return 1
+}
+
 # wait_up BASE DEADLINE: 0 when the S3 port answers, 1 if weed died, 2 on time-out.
 wait_up() {
   local base=$1 deadline=$2 code
@@ -358,12 +371,22 @@ cmd_start() {
       rm -f "$DIR/weed.pid"
       continue
     fi
-    # Seen once on a freshly booted machine: weed (through pyenv's shim) exited at once, silent.
-    if [ "$rc" = 1 ] && [ "$tries" -lt 3 ] && [ "$(wc -c <"$DIR/weed.out")" = "$logged" ]; then
-      say "weed (pid $PID) exited at once without a word; trying again"
-      rm -f "$DIR/weed.pid"
-      base=""
-      continue
+    # Seen on the first run after installing or booting: the launched pid exited at once, silent,
+    # while a weed for this folder came up anyway under another pid. Adopt that one.
+    if [ "$rc" = 1 ] && [ "$(wc -c <"$DIR/weed.out")" = "$logged" ]; then
+      adopted=""
+      for _ in $(seq 40); do
+        adopted=$(running_weed_for_dir) && break
+        sleep 0.25
+      done
+      if [ -n "$adopted" ]; then
+        say "launcher pid $PID exited at once; weed for $DIR runs as pid $adopted"
+        PID=$adopted
+        echo "$PID" >"$DIR/weed.pid"
+        rc=0
+        wait_up "$base" "$deadline" || rc=$?
+        if [ "$rc" = 0 ]; then break; fi
+      fi
     fi
     if [ "$rc" = 1 ]; then say "weed (pid $PID) exited during start-up"; else say "S3 port did not answer within ${TIMEOUT}s"; fi
     log_tail
