@@ -125,6 +125,16 @@ alive() {
   tr '\0' '\n' <"/proc/$pid/cmdline" 2>/dev/null | grep -qxF -- "-dir=$DIR/data"
 }
 
+# started PID: the launched process has not ended. Right after launch it may still be setsid or
+# pyenv's shim on its way to exec weed (slow on the first run after an install), which `alive`
+# would take for a dead server.
+started() {
+  local state
+  [ -r "/proc/$1/stat" ] || return 1
+  state=$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null) || return 1
+  [ "$state" != Z ] && [ "$state" != X ]
+}
+
 read_pid() { [ -f "$DIR/weed.pid" ] && tr -dc 0-9 <"$DIR/weed.pid" || true; }
 read_base() { [ -f "$DIR/ports" ] && tr -dc 0-9 <"$DIR/ports" || true; }
 
@@ -286,24 +296,11 @@ launch() {
   echo "$P" >"$DIR/ports"
 }
 
-# running_weed_for_dir: the pid of a weed process serving $DIR/data, if one runs.
-running_weed_for_dir() {
-  local proc
-  for proc in /proc/[0-9]*; do
-    [[ "$(readlink "$proc/exe" 2>/dev/null)" == */weed ]] || continue
-    if tr '\0' '\n' <"$proc/cmdline" 2>/dev/null | grep -qxF -- "-dir=$DIR/data"; then
-      echo "${proc#/proc/}"
-      return 0
-    fi
-  done
-  return 1
-}
-
 # wait_up BASE DEADLINE: 0 when the S3 port answers, 1 if weed died, 2 on time-out.
 wait_up() {
   local base=$1 deadline=$2 code
   while :; do
-    alive "$PID" || return 1
+    started "$PID" || return 1
     code=$(http_code "http://127.0.0.1:$(s3_port "$base")/")
     [ "$code" != 000 ] && return 0
     if awk -v d="$deadline" -v n="$(now)" 'BEGIN { exit !(n > d) }'; then return 2; fi
@@ -361,7 +358,6 @@ cmd_start() {
   while :; do
     tries=$((tries + 1))
     base=$(pick_base "$base") || die "no free port base (9 ports each) found"
-    logged=$(wc -c <"$DIR/weed.out")
     launch "$base"
     rc=0
     wait_up "$base" "$deadline" || rc=$?
@@ -370,23 +366,6 @@ cmd_start() {
       say "ports $base-$((base + 8)) were taken meanwhile; trying another base"
       rm -f "$DIR/weed.pid"
       continue
-    fi
-    # Seen on the first run after installing or booting: the launched pid exited at once, silent,
-    # while a weed for this folder came up anyway under another pid. Adopt that one.
-    if [ "$rc" = 1 ] && [ "$(wc -c <"$DIR/weed.out")" = "$logged" ]; then
-      adopted=""
-      for _ in $(seq 40); do
-        adopted=$(running_weed_for_dir) && break
-        sleep 0.25
-      done
-      if [ -n "$adopted" ]; then
-        say "launcher pid $PID exited at once; weed for $DIR runs as pid $adopted"
-        PID=$adopted
-        echo "$PID" >"$DIR/weed.pid"
-        rc=0
-        wait_up "$base" "$deadline" || rc=$?
-        if [ "$rc" = 0 ]; then break; fi
-      fi
     fi
     if [ "$rc" = 1 ]; then say "weed (pid $PID) exited during start-up"; else say "S3 port did not answer within ${TIMEOUT}s"; fi
     log_tail
