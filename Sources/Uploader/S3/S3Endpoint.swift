@@ -43,11 +43,9 @@ public struct S3Endpoint: Sendable, Equatable {
     func authority(bucket: String?) -> String {
         var name = host
         if addressing == .virtualHosted, let bucket, !bucket.isEmpty { name = "\(bucket).\(host)" }
-        if let port, !(scheme == "http" && port == 80), !(scheme == "https" && port == 443) {
-            let bracketed = name.utf8.contains(UInt8(ascii: ":")) ? "[\(name)]" : name
-            return "\(bracketed):\(port)"
-        }
-        return name.utf8.contains(UInt8(ascii: ":")) ? "[\(name)]" : name
+        if name.utf8.contains(UInt8(ascii: ":")) { name = "[\(name)]" }  // an IPv6 literal
+        if let port, !(scheme == "http" && port == 80), !(scheme == "https" && port == 443) { return "\(name):\(port)" }
+        return name
     }
 
     /// The decoded request path for a bucket and key.

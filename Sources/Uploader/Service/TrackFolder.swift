@@ -2,22 +2,6 @@ import Foundation
 
 /// The tracks of a folder for `push DIR` (seed 000's "Upload All").
 public enum TrackFolder {
-    /// Regular files under `directory`, hidden ones skipped, in byte order of their relative
-    /// paths (NFC). Symbolic links are not followed. Walked with sync's readdir scanner:
-    /// FileManager's enumerator cost more CPU than the uploads' signing for 2,000 small files.
-    public static func files(in directory: String) -> [(path: String, relativePath: String)] {
-        scannedFiles(in: directory).map { ($0.path, $0.relativePath) }
-    }
-
-    /// `files(in:)` with each file's size and times as the scan saw them.
-    static func scannedFiles(in directory: String) -> [ScannedFile] {
-        let root = URL(fileURLWithPath: directory).standardizedFileURL.path
-        var found: [ScannedFile] = []
-        // What it cannot take (a symbolic link, an unreadable folder) is skipped, as before.
-        _ = SyncScanner().scan(root) { found.append($0) }
-        return found
-    }
-
     /// Whether a track should be pushed: never uploaded, failed, or changed since its upload.
     /// With `onlyFailed`, only tracks in error.
     public static func isEligible(_ track: TrackRecord?, size: Int64, mtimeNs: Int64, onlyFailed: Bool) -> Bool {
@@ -35,9 +19,15 @@ public enum TrackFolder {
         let root = URL(fileURLWithPath: directory).standardizedFileURL.path
         let known = Dictionary(
             try store.tracks(under: root).map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
-        // The scan's own stat decides: no second one per file.
-        return scannedFiles(in: directory).filter { file in
-            isEligible(known[file.path], size: file.size, mtimeNs: file.mtimeNs, onlyFailed: onlyFailed)
-        }.map { ($0.path, $0.relativePath) }
+        // Sync's readdir scanner (FileManager's enumerator cost more CPU than the uploads'
+        // signing for 2,000 small files); its own stat decides, no second one per file. What it
+        // cannot take (a symbolic link, an unreadable folder) is skipped.
+        var eligible: [(path: String, relativePath: String)] = []
+        _ = SyncScanner().scan(root) { file in
+            if isEligible(known[file.path], size: file.size, mtimeNs: file.mtimeNs, onlyFailed: onlyFailed) {
+                eligible.append((file.path, file.relativePath))
+            }
+        }
+        return eligible
     }
 }

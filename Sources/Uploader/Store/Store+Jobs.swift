@@ -40,13 +40,13 @@ extension Store {
         let time = now()
         return try write { db in
             try jobs.map { job in
-                try Self.noteTrackFile(db, path: job.path, size: job.length, mtimeNs: job.mtimeNs, at: time)
+                try Self.noteTrackFile(db, path: job.path, size: job.length, mtimeNs: job.mtimeNs, at: time, onlyIfChanged: true)
                 return try Self.enqueue(db, job, at: time)
             }
         }
     }
 
-    private static func enqueue(_ db: Database, _ job: UploadJob, at time: Date) throws -> EnqueueResult {
+    static func enqueue(_ db: Database, _ job: UploadJob, at time: Date) throws -> EnqueueResult {
         let sql = """
             SELECT * FROM jobs WHERE path = ? AND bucket = ? AND "key" = ? AND state != 'completed'
             ORDER BY createdAt DESC LIMIT 1

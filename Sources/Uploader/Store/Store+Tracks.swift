@@ -33,15 +33,21 @@ extension Store {
         return track
     }
 
-    /// `upsertTrack` without reading the row back, in one cached statement (a push queues thousands).
-    static func noteTrackFile(_ db: Database, path: String, size: Int64, mtimeNs: Int64, at time: Date) throws {
+    /// Records a queued file's size and mtime on its track (created when new); an uploaded
+    /// track is no longer "uploaded". `upsertTrack` without reading the row back, in one cached
+    /// statement: a push or sync queues thousands. With `onlyIfChanged` (push) a track whose
+    /// size and mtime are the same is left as it is; sync queues such a file only when its cloud
+    /// copy is missing, so there it goes back to "none" too.
+    static func noteTrackFile(
+        _ db: Database, path: String, size: Int64, mtimeNs: Int64, at time: Date, onlyIfChanged: Bool
+    ) throws {
         try db.cachedStatement(sql: """
             INSERT INTO tracks (path, size, mtimeNs, updatedAt) VALUES (?, ?, ?, ?)
             ON CONFLICT(path) DO UPDATE SET size = excluded.size, mtimeNs = excluded.mtimeNs,
                 uploadState = CASE WHEN uploadState = 'uploaded' THEN 'none' ELSE uploadState END,
                 updatedAt = excluded.updatedAt
-            WHERE size != excluded.size OR mtimeNs != excluded.mtimeNs
-            """).execute(arguments: [path, size, mtimeNs, StoreDate.text(time)])
+            """ + (onlyIfChanged ? " WHERE size != excluded.size OR mtimeNs != excluded.mtimeNs" : ""))
+            .execute(arguments: [path, size, mtimeNs, StoreDate.text(time)])
     }
 
     /// Sets a track's upload state, its error text, and (when given) where its cloud copy is.

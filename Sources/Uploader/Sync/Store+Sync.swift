@@ -78,38 +78,18 @@ extension Store {
         return try write { db in
             var jobs: [UploadJob] = []
             var abandoned: [(String, String)] = []
-            let track = try db.makeStatement(sql: """
-                INSERT INTO tracks (path, size, mtimeNs, updatedAt) VALUES (?, ?, ?, ?)
-                ON CONFLICT(path) DO UPDATE SET size = excluded.size, mtimeNs = excluded.mtimeNs,
-                    uploadState = CASE WHEN uploadState = 'uploaded' THEN 'none' ELSE uploadState END,
-                    updatedAt = excluded.updatedAt
-                """)
-            let find = try db.makeStatement(sql: """
-                SELECT * FROM jobs WHERE path = ? AND bucket = ? AND "key" = ? AND state != 'completed'
-                ORDER BY createdAt DESC LIMIT 1
-                """)
             for upload in uploads {
                 let file = upload.file
                 // Queued means "not (or no longer) in the cloud as it is on disk".
-                try track.execute(arguments: [file.path, file.size, file.mtimeNs, time])
-                if var existing = try UploadJob.fetchOne(find, arguments: [file.path, bucket, upload.key]) {
-                    if existing.length != file.size || existing.mtimeNs != file.mtimeNs {
-                        if let uploadID = existing.uploadID { abandoned.append((upload.key, uploadID)) }
-                        existing.length = file.size
-                        existing.mtimeNs = file.mtimeNs
-                        existing.contentType = upload.contentType
-                        existing.partSize = nil
-                        existing.attempts = 0
-                        try Self.restage(db, &existing, at: time)
-                    }
-                    jobs.append(existing)
-                } else {
-                    let job = UploadJob(
+                try Self.noteTrackFile(db, path: file.path, size: file.size, mtimeNs: file.mtimeNs, at: time, onlyIfChanged: false)
+                let queued = try Self.enqueue(
+                    db,
+                    UploadJob(
                         path: file.path, bucket: bucket, key: upload.key, contentType: upload.contentType,
-                        length: file.size, mtimeNs: file.mtimeNs, createdAt: time)
-                    try Self.insertJob(db, job)
-                    jobs.append(job)
-                }
+                        length: file.size, mtimeNs: file.mtimeNs, createdAt: time),
+                    at: time)
+                if let uploadID = queued.abandonedUploadID { abandoned.append((upload.key, uploadID)) }
+                jobs.append(queued.job)
             }
             return (jobs, abandoned)
         }

@@ -60,7 +60,6 @@ public final class TransferEngine: TaskExecutor, Sendable {
     public let options: Options
     private let inbox = Mutex(Inbox())
     private let multi: MultiHandle
-    private let stopped = Mutex(false)
     /// The engine thread, once it runs (tests check that tasks run there).
     private let loopThread = Mutex<pthread_t?>(nil)
 
