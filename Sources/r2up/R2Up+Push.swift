@@ -63,12 +63,17 @@ extension R2Up {
 
             var jobs: [UploadJob] = []
             let requests = try requests(store: store)
-            let queued: [Result<UploadJob, any Error>]
-            do { queued = try await queue.enqueue(requests) } catch { throw CommandFailure(error) }
+            let queued: [Result<EnqueueResult, any Error>]
+            do { queued = try await queue.enqueue(requests, intent: .asked) } catch { throw CommandFailure(error) }
             for (request, result) in zip(requests, queued) {
                 switch result {
-                case .success(let job):
-                    jobs.append(job)
+                case .success(let outcome):
+                    if case .heldBy(let pid) = outcome.disposition {
+                        Terminal.error("r2up: \(request.path): another r2up (pid \(pid)) is uploading it; see r2up queue")
+                        worst = max(worst, .locked)
+                    } else {
+                        jobs.append(outcome.job)
+                    }
                 case .failure(let error):
                     let diagnosis = Diagnosis(error, subject: request.path)
                     Terminal.error("r2up: \(diagnosis.message)")
@@ -79,30 +84,30 @@ extension R2Up {
             let quiet = global.quiet || json
             let progress = TransferProgress()
             let display = ProgressDisplay.make(for: progress, quiet: quiet)
+            let attributes = ObjectAttributes(cacheControl: cacheControl, metadata: metadata)
             display?.start()
-            let summary = await queue.run(
-                jobs, attributes: ObjectAttributes(cacheControl: cacheControl, metadata: metadata),
-                progress: display == nil ? nil : progress  // counted only when drawn
-            ) { event in
-                if case .completed(_, let item, _) = event, !quiet {
-                    if let display { display.print(item.publicURL.absoluteString) } else { Terminal.output(item.publicURL.absoluteString) }
+            let toRun = jobs
+            let summary = await Interruption.run {
+                await queue.abortAbandonedUploads()
+                return await queue.run(
+                    toRun, attributes: attributes,
+                    progress: display == nil ? nil : progress  // counted only when drawn
+                ) { event in
+                    if case .completed(_, let item, _) = event, !quiet {
+                        if let display { display.print(item.publicURL.absoluteString) } else { Terminal.output(item.publicURL.absoluteString) }
+                    }
                 }
             }
             display?.finish()
-            for (_, diagnosis) in summary.failed {
-                Terminal.error("r2up: \(diagnosis.message)")
-                worst = max(worst, diagnosis.status)
-            }
+            for (_, diagnosis) in summary.failed { Terminal.error("r2up: \(diagnosis.message)") }
+            for line in summary.stopLines { Terminal.error(line) }
             if json {
                 let items = summary.completed.map {
                     PushedFile(key: $0.r2Key, url: $0.publicURL.absoluteString, size: $0.fileSize, etag: $0.etag ?? "", id: $0.id)
                 }
                 Terminal.output(JSONOutput.encode(items))
             }
-            // A configuration problem (bad credentials, missing bucket) outranks per-file failures.
-            if summary.failed.contains(where: { $0.diagnosis.status == .configuration }) {
-                throw CommandFailure(status: .configuration)
-            }
+            worst = max(worst, summary.status)
             if worst != .success { throw CommandFailure(status: worst) }
         }
 
@@ -144,8 +149,4 @@ struct PushedFile: Codable {
     var size: Int64
     var etag: String
     var id: UUID
-}
-
-extension ExitStatus: Comparable {
-    public static func < (lhs: ExitStatus, rhs: ExitStatus) -> Bool { lhs.rawValue < rhs.rawValue }
 }

@@ -5,7 +5,20 @@ import Uploader
 extension R2Up {
     struct Queue: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Show the upload queue: uploading now, up next, failed, last completed.")
+            abstract: "Show the upload queue, or cancel queued uploads.",
+            subcommands: [Show.self, Cancel.self],
+            defaultSubcommand: Show.self)
+    }
+}
+
+extension R2Up.Queue {
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show the upload queue: uploading now, interrupted, up next, failed, last completed.",
+            discussion: """
+                A job is uploading only while a live r2up works on it; one whose run was killed or \
+                stopped is interrupted and resumes (from its finished parts) on the next push, sync or retry.
+                """)
 
         @OptionGroup var global: GlobalOptions
 
@@ -23,21 +36,31 @@ extension R2Up {
                 Terminal.output(JSONOutput.encode(report))
                 return
             }
-            var header = "\(report.counts.queued) queued · \(report.counts.uploading) uploading · \(report.counts.failed) failed"
-            if let error = report.lastError { header += " — last error: \(error)" }
+            var header = "\(report.counts.queued) queued · \(report.counts.uploading) uploading · "
+            if report.counts.interrupted > 0 { header += "\(report.counts.interrupted) interrupted · " }
+            header += "\(report.counts.failed) failed"
+            if let error = report.lastError { header += " — last error: \(TextColumns.printable(error))" }
             Terminal.output(header)
             if !report.uploading.isEmpty {
                 Terminal.output("\nUploading now")
                 for entry in report.uploading {
                     let percent = entry.size > 0 ? Int(Double(entry.bytesSent) / Double(entry.size) * 100) : 100
+                    let phase = entry.state == UploadJobState.verifying.rawValue ? ", verifying" : ""
                     Terminal.output(
-                        "  ↑ \(entry.key)  \(ByteCount.string(entry.bytesSent)) of \(ByteCount.string(entry.size)) (\(percent)%)")
+                        "  ↑ \(TextColumns.printable(entry.key))  \(ByteCount.string(entry.bytesSent)) of \(ByteCount.string(entry.size)) (\(percent)%\(phase))")
+                }
+            }
+            if !report.interrupted.isEmpty {
+                Terminal.output("\nInterrupted (resumes on the next run)")
+                for entry in report.interrupted {
+                    Terminal.output(
+                        "  \(TextColumns.printable(entry.key))  \(ByteCount.string(entry.bytesSent)) of \(ByteCount.string(entry.size)) (\(Self.shortID(entry.id)))")
                 }
             }
             if !report.upNext.isEmpty {
                 Terminal.output("\nUp next")
                 for (index, entry) in report.upNext.enumerated() {
-                    Terminal.output("  \(index + 1). \(entry.key)  \(ByteCount.string(entry.size))")
+                    Terminal.output("  \(index + 1). \(TextColumns.printable(entry.key))  \(ByteCount.string(entry.size))")
                 }
             }
             if !report.failed.isEmpty {
@@ -47,13 +70,20 @@ extension R2Up {
                         entry.state == UploadJobState.failedPermanent.rawValue
                         ? "waits for r2up retry"
                         : entry.nextAttemptAt.map { "next attempt \(Self.format($0))" } ?? "retried on the next run"
-                    Terminal.output("  ⚠ \(entry.key) (\(entry.id.uuidString.prefix(8).lowercased())): \(entry.lastError ?? "failed"); \(when)")
+                    Terminal.output(
+                        "  ⚠ \(TextColumns.printable(entry.key)) (\(Self.shortID(entry.id))): \(TextColumns.printable(entry.lastError ?? "failed")); \(when)")
                 }
             }
+            if report.leftOnServer > 0 {
+                Terminal.output(
+                    "\n\(report.leftOnServer) abandoned multipart upload\(report.leftOnServer == 1 ? "" : "s") left on the server; the next run aborts \(report.leftOnServer == 1 ? "it" : "them")")
+            }
             if let last = report.lastCompleted {
-                Terminal.output("\nLast completed\n  \(last.r2Key)  \(last.formattedFileSize)  \(Self.format(last.uploadDate))  \(last.publicURL.absoluteString)")
+                Terminal.output("\nLast completed\n  \(TextColumns.printable(last.r2Key))  \(last.formattedFileSize)  \(Self.format(last.uploadDate))  \(last.publicURL.absoluteString)")
             }
         }
+
+        static func shortID(_ id: UUID) -> String { String(id.uuidString.prefix(8)).lowercased() }
 
         static func format(_ date: Date) -> String {
             let formatter = DateFormatter()
@@ -63,14 +93,83 @@ extension R2Up {
         }
     }
 
+    struct Cancel: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Drop queued or failed uploads, aborting their multipart uploads on the server.",
+            discussion: """
+                Their tracks become not uploaded. An upload another r2up is working on is left to it.
+                """)
+
+        @OptionGroup var global: GlobalOptions
+
+        @Flag(help: "Drop every failed upload.")
+        var failed = false
+
+        @Flag(help: "Drop every upload that is not completed.")
+        var all = false
+
+        @Argument(help: "Job ids (or their first 8 characters) from r2up queue.")
+        var ids: [String] = []
+
+        func validate() throws {
+            let choices = (ids.isEmpty ? 0 : 1) + (failed ? 1 : 0) + (all ? 1 : 0)
+            if choices == 0 { throw ValidationError("give job ids from 'r2up queue', --failed or --all") }
+            if choices > 1 { throw ValidationError("give job ids, --failed or --all: one of them") }
+        }
+
+        func run() async throws {
+            guard let store = try openStore() else {
+                if !global.quiet { Terminal.error("Nothing to cancel: the queue is empty.") }
+                return
+            }
+            let cancellation: Store.Cancellation
+            do {
+                let candidates = try store.jobs(in: failed ? [.failedRetryable, .failedPermanent] : UploadJobState.allCases.filter { $0 != .completed })
+                let chosen = all || failed ? candidates.map(\.id) : try JobSelection.match(ids, in: candidates, what: "queued upload")
+                guard !chosen.isEmpty else {
+                    if !global.quiet { Terminal.error("Nothing to cancel.") }
+                    return
+                }
+                cancellation = try store.cancelJobs(chosen)
+            } catch let error as SelectionError {
+                throw CommandFailure(error.diagnosis)
+            } catch {
+                throw CommandFailure(error)
+            }
+            for (job, pid) in cancellation.held {
+                Terminal.error("r2up: \(TextColumns.printable(job.key)): another r2up (pid \(pid)) is uploading it; stop it first")
+            }
+            if !global.quiet {
+                for job in cancellation.cancelled { Terminal.output("cancelled \(TextColumns.printable(job.key))") }
+            }
+            // Their multipart uploads go now when the bucket can be reached, else on the next run.
+            if cancellation.cancelled.contains(where: { $0.uploadID != nil }),
+                let settings = try? global.settings(), let service = try? UploadService(settings: settings, options: RunOptions())
+            {
+                let left = await UploadQueue(store: store, service: service).abortAbandonedUploads()
+                if left > 0 {
+                    Terminal.error("r2up: \(left) multipart upload\(left == 1 ? "" : "s") could not be aborted now; the next run tries again")
+                }
+            }
+            if !cancellation.held.isEmpty { throw CommandFailure(status: .locked) }
+        }
+
+        private func openStore() throws -> Store? {
+            do { return try ReadOnlyStore.open(global) } catch { throw CommandFailure(error) }
+        }
+    }
+}
+
+extension R2Up {
     struct Retry: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Requeue failed uploads and run them now; with --all, pull failed downloads again too.")
+            abstract: "Requeue failed uploads and run them now; with --all, pull failed downloads again too.",
+            discussion: "Interrupted uploads (their run was killed or stopped) resume too.")
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var transfer: TransferOptions
 
-        @Flag(help: "Retry every failed upload and every failed download.")
+        @Flag(help: "Retry every failed or interrupted upload and every failed download.")
         var all = false
 
         @Argument(help: "Job ids (or their first 8 characters) from r2up queue.")
@@ -91,34 +190,23 @@ extension R2Up {
             } catch {
                 throw CommandFailure(error)
             }
-            // Failed downloads are retried with --all too (DESIGN §7: download states mirror upload states).
-            let failedDownloads = all ? ((try? store.failedDownloads()) ?? []).filter { $0.bucket == service.bucket } : []
-            let failed = (try? store.failedJobs()) ?? []
-            var chosen: [UUID] = []
-            if all {
-                chosen = failed.map(\.id)
-            } else {
-                for text in ids {
-                    let matches = failed.filter { $0.id.uuidString.lowercased().hasPrefix(text.lowercased()) }
-                    guard matches.count == 1 else {
-                        throw CommandFailure(
-                            Diagnosis(
-                                status: .badInput,
-                                message: matches.isEmpty
-                                    ? "no failed upload has the id '\(text)'; see r2up queue"
-                                    : "the id '\(text)' matches \(matches.count) failed uploads; give more of it"))
-                    }
-                    chosen.append(matches[0].id)
-                }
+            let queue = UploadQueue(store: store, service: service)
+            let plan: RetryPlan
+            do {
+                plan = try RetryPlan(store: store, bucket: service.bucket, ids: all ? nil : ids)
+            } catch let error as SelectionError {
+                throw CommandFailure(error.diagnosis)
+            } catch {
+                throw CommandFailure(error)
             }
-            guard !chosen.isEmpty || !failedDownloads.isEmpty else {
-                if !global.quiet { Terminal.error("Nothing to retry: no upload or download has failed.") }
+            guard !plan.isEmpty else {
+                if !global.quiet { Terminal.error("Nothing to retry: no upload or download has failed or was interrupted.") }
                 return
             }
             var worst = ExitStatus.success
-            if !failedDownloads.isEmpty {
+            if !plan.downloads.isEmpty {
                 let puller = Puller(service: service, store: store)
-                for track in failedDownloads {
+                for track in plan.downloads {
                     switch await puller.retry(track) {
                     case .success(let outcome):
                         if !global.quiet { Terminal.output(outcome.path) }
@@ -128,21 +216,26 @@ extension R2Up {
                     }
                 }
             }
-            guard !chosen.isEmpty else {
+            guard !plan.uploads.isEmpty else {
                 if worst != .success { throw CommandFailure(status: worst) }
                 return
             }
-            do { _ = try store.requeue(ids: chosen) } catch { throw CommandFailure(error) }
-            let jobs = chosen.compactMap { try? store.job(id: $0) }
-            let queue = UploadQueue(store: store, service: service)
+            let jobs: [UploadJob]
+            do { jobs = try plan.requeue(store: store) } catch { throw CommandFailure(error) }
             let quiet = global.quiet
-            let summary = await queue.run(jobs) { event in
-                if case .completed(_, let item, _) = event, !quiet { Terminal.output(item.publicURL.absoluteString) }
+            let summary = await Interruption.run {
+                await queue.abortAbandonedUploads()
+                return await queue.run(jobs) { event in
+                    if case .completed(_, let item, _) = event, !quiet { Terminal.output(item.publicURL.absoluteString) }
+                }
             }
-            for (_, diagnosis) in summary.failed {
-                Terminal.error("r2up: \(diagnosis.message)")
-                worst = max(worst, diagnosis.status)
+            for (_, diagnosis) in summary.failed { Terminal.error("r2up: \(diagnosis.message)") }
+            for (job, pid) in summary.heldElsewhere {
+                Terminal.error("r2up: \(job.path): another r2up (pid \(pid)) is uploading it; see r2up queue")
+                worst = max(worst, .locked)
             }
+            for line in summary.stopLines { Terminal.error(line) }
+            worst = max(worst, summary.status)
             if worst != .success { throw CommandFailure(status: worst) }
         }
     }

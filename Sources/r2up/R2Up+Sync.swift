@@ -92,9 +92,14 @@ extension R2Up {
             display?.start()
             let runner = SyncRunner(service: service, databasePath: settings.database.value)
             let summary: SyncSummary
+            let folder = folder
+            let chosen = options
             do {
                 defer { display?.finish() }
-                summary = try await runner.run(folder, options: options)
+                let outcome: Result<SyncSummary, any Error> = await Interruption.run {
+                    do { return .success(try await runner.run(folder, options: chosen)) } catch { return .failure(error) }
+                }
+                summary = try outcome.get()
             } catch let error as SyncError {
                 throw CommandFailure(error.diagnosis)
             } catch {
@@ -111,6 +116,13 @@ extension R2Up {
             }
             for problem in summary.problems { Terminal.error("r2up: \(problem.path): \(problem.message)") }
             for failure in summary.failures { Terminal.error("r2up: \(failure.path): \(failure.error)") }
+            let left = summary.leftResumable == 1 ? "1 upload is" : "\(summary.leftResumable) uploads are"
+            if let stopped = summary.stoppedBy {
+                Terminal.error("r2up: \(stopped)")
+                if summary.leftResumable > 0 { Terminal.error("r2up: stopped; \(left) still queued: the next sync takes them once this is fixed") }
+            } else if summary.interrupted {
+                Terminal.error("r2up: interrupted; \(left) left to resume: the next sync takes them")
+            }
             guard !global.quiet else { return }
             for file in summary.planned {
                 Terminal.output("would upload \(file.key) (\(ByteCount.string(file.size)), \(file.reason.rawValue))")

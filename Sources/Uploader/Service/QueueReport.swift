@@ -6,6 +6,8 @@ public struct QueueReport: Sendable, Encodable {
     public struct Counts: Sendable, Encodable, Equatable {
         public var queued: Int
         public var uploading: Int
+        /// In flight when their run died or stopped: the next run resumes them.
+        public var interrupted: Int
         public var failed: Int
     }
 
@@ -20,8 +22,10 @@ public struct QueueReport: Sendable, Encodable {
         public var attempts: Int
         public var lastError: String?
         public var nextAttemptAt: Date?
+        /// The process working on it, while one is.
+        public var ownerPID: Int32?
 
-        init(_ job: UploadJob) {
+        init(_ job: UploadJob, now: Date = Date()) {
             id = job.id
             path = job.path
             key = job.key
@@ -31,46 +35,70 @@ public struct QueueReport: Sendable, Encodable {
             attempts = job.attempts
             lastError = job.lastError
             nextAttemptAt = job.nextAttemptAt
+            ownerPID = job.lease.flatMap { $0.isLive(now: now) ? $0.owner.pid : nil }
         }
     }
 
     public var counts: Counts
     public var lastError: String?
     public var uploading: [Entry]
+    /// Jobs whose run died or stopped mid-upload ("interrupted, resumes on the next run").
+    public var interrupted: [Entry]
     public var upNext: [Entry]
     public var failed: [Entry]
     public var lastCompleted: UploadItem?
+    /// Multipart uploads r2up gave up on and could not abort yet (the next run tries again).
+    public var leftOnServer: Int
 
     /// The report of a store that does not exist yet: nothing queued, nothing done.
     public static let empty = QueueReport(
-        counts: Counts(queued: 0, uploading: 0, failed: 0), lastError: nil, uploading: [], upNext: [], failed: [],
-        lastCompleted: nil)
+        counts: Counts(queued: 0, uploading: 0, interrupted: 0, failed: 0), lastError: nil, uploading: [],
+        interrupted: [], upNext: [], failed: [], lastCompleted: nil, leftOnServer: 0)
 
     private init(
-        counts: Counts, lastError: String?, uploading: [Entry], upNext: [Entry], failed: [Entry],
-        lastCompleted: UploadItem?
+        counts: Counts, lastError: String?, uploading: [Entry], interrupted: [Entry], upNext: [Entry], failed: [Entry],
+        lastCompleted: UploadItem?, leftOnServer: Int
     ) {
         self.counts = counts
         self.lastError = lastError
         self.uploading = uploading
+        self.interrupted = interrupted
         self.upNext = upNext
         self.failed = failed
         self.lastCompleted = lastCompleted
+        self.leftOnServer = leftOnServer
     }
 
-    /// Reads the report from the store; safe while another process uploads.
+    /// Reads the report from the store; safe while another process uploads. A job is
+    /// uploading only while a live process holds its lease: one whose run died is interrupted.
     public init(store: Store, now: Date = Date()) throws(StoreError) {
-        let uploadingJobs = try store.jobs(in: [.uploading, .verifying])
-        let next = try store.jobs(in: [.initiated, .staged])
+        let unfinished = try store.jobs(in: [.staged, .initiated, .uploading, .verifying])
         let failedJobs = try store.failedJobs()
-        counts = Counts(queued: next.count, uploading: uploadingJobs.count, failed: failedJobs.count)
-        uploading = uploadingJobs.map(Entry.init)
+        var uploadingJobs: [UploadJob] = []
+        var interruptedJobs: [UploadJob] = []
+        var next: [UploadJob] = []
+        for job in unfinished {
+            let live = job.lease?.isLive(now: now) == true
+            if job.state.isInFlight {
+                if live { uploadingJobs.append(job) } else { interruptedJobs.append(job) }
+            } else if job.state == .initiated && !live && job.bytesSent > 0 {
+                // Parts on the server and no run on it: a multipart upload to resume.
+                interruptedJobs.append(job)
+            } else {
+                next.append(job)
+            }
+        }
+        counts = Counts(
+            queued: next.count, uploading: uploadingJobs.count, interrupted: interruptedJobs.count, failed: failedJobs.count)
+        uploading = uploadingJobs.map { Entry($0, now: now) }
+        interrupted = interruptedJobs.map { Entry($0, now: now) }
         // Seed 003's order: initiated (a multipart upload to finish) first, then staged, oldest first.
         upNext = next.sorted {
             ($0.state == .initiated ? 0 : 1, $0.createdAt) < ($1.state == .initiated ? 0 : 1, $1.createdAt)
-        }.map(Entry.init)
-        failed = failedJobs.map(Entry.init)
+        }.map { Entry($0, now: now) }
+        failed = failedJobs.map { Entry($0, now: now) }
         lastError = failedJobs.max { $0.updatedAt < $1.updatedAt }?.lastError
         lastCompleted = try store.recentUploads(limit: 1).first
+        leftOnServer = try store.abandonedUploads().count
     }
 }

@@ -15,35 +15,68 @@ public struct QueueRunSummary: Sendable {
     public var bytesSent: Int64 = 0
     /// Jobs `admit` turned away at their start; they stay queued for a later run.
     public var deferred: [UploadJob] = []
+    /// Jobs another live process is uploading; left to it.
+    public var heldElsewhere: [(job: UploadJob, pid: Int32)] = []
+    /// The failure that stopped the whole run (credentials, bucket, endpoint, clock, store).
+    public var stoppedBy: Failure?
+    /// Whether the run was cancelled (Ctrl-C, SIGTERM).
+    public var interrupted = false
+    /// Jobs left queued because the run stopped or was interrupted; the next run resumes them.
+    public var leftResumable = 0
+
+    /// The run's exit status, aggregated from what happened (the most serious wins); a job
+    /// left to another process is not a failure of this run.
+    public var status: ExitStatus {
+        var statuses = failed.map(\.diagnosis.status)
+        if let stoppedBy { statuses.append(stoppedBy.diagnosis.status) }
+        if interrupted { statuses.append(.interrupted) }
+        return Failure.runStatus(statuses)
+    }
 }
 
 /// The durable upload queue (seed 003): jobs live in the store, so a run that dies is
 /// continued by the next one — a multipart upload resumes from its recorded parts.
+///
+/// Each job is driven by its `UploadJobMachine`: the queue feeds it what happened and does
+/// what it answers; nothing else decides a job's state. Store writes go through a
+/// `StoreWriter`, off the transfer thread.
 public final class UploadQueue: Sendable {
     public let store: Store
     public let service: UploadService
     public let policy: JobRetryPolicy
+    let writer: StoreWriter
+
+    /// Each request already retries a few times with backoff (`RequestRetryPolicy`); a job that
+    /// still fails gets one more go in the run (a multipart upload resumes from its parts).
+    public static let defaultPolicy = JobRetryPolicy(maxInProcessAttempts: 2)
 
     /// Files up to this size are uploaded by a task on the transfer thread (hashing 1 MiB takes
     /// well under a millisecond); bigger ones by tasks on the shared pool.
     static let transferThreadLimit: Int64 = 1 << 20
 
-    public init(store: Store, service: UploadService, policy: JobRetryPolicy = JobRetryPolicy()) {
+    /// A file that keeps changing under its upload is left for a later run after this many restarts.
+    static let maxRestarts = 3
+
+    public init(store: Store, service: UploadService, policy: JobRetryPolicy = UploadQueue.defaultPolicy) {
         self.store = store
         self.service = service
         self.policy = policy
+        writer = StoreWriter(store: store)
     }
 
     /// Checks the file and queues it. Bad input (missing file, FIFO, bad key) throws before
     /// anything is written; a job already queued for the same file is reused.
-    public func enqueue(_ request: PushRequest) async throws -> UploadJob {
-        try await enqueue([request])[0].get()
+    public func enqueue(_ request: PushRequest, intent: EnqueueIntent = .asked) async throws -> EnqueueResult {
+        try await enqueue([request], intent: intent)[0].get()
     }
 
-    /// Checks and queues many files with one store commit. Each result is the job, or why that
-    /// file was refused (nothing written for it); a store failure throws and queues nothing.
-    public func enqueue(_ requests: [PushRequest]) async throws(StoreError) -> [Result<UploadJob, any Error>] {
-        var results: [Result<UploadJob, any Error>] = []
+    /// Checks and queues many files with one store commit. Each result is the queued job with
+    /// what this run may do with it, or why that file was refused (nothing written for it);
+    /// a store failure throws and queues nothing.
+    public func enqueue(
+        _ requests: [PushRequest], intent: EnqueueIntent = .asked
+    ) async throws(StoreError) -> [Result<EnqueueResult, any Error>] {
+        var results: [Result<EnqueueResult, any Error>] = []
         var accepted: [(index: Int, job: UploadJob)] = []
         let created = Date()
         for request in requests {
@@ -55,18 +88,18 @@ public final class UploadQueue: Sendable {
                     contentType: request.attributes.contentType ?? ContentType.forFile(named: file.path),
                     length: file.size, mtimeNs: file.modificationTimeNs, createdAt: created)
                 accepted.append((results.count, job))
-                results.append(.success(job))
+                results.append(.success(EnqueueResult(job: job, isNew: true)))
             } catch {
                 results.append(.failure(error))
             }
         }
         guard !accepted.isEmpty else { return results }
-        let stored = try store.enqueue(accepted.map(\.job))
+        let jobs = accepted.map(\.job)
+        let stored = try await writer.perform { store throws(StoreError) in try store.enqueue(jobs, intent: intent) }
         for (entry, outcome) in zip(accepted, stored) {
-            results[entry.index] = .success(outcome.job)
+            results[entry.index] = .success(outcome)
             if let abandoned = outcome.abandonedUploadID {
-                try? await service.client.abortMultipartUpload(
-                    bucket: outcome.job.bucket, key: outcome.job.key, uploadID: abandoned)
+                await abort(bucket: outcome.job.bucket, key: outcome.job.key, uploadID: abandoned)
             }
         }
         return results
@@ -82,10 +115,34 @@ public final class UploadQueue: Sendable {
 
     /// `run`, asking `admit` as each job is about to start; a job turned away stays queued
     /// (sync turns away a file that moved since its scan: it may still be being written).
+    ///
+    /// A failure of the whole run (`Failure.scope == .run`) stops it: no job starts after it,
+    /// the jobs in flight are left resumable, and `stoppedBy` says why. Cancelling the calling
+    /// task (Ctrl-C) does the same and sets `interrupted`.
     public func run(
         _ jobs: [UploadJob], attributes: ObjectAttributes, progress: TransferProgress? = nil,
         admit: @escaping @Sendable (UploadJob) -> Bool, onEvent: @escaping @Sendable (QueueEvent) -> Void
     ) async -> QueueRunSummary {
+        let summary = RunTally()
+        // Jobs queued by this process carry its lease already; others (retry) are claimed now.
+        var runnable = jobs.filter { $0.lease?.isMine == true }
+        let unclaimed = jobs.filter { $0.lease?.isMine != true }.map(\.id)
+        if !unclaimed.isEmpty {
+            do {
+                let claimed = try await writer.perform { store throws(StoreError) in try store.claim(unclaimed) }
+                for (job, disposition) in claimed {
+                    if case .heldBy(let pid) = disposition {
+                        summary.value.withLock { $0.heldElsewhere.append((job, pid)) }
+                    } else {
+                        runnable.append(job)
+                    }
+                }
+            } catch {
+                summary.value.withLock { $0.stoppedBy = Failure(error, subject: nil) }
+                return summary.value.withLock { $0 }
+            }
+        }
+        let jobs = runnable
         progress?.expect(files: jobs.count, bytes: jobs.reduce(0) { $0 + $1.length })
         let onEvent: @Sendable (QueueEvent) -> Void =
             if let progress {
@@ -98,14 +155,16 @@ public final class UploadQueue: Sendable {
                     onEvent(event)
                 }
             } else { onEvent }
-        let summary = RunTally()
-        let recorder = BatchedJobRecorder(store: store)
-        let flusher = Task {
+        let control = RunControl()
+        let live = LiveProgress()
+        let recorder = BatchedJobRecorder(writer: writer)
+        let flusher = Task.detached {
             while !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(50))
-                recorder.flush()
+                await recorder.flush()
             }
         }
+        let keeper = Task.detached { [writer] in await Self.keepLeases(writer: writer, live: live) }
         // Small files' tasks run on the transfer thread itself (see `TransferEngine`), the run's own
         // task too, so finishing one file and starting the next crosses no thread; bigger files
         // hash on the shared pool instead, where they do not hold up every other transfer.
@@ -113,7 +172,7 @@ public final class UploadQueue: Sendable {
             await withTaskGroup(of: Void.self) { group in
                 var next = 0
                 func addNext() {
-                    guard next < jobs.count else { return }
+                    guard next < jobs.count, !control.isStopped, !Task.isCancelled else { return }
                     let job = jobs[next]
                     next += 1
                     let work: @Sendable () async -> Void = {
@@ -122,9 +181,11 @@ public final class UploadQueue: Sendable {
                             summary.value.withLock { $0.deferred.append(job) }
                             return
                         }
+                        let driver = JobDriver(
+                            job: job, policy: self.policy, writer: self.writer, recorder: recorder, live: live,
+                            display: progress)
                         await self.process(
-                            job, attributes: attributes, recorder: recorder, summary: summary, progress: progress,
-                            onEvent: onEvent)
+                            driver, attributes: attributes, control: control, summary: summary, onEvent: onEvent)
                     }
                     if job.length <= Self.transferThreadLimit {
                         group.addTask(operation: work)
@@ -133,185 +194,253 @@ public final class UploadQueue: Sendable {
                     }
                 }
                 for _ in 0..<max(1, service.options.concurrency) { addNext() }
-                while await group.next() != nil { addNext() }
+                while await group.next() != nil {
+                    if control.isStopped { group.cancelAll() }
+                    addNext()
+                }
             }
         }
         flusher.cancel()
         await flusher.value
-        recorder.flush()
-        return summary.value.withLock { $0 }
-    }
-
-    private func process(
-        _ queued: UploadJob, attributes: ObjectAttributes, recorder: BatchedJobRecorder, summary: RunTally,
-        progress: TransferProgress?, onEvent: @escaping @Sendable (QueueEvent) -> Void
-    ) async {
-        var job = queued
-        // A single PUT has nothing to resume: its steps may wait for the next batched commit.
-        var batched = job.uploadID == nil && job.length <= service.uploader.settings.multipartThreshold
-        do {
-            if batched {
-                recorder.started(job.id)
-                job.state = .uploading
-                job.attempts += 1
-                job.lastError = nil
-            } else {
-                recorder.flush()
-                job = try store.startJob(id: job.id)
-            }
-            onEvent(.started(job))
-            let file = try LocalFile(path: job.path)
-            if file.size != job.length || file.modificationTimeNs != job.mtimeNs {
-                // Changed since it was queued: whatever was sent belongs to the old content.
-                recorder.flush()
-                batched = false
-                if let abandoned = try store.resetJob(id: job.id, length: file.size, mtimeNs: file.modificationTimeNs) {
-                    try? await service.client.abortMultipartUpload(bucket: job.bucket, key: job.key, uploadID: abandoned)
-                }
-                job = try store.updateJob(id: job.id) { $0.state = .uploading }
-            }
-            var checkpoint: MultipartCheckpoint?
-            if let uploadID = job.uploadID, let partSize = job.partSize {
-                let parts = try store.parts(jobID: job.id).map {
-                    UploadedPart(
-                        partNumber: $0.partNumber, etag: $0.etag, size: $0.size,
-                        checksum: $0.checksum.flatMap(PayloadChecksum.init(recorded:)))
-                }
-                checkpoint = MultipartCheckpoint(uploadID: uploadID, partSize: partSize, parts: parts)
-            }
-            var objectAttributes = attributes
-            objectAttributes.contentType = job.contentType
-            let outcome = try await resumableUploader.upload(
-                file, bucket: job.bucket, key: job.key, attributes: objectAttributes, checkpoint: checkpoint,
-                journal: StoreJournal(store: store, jobID: job.id, before: recorder, progress: progress))
-            let item = UploadItem(
-                fileName: FilePath.name(job.path), fileSize: outcome.size, r2Key: outcome.key,
-                uploadDate: Date(), publicURL: URL(string: service.publicURL(for: outcome.key, in: job.bucket))!,
-                bucket: job.bucket, etag: outcome.etag)
-            if batched {
-                job.state = .completed
-                job.bytesSent = job.length
-                let completed = job
-                recorder.completed(completed, item: item) { committed in
-                    switch committed {
-                    case .success:
-                        summary.value.withLock {
-                            $0.completed.append(item)
-                            $0.bytesSent += outcome.bytesSent
-                        }
-                        onEvent(.completed(completed, item, outcome))
-                    case .failure(let error):
-                        // Sent and verified, but not recorded: the job stays queued for the next run.
-                        let diagnosis = Diagnosis(error, subject: completed.path)
-                        let next = self.recordFailure(error, diagnosis: diagnosis, job: queued)
-                        summary.value.withLock { $0.failed.append((queued, diagnosis)) }
-                        onEvent(.failed(queued, diagnosis, nextAttemptAt: next))
-                    }
-                }
-                return
-            }
-            job = try store.completeJob(id: job.id, historyItem: item)
-            summary.value.withLock {
-                $0.completed.append(item)
-                $0.bytesSent += outcome.bytesSent
-            }
-            onEvent(.completed(job, item, outcome))
-        } catch {
-            recorder.flush()  // the job's start first, then its failure
-            let diagnosis = await service.diagnose(error, subject: job.path)
-            let next = recordFailure(error, diagnosis: diagnosis, job: job)
-            summary.value.withLock { $0.failed.append((job, diagnosis)) }
-            onEvent(.failed(job, diagnosis, nextAttemptAt: next))
+        await recorder.flush()
+        keeper.cancel()
+        await keeper.value
+        await writer.drain()
+        // What is left is queued, not uploading: the lease goes with the run.
+        try? await writer.perform { store throws(StoreError) in try store.releaseLeases() }
+        return summary.value.withLock { tally in
+            tally.stoppedBy = control.failure
+            tally.interrupted = Task.isCancelled
+            let finished = tally.completed.count + tally.failed.count + tally.deferred.count
+            tally.leftResumable = max(0, jobs.count - finished)
+            return tally
         }
     }
 
-    /// Uploads that keep their parts on a retryable failure, so the next run resumes them.
+    /// One job from start to end, as its machine says.
+    private func process(
+        _ driver: JobDriver, attributes: ObjectAttributes, control: RunControl, summary: RunTally,
+        onEvent: @escaping @Sendable (QueueEvent) -> Void
+    ) async {
+        let threshold = service.uploader.settings.multipartThreshold
+        // A single PUT has nothing to resume: its steps may wait for the next batched commit.
+        var batched = driver.job.uploadID == nil && driver.job.length <= threshold
+        var restarts = 0
+        while true {
+            let job = driver.job
+            guard driver.start(multipart: job.uploadID != nil || job.length > threshold, batched: batched) else {
+                summary.value.withLock { $0.deferred.append(job) }
+                return
+            }
+            if !batched, await !save(driver, control: control) { return }
+            onEvent(.started(driver.job))
+            do {
+                let file = try LocalFile(path: job.path)
+                if file.size != job.length || file.modificationTimeNs != job.mtimeNs {
+                    // Changed since it was queued: whatever was sent belongs to the old content.
+                    throw UploadError.fileChanged(job.path)
+                }
+                var checkpoint = driver.checkpoint
+                if checkpoint == nil, job.uploadID != nil {
+                    let id = job.id
+                    let parts = try await writer.perform { store throws(StoreError) in try store.parts(jobID: id) }
+                    checkpoint = driver.checkpoint(from: parts)
+                }
+                var objectAttributes = attributes
+                objectAttributes.contentType = job.contentType
+                let outcome = try await resumableUploader.upload(
+                    file, bucket: job.bucket, key: job.key, attributes: objectAttributes, checkpoint: checkpoint,
+                    journal: driver)
+                let link = service.publicURL(for: outcome.key, in: job.bucket)
+                guard let url = URL(string: link) else {
+                    throw ConfigurationError.invalidValue(setting: "public URL", value: link, reason: "it is not a valid URL")
+                }
+                let item = UploadItem(
+                    fileName: FilePath.name(job.path), fileSize: outcome.size, r2Key: outcome.key, uploadDate: Date(),
+                    publicURL: url, bucket: job.bucket, etag: outcome.etag)
+                let completed = driver.verified(size: outcome.size)
+                if batched {
+                    driver.recorder.completed(completed, item: item) { committed in
+                        switch committed {
+                        case .success:
+                            summary.value.withLock {
+                                $0.completed.append(item)
+                                $0.bytesSent += outcome.bytesSent
+                            }
+                            onEvent(.completed(completed, item, outcome))
+                        case .failure(let error):
+                            // Sent and verified, but not recorded: the run stops; the job stays queued
+                            // and the next run sends it again (no history row lost or doubled).
+                            control.stop(Failure(error, subject: nil))
+                        }
+                    }
+                    return
+                }
+                let done = try await writer.perform { store throws(StoreError) in
+                    try store.completeJob(id: completed.id, historyItem: item)
+                }
+                summary.value.withLock {
+                    $0.completed.append(item)
+                    $0.bytesSent += outcome.bytesSent
+                }
+                onEvent(.completed(done, item, outcome))
+                return
+            } catch {
+                if batched {
+                    // The job's start lands before its failure.
+                    await driver.recorder.flush()
+                    batched = false
+                }
+                let failure = Failure(error, subject: job.path)
+                switch driver.failed(failure, now: Date(), stopping: control.isStopped || Task.isCancelled) {
+                case .retry(let delay):
+                    guard await save(driver, control: control, error: failure.diagnosis.message) else { return }
+                    try? await Task.sleep(for: delay)
+                    if Task.isCancelled || control.isStopped {
+                        _ = driver.interrupt()
+                        _ = await save(driver, control: control)
+                        return
+                    }
+                case .restage(let abandoned):
+                    restarts += 1
+                    if let abandoned { await abort(bucket: job.bucket, key: job.key, uploadID: abandoned) }
+                    driver.refreshFile()
+                    guard restarts <= Self.maxRestarts else {
+                        // Still changing: a later run takes it once it is quiet.
+                        _ = await save(driver, control: control)
+                        summary.value.withLock { $0.deferred.append(driver.job) }
+                        return
+                    }
+                    guard await save(driver, control: control) else { return }
+                case .suspend:
+                    // Interrupted, or the whole run is stopping: resumable, not failed.
+                    if failure.scope == .run { control.stop(failure) }
+                    _ = await save(driver, control: control)
+                    return
+                case .giveUp(let next):
+                    guard await save(driver, control: control, error: failure.diagnosis.message) else { return }
+                    report(driver.job, failure.diagnosis, next: next, summary: summary, onEvent: onEvent)
+                    return
+                case .failPermanently(let abandoned):
+                    if let abandoned { await abort(bucket: job.bucket, key: job.key, uploadID: abandoned) }
+                    guard await save(driver, control: control, error: failure.diagnosis.message) else { return }
+                    report(driver.job, failure.diagnosis, next: nil, summary: summary, onEvent: onEvent)
+                    return
+                default:
+                    // The machine refused the event: keep what the store has and report the failure.
+                    report(driver.job, failure.diagnosis, next: nil, summary: summary, onEvent: onEvent)
+                    return
+                }
+            }
+        }
+    }
+
+    private func report(
+        _ job: UploadJob, _ diagnosis: Diagnosis, next: Date?, summary: RunTally,
+        onEvent: @Sendable (QueueEvent) -> Void
+    ) {
+        summary.value.withLock { $0.failed.append((job, diagnosis)) }
+        onEvent(.failed(job, diagnosis, nextAttemptAt: next))
+    }
+
+    /// Writes the job as its machine left it; a store that cannot take it stops the run.
+    private func save(_ driver: JobDriver, control: RunControl, error: String? = nil) async -> Bool {
+        let (job, track) = driver.snapshot
+        do {
+            try await writer.perform { store throws(StoreError) in try store.saveJob(job, trackState: track, trackError: error) }
+            return true
+        } catch {
+            control.stop(Failure(error, subject: nil))
+            return false
+        }
+    }
+
+    /// Aborts a multipart upload r2up no longer needs; one that cannot be aborted now is
+    /// recorded, and the next run tries again (`abortAbandonedUploads`).
+    func abort(bucket: String, key: String, uploadID: String) async {
+        do {
+            try await service.client.abortMultipartUpload(bucket: bucket, key: key, uploadID: uploadID)
+        } catch .service(let failure) where failure.code == "NoSuchUpload" || failure.status == 404 {
+            return
+        } catch {
+            let message = Diagnosis(error).message
+            try? await writer.perform { store throws(StoreError) in
+                try store.recordAbandoned(bucket: bucket, key: key, uploadID: uploadID, error: message)
+            }
+        }
+    }
+
+    /// Aborts the multipart uploads earlier runs gave up on but could not abort.
+    /// - Returns: how many are still left on the server.
+    @discardableResult
+    public func abortAbandonedUploads() async -> Int {
+        let bucket = service.bucket
+        guard let left = try? await writer.perform({ store throws(StoreError) in try store.abandonedUploads(bucket: bucket) })
+        else { return 0 }
+        var remaining = 0
+        for upload in left {
+            do {
+                try await service.client.abortMultipartUpload(bucket: upload.bucket, key: upload.key, uploadID: upload.uploadID)
+            } catch .service(let failure) where failure.code == "NoSuchUpload" || failure.status == 404 {
+                // Gone already.
+            } catch {
+                remaining += 1
+                let message = Diagnosis(error).message
+                try? await writer.perform { store throws(StoreError) in
+                    try store.recordAbandoned(bucket: upload.bucket, key: upload.key, uploadID: upload.uploadID, error: message)
+                }
+                continue
+            }
+            try? await writer.perform { store throws(StoreError) in
+                try store.forgetAbandoned(bucket: upload.bucket, key: upload.key, uploadID: upload.uploadID)
+            }
+        }
+        return remaining
+    }
+
+    /// Uploads that keep their multipart upload on a failure: the job's machine decides.
     private var resumableUploader: FileUploader {
         var settings = service.uploader.settings
         settings.keepPartsOnFailure = true
         return FileUploader(client: service.client, settings: settings, slots: service.uploader.slots, retry: service.uploader.retry)
     }
 
-    /// Writes the failure to the job and the track; returns when the job is due again, if ever.
-    private func recordFailure(_ error: any Error, diagnosis: Diagnosis, job: UploadJob) -> Date? {
-        let kind: FailureKind =
-            switch error {
-            case let error as UploadError: error.failureKind
-            case is StoreError: .other("store")
-            default: .other(String(describing: error))
-            }
-        if kind == .fileChanged {
-            _ = try? store.resetJob(id: job.id)
+    /// Renews this process's leases every `JobLease.heartbeatInterval` and writes the bytes
+    /// sent of jobs in flight at most once a second, never from the transfer thread.
+    static func keepLeases(writer: StoreWriter, live: LiveProgress) async {
+        var beats = 0
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(1))
+            if Task.isCancelled { return }
+            beats += 1
+            let progress = live.takeChanges()
+            guard !progress.isEmpty || beats % 2 == 0 else { continue }
+            try? await writer.perform { store throws(StoreError) in try store.heartbeat(progress: progress) }
         }
-        // In-process retries already happened request by request: what is left waits for a later run.
-        let decision = policy.decide(
-            kind, streak: 1, attempts: job.attempts, attemptsThisRun: policy.maxInProcessAttempts,
-            duringUploadPart: false, now: Date())
-        var nextAttempt: Date?
-        _ = try? store.updateJob(id: job.id) { row in
-            switch decision {
-            case .giveUp(let at):
-                row.state = kind == .fileChanged ? .staged : .failedRetryable
-                row.nextAttemptAt = at
-                nextAttempt = at
-            case .retry:
-                row.state = .failedRetryable
-                row.nextAttemptAt = Date()
-                nextAttempt = row.nextAttemptAt
-            case .permanent:
-                row.state = .failedPermanent
-                row.nextAttemptAt = nil
-            }
-            row.lastError = diagnosis.message
-        }
-        _ = try? store.setUploadState(path: job.path, state: .error, error: diagnosis.message)
-        return nextAttempt
     }
 }
 
-/// Records each durable step of an upload in the store as it happens.
-final class StoreJournal: UploadJournal {
-    let store: Store
-    let jobID: UUID
-    /// When bytes sent were last written; starts at creation, so a job done within a second
-    /// (most small files) never spends a commit on progress nobody could have seen.
-    private let lastProgress = Mutex<UInt64>(DispatchTime.now().uptimeNanoseconds)
+/// Stops a run: the first failure of the whole run is kept to say why.
+final class RunControl: Sendable {
+    private let state = Mutex<Failure?>(nil)
 
-    /// Batched steps to commit before this journal's own writes (a start before its parts).
-    private let recorder: BatchedJobRecorder?
+    func stop(_ failure: Failure) { state.withLock { if $0 == nil { $0 = failure } } }
+    var isStopped: Bool { state.withLock { $0 != nil } }
+    var failure: Failure? { state.withLock { $0 } }
+}
 
-    /// Live counts for a progress display, if one is drawn.
-    private let liveProgress: TransferProgress?
+/// Bytes sent of each job in flight, written by the transfer thread, read by the lease keeper.
+final class LiveProgress: Sendable {
+    private let state = Mutex<[UUID: Int64]>([:])
 
-    init(store: Store, jobID: UUID, before recorder: BatchedJobRecorder? = nil, progress: TransferProgress? = nil) {
-        self.store = store
-        self.jobID = jobID
-        self.recorder = recorder
-        self.liveProgress = progress
-    }
+    func set(_ id: UUID, bytes: Int64) { state.withLock { $0[id] = bytes } }
 
-    func multipartStarted(uploadID: String, partSize: Int64) throws {
-        recorder?.flush()
-        _ = try store.updateJob(id: jobID) { row in
-            row.uploadID = uploadID
-            row.partSize = partSize
+    /// What changed since the last call.
+    func takeChanges() -> [UUID: Int64] {
+        state.withLock { changes in
+            defer { changes = [:] }
+            return changes
         }
-    }
-
-    func partFinished(_ part: UploadedPart, checksum: PayloadChecksum) throws {
-        try store.recordPart(jobID: jobID, partNumber: part.partNumber, size: part.size, etag: part.etag, checksum: checksum.recorded)
-    }
-
-    func progress(bytesSent: Int64) {
-        liveProgress?.sent(jobID, bytes: bytesSent)
-        // At most once a second: `r2up queue` in another terminal reads it.
-        let now = DispatchTime.now().uptimeNanoseconds
-        let due = lastProgress.withLock { last in
-            guard now &- last >= 1_000_000_000 else { return false }
-            last = now
-            return true
-        }
-        if due { try? store.setProgress(jobID: jobID, bytesSent: bytesSent) }
     }
 }
 

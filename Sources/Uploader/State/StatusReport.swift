@@ -112,6 +112,8 @@ public struct StatusReport: Sendable, Equatable {
                     let error = track.record.lastError, !error.isEmpty
                 {
                     line += ": " + TextColumns.printable(error)
+                } else if track.record.interrupted {
+                    line += " (interrupted, resumes on the next run)"
                 }
                 lines.append(line)
             }
@@ -148,7 +150,7 @@ extension StatusReport.Group: Encodable {
 }
 
 extension StatusReport.Track: Encodable {
-    private enum CodingKeys: String, CodingKey { case path, icon, uploadState, downloadState, key, etag, lastError }
+    private enum CodingKeys: String, CodingKey { case path, icon, uploadState, downloadState, key, etag, lastError, interrupted }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
@@ -159,5 +161,6 @@ extension StatusReport.Track: Encodable {
         try container.encode(record.key, forKey: .key)
         try container.encode(record.etag, forKey: .etag)
         try container.encode(record.lastError, forKey: .lastError)
+        try container.encode(record.interrupted, forKey: .interrupted)
     }
 }

@@ -20,6 +20,9 @@ public struct TrackRecord: Codable, Sendable, Equatable, Identifiable {
     /// Why the last upload or download failed.
     public var lastError: String?
     public var updatedAt: Date
+    /// Read, not stored: the store says "uploading" but no live process works on it — its
+    /// run died or was stopped, and the next run resumes it.
+    public var interrupted = false
 
     /// A track with no state yet.
     public init(
@@ -85,6 +88,8 @@ public struct UploadJob: Codable, Sendable, Equatable, Identifiable {
     public var bytesSent: Int64
     public var createdAt: Date
     public var updatedAt: Date
+    /// Who works on it, if a run took it (`JobLease`).
+    public var lease: JobLease?
 
     /// A new staged job.
     public init(
@@ -209,6 +214,13 @@ extension UploadJob: FetchableRecord, PersistableRecord {
         bytesSent = try row.decode(forColumn: "bytesSent")
         createdAt = try row.decode(forColumn: "createdAt")
         updatedAt = try row.decode(forColumn: "updatedAt")
+        let ownerPID: Int32? = try row.decode(forColumn: "ownerPID")
+        if let ownerPID {
+            let start: Int64? = try row.decode(forColumn: "ownerStartTime")
+            let beat: Date? = try row.decode(forColumn: "heartbeatAt")
+            lease = JobLease(
+                owner: ProcessIdentity(pid: ownerPID, startTime: start ?? 0), heartbeatAt: beat ?? .distantPast)
+        }
     }
 
     public func encode(to container: inout PersistenceContainer) throws {
@@ -228,6 +240,9 @@ extension UploadJob: FetchableRecord, PersistableRecord {
         container["bytesSent"] = bytesSent
         container["createdAt"] = StoreDate.text(createdAt)
         container["updatedAt"] = StoreDate.text(updatedAt)
+        container["ownerPID"] = lease?.owner.pid
+        container["ownerStartTime"] = lease?.owner.startTime
+        container["heartbeatAt"] = lease.map { StoreDate.text($0.heartbeatAt) }
     }
 }
 

@@ -11,6 +11,7 @@ enum Schema {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1", migrate: v1)
         migrator.registerMigration("v2", migrate: v2)
+        migrator.registerMigration("v3-leases", migrate: v3Leases)
         return migrator
     }
 
@@ -81,6 +82,26 @@ enum Schema {
             BEGIN
                 SELECT RAISE(ABORT, 'history rows are immutable');
             END;
+            """)
+    }
+
+    /// Job leases (who works on a job, DESIGN §5) and the multipart uploads r2up gave up on
+    /// but could not abort yet: each run tries those again.
+    private static func v3Leases(_ db: Database) throws {
+        try db.execute(sql: """
+            ALTER TABLE jobs ADD COLUMN ownerPID INTEGER;
+            ALTER TABLE jobs ADD COLUMN ownerStartTime INTEGER;
+            ALTER TABLE jobs ADD COLUMN heartbeatAt TEXT;
+            CREATE INDEX jobs_on_owner ON jobs(ownerPID) WHERE ownerPID IS NOT NULL;
+            CREATE TABLE abandonedUploads (
+                bucket TEXT NOT NULL,
+                "key" TEXT NOT NULL,
+                uploadID TEXT NOT NULL,
+                attempts INTEGER NOT NULL DEFAULT 0,
+                lastError TEXT,
+                createdAt TEXT NOT NULL,
+                PRIMARY KEY (bucket, "key", uploadID)
+            ) WITHOUT ROWID;
             """)
     }
 }

@@ -9,63 +9,88 @@ public struct EnqueueResult: Sendable, Equatable {
     public var isNew: Bool
     /// The multipart upload of a job that was reset because its file changed; abort it.
     public var abandonedUploadID: String?
-}
-
-/// How many jobs are in each state.
-public struct QueueCounts: Sendable, Equatable {
-    public var byState: [UploadJobState: Int]
-
-    /// Jobs in `state`.
-    public subscript(state: UploadJobState) -> Int { byState[state] ?? 0 }
-    /// Waiting for a run: staged, initiated, or failed retryably.
-    public var waiting: Int { self[.staged] + self[.initiated] + self[.failedRetryable] }
-    /// Being worked on: uploading or verifying.
-    public var active: Int { self[.uploading] + self[.verifying] }
-    /// Failed either way.
-    public var failed: Int { self[.failedRetryable] + self[.failedPermanent] }
+    /// Whether this run may upload it now.
+    public var disposition: JobDisposition = .ready
 }
 
 extension Store {
     /// Queues an upload. An unfinished job for the same path, bucket and key is reused, not
     /// duplicated; if the file's size or mtime moved since, that job starts over as staged.
     @discardableResult
-    public func enqueue(_ job: UploadJob) throws(StoreError) -> EnqueueResult {
+    public func enqueue(_ job: UploadJob, intent: EnqueueIntent = .asked) throws(StoreError) -> EnqueueResult {
         let time = now()
-        return try write { db in try Self.enqueue(db, job, at: time) }
+        return try write { db in try Self.enqueue(db, job, at: time, intent: intent) }
     }
 
     /// Queues many jobs in one transaction, each as `enqueue(_:)` does, and records each
     /// file's size and mtime on its track (created when new): one commit for a whole folder.
-    public func enqueue(_ jobs: [UploadJob]) throws(StoreError) -> [EnqueueResult] {
+    public func enqueue(_ jobs: [UploadJob], intent: EnqueueIntent = .asked) throws(StoreError) -> [EnqueueResult] {
         let time = now()
         return try write { db in
             try jobs.map { job in
                 try Self.noteTrackFile(db, path: job.path, size: job.length, mtimeNs: job.mtimeNs, at: time, onlyIfChanged: true)
-                return try Self.enqueue(db, job, at: time)
+                return try Self.enqueue(db, job, at: time, intent: intent)
             }
         }
     }
 
-    static func enqueue(_ db: Database, _ job: UploadJob, at time: Date) throws -> EnqueueResult {
+    /// The one enqueue of push, sync and watch: reuses the unfinished job of the same file and
+    /// key, leaves it to a live process that holds it, honours its retry rules (`intent`), and
+    /// leases what this run will upload. Every state change goes through the job's machine.
+    static func enqueue(
+        _ db: Database, _ job: UploadJob, at time: Date, intent: EnqueueIntent, owner: ProcessIdentity = .current
+    ) throws -> EnqueueResult {
         let sql = """
             SELECT * FROM jobs WHERE path = ? AND bucket = ? AND "key" = ? AND state != 'completed'
             ORDER BY createdAt DESC LIMIT 1
             """
         guard var existing = try UploadJob.fetchOne(db.cachedStatement(sql: sql), arguments: [job.path, job.bucket, job.key])
         else {
+            var job = job
+            job.lease = JobLease(owner: owner, heartbeatAt: time)
             try Self.insertJob(db, job)
             return EnqueueResult(job: job, isNew: true, abandonedUploadID: nil)
         }
-        guard existing.length != job.length || existing.mtimeNs != job.mtimeNs else {
-            return EnqueueResult(job: existing, isNew: false, abandonedUploadID: nil)
+        if let lease = existing.lease, lease.owner != owner, lease.isLive(now: time) {
+            return EnqueueResult(job: existing, isNew: false, abandonedUploadID: nil, disposition: .heldBy(pid: lease.owner.pid))
         }
-        let abandoned = existing.uploadID
-        existing.length = job.length
-        existing.mtimeNs = job.mtimeNs
-        existing.contentType = job.contentType
-        existing.partSize = job.partSize
-        existing.attempts = 0
-        try Self.restage(db, &existing, at: time)
+        var machine = existing.machine()
+        // A run that died mid-upload left it in flight: it is interrupted, not uploading.
+        if existing.state.isInFlight { _ = machine.interrupted() }
+        var abandoned: String?
+        let changed = existing.length != job.length || existing.mtimeNs != job.mtimeNs
+        if changed {
+            // Whatever was sent belongs to the old content.
+            abandoned = machine.uploadID
+            _ = machine.fileChanged()
+            existing.length = job.length
+            existing.mtimeNs = job.mtimeNs
+            existing.contentType = job.contentType
+            existing.partSize = job.partSize
+        } else if machine.state == .failedPermanent {
+            guard intent == .asked else {
+                return EnqueueResult(job: existing, isNew: false, abandonedUploadID: nil, disposition: .waitsForRetry)
+            }
+            _ = machine.requeue()
+        } else if machine.state == .failedRetryable {
+            if intent == .scheduled, let next = existing.nextAttemptAt, next > time {
+                return EnqueueResult(job: existing, isNew: false, abandonedUploadID: nil, disposition: .waitsUntil(next))
+            }
+            if intent == .asked { _ = machine.requeue() }
+        }
+        let before = existing.state
+        existing.apply(machine)
+        if changed {
+            // A new file is a new upload: nothing sent, no failures counted.
+            existing.bytesSent = 0
+            existing.attempts = 0
+        }
+        if machine.state != before || changed { existing.lastError = nil }
+        existing.lease = JobLease(owner: owner, heartbeatAt: time)
+        existing.updatedAt = time
+        try existing.update(db)
+        if changed { try Self.deleteParts(db, jobID: existing.id) }
+        if existing.state != before { try Self.syncTrackState(db, job: existing, error: nil) }
         return EnqueueResult(job: existing, isNew: false, abandonedUploadID: abandoned)
     }
 
@@ -74,30 +99,22 @@ extension Store {
     static func insertJob(_ db: Database, _ job: UploadJob) throws {
         try db.cachedStatement(sql: """
             INSERT INTO jobs (id, path, bucket, "key", contentType, length, mtimeNs, state, uploadID, partSize,
-                              attempts, nextAttemptAt, lastError, bytesSent, createdAt, updatedAt)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                              attempts, nextAttemptAt, lastError, bytesSent, createdAt, updatedAt,
+                              ownerPID, ownerStartTime, heartbeatAt)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """).execute(arguments: [
                 job.id.uuidString, job.path, job.bucket, job.key, job.contentType, job.length, job.mtimeNs,
                 job.state.rawValue, job.uploadID, job.partSize, job.attempts, job.nextAttemptAt.map(StoreDate.text),
                 job.lastError, job.bytesSent, StoreDate.text(job.createdAt), StoreDate.text(job.updatedAt),
+                job.lease?.owner.pid, job.lease?.owner.startTime, job.lease.map { StoreDate.text($0.heartbeatAt) },
             ])
     }
 
-    /// Marks a job uploading (one more attempt, error cleared) and its track too, in one commit.
-    public func startJob(id: UUID) throws(StoreError) -> UploadJob {
-        let time = now()
-        return try write { db in
-            try Self.markStarted(db, id: id, at: time)
-            guard let job = try Self.fetchJob(db, id: id) else { throw StoreError.notFound("job \(id)") }
-            return job
-        }
-    }
-
-    /// The job and its track uploading, with one more attempt and no last error.
+    /// The job (as its machine started it: a single PUT is uploading at once) and its track
+    /// uploading, with no last error.
     static func markStarted(_ db: Database, id: UUID, at time: Date) throws {
         try db.cachedStatement(sql: """
-            UPDATE jobs SET state = 'uploading', attempts = attempts + 1, lastError = NULL, updatedAt = ?
-            WHERE id = ?
+            UPDATE jobs SET state = 'uploading', lastError = NULL, updatedAt = ? WHERE id = ?
             """).execute(arguments: [StoreDate.text(time), id.uuidString])
         guard db.changesCount > 0 else { throw StoreError.notFound("job \(id)") }
         try db.cachedStatement(sql: """
@@ -109,22 +126,6 @@ extension Store {
     /// The job with this id.
     public func job(id: UUID) throws(StoreError) -> UploadJob? {
         try read { db in try Self.fetchJob(db, id: id) }
-    }
-
-    /// Jobs a run should take, in seed 003's order: initiated (resume first), then staged,
-    /// then retryable failures whose `nextAttemptAt` has come; oldest first within each.
-    public func pendingJobs(now: Date) throws(StoreError) -> [UploadJob] {
-        try read { db in
-            try UploadJob.fetchAll(
-                db,
-                sql: """
-                    SELECT * FROM jobs
-                    WHERE state IN ('initiated', 'staged')
-                       OR (state = 'failedRetryable' AND (nextAttemptAt IS NULL OR nextAttemptAt <= ?))
-                    ORDER BY CASE state WHEN 'initiated' THEN 0 WHEN 'staged' THEN 1 ELSE 2 END, createdAt, rowid
-                    """,
-                arguments: [now])
-        }
     }
 
     /// Jobs in any of `states`, oldest first (`queue` shows the uploading ones).
@@ -142,39 +143,10 @@ extension Store {
         }
     }
 
-    /// Changes a job in one transaction and returns it. The id cannot change; when the
-    /// upload id does, the recorded parts (which belonged to the old upload) are dropped.
-    @discardableResult
-    public func updateJob(id: UUID, _ change: (inout UploadJob) throws -> Void) throws(StoreError) -> UploadJob {
-        let time = now()
-        return try write { db in
-            guard var job = try Self.fetchJob(db, id: id) else { throw StoreError.notFound("job \(id)") }
-            let before = job
-            try change(&job)
-            job.id = id
-            job.updatedAt = time
-            if job.uploadID != before.uploadID {
-                try Self.deleteParts(db, jobID: id)
-                if job.uploadID == nil { job.bytesSent = 0 }
-            }
-            try job.update(db)
-            return job
-        }
-    }
-
-    /// Stores what the state machine decided, with the error text (cleared when nil).
-    @discardableResult
-    public func updateJob(id: UUID, applying machine: UploadJobMachine, lastError: String? = nil) throws(StoreError)
-        -> UploadJob
-    {
-        try updateJob(id: id) { job in
-            job.apply(machine)
-            job.lastError = lastError
-        }
-    }
-
     /// Records a finished part and raises the job's `bytesSent` in the same transaction.
-    public func recordPart(jobID: UUID, partNumber: Int, size: Int64, etag: String, checksum: String?) throws(StoreError) {
+    public func recordPart(
+        jobID: UUID, partNumber: Int, size: Int64, etag: String, checksum: String?, state: UploadJobState? = nil
+    ) throws(StoreError) {
         let time = now()
         try write { db in
             guard try Self.fetchJob(db, id: jobID) != nil else { throw StoreError.notFound("job \(jobID)") }
@@ -182,11 +154,11 @@ extension Store {
             try part.insert(db, onConflict: .replace)
             try db.execute(
                 sql: """
-                    UPDATE jobs SET updatedAt = ?,
+                    UPDATE jobs SET updatedAt = ?, state = COALESCE(?, state),
                         bytesSent = MAX(bytesSent, (SELECT COALESCE(SUM(size), 0) FROM parts WHERE jobID = ?))
                     WHERE id = ?
                     """,
-                arguments: [time, jobID.uuidString, jobID.uuidString])
+                arguments: [time, state?.rawValue, jobID.uuidString, jobID.uuidString])
         }
     }
 
@@ -195,16 +167,6 @@ extension Store {
         try read { db in
             try PartRecord.fetchAll(
                 db, sql: "SELECT * FROM parts WHERE jobID = ? ORDER BY partNumber", arguments: [jobID.uuidString])
-        }
-    }
-
-    /// Notes progress (bytes on the server) without changing the state.
-    public func setProgress(jobID: UUID, bytesSent: Int64) throws(StoreError) {
-        let time = now()
-        try write { db in
-            try db.cachedStatement(sql: "UPDATE jobs SET bytesSent = ?, updatedAt = ? WHERE id = ?")
-                .execute(arguments: [bytesSent, StoreDate.text(time), jobID.uuidString])
-            if db.changesCount == 0 { throw StoreError.notFound("job \(jobID)") }
         }
     }
 }

@@ -30,11 +30,17 @@ extension Store {
     /// from the job as the queue holds it. Every step lands or fails on its own: when one
     /// fails, the batch is rolled back and each step is committed alone.
     /// - Returns: the completions' outcomes, in order.
-    func recordBatch(starts: [UUID], completions: [(job: UploadJob, item: UploadItem)]) throws(StoreError) -> [Result<Void, StoreError>] {
+    func recordBatch(
+        starts: [UUID], verifying: [UUID], completions: [(job: UploadJob, item: UploadItem)]
+    ) throws(StoreError) -> [Result<Void, StoreError>] {
         let time = now()
         let all: Result<Void, StoreError> = Result { () throws(StoreError) in
             try write { db in
                 for id in starts { try Self.markStarted(db, id: id, at: time) }
+                for id in verifying {
+                    try db.cachedStatement(sql: "UPDATE jobs SET state = 'verifying', updatedAt = ? WHERE id = ? AND state = 'uploading'")
+                        .execute(arguments: [StoreDate.text(time), id.uuidString])
+                }
                 for (job, item) in completions { try Self.publish(db, job: job, item: item, at: time) }
             }
         }
@@ -52,8 +58,9 @@ extension Store {
         let id = job.id
         // Hand-written, cached statements: this runs once per file, thousands of times a push.
         try db.cachedStatement(sql: """
-            UPDATE jobs SET state = 'completed', nextAttemptAt = NULL, lastError = NULL,
-                            bytesSent = length, updatedAt = ? WHERE id = ? AND state != 'completed'
+            UPDATE jobs SET state = 'completed', nextAttemptAt = NULL, lastError = NULL, bytesSent = length,
+                            ownerPID = NULL, ownerStartTime = NULL, heartbeatAt = NULL, updatedAt = ?
+            WHERE id = ? AND state != 'completed'
             """).execute(arguments: [StoreDate.text(time), id.uuidString])
         guard db.changesCount > 0 else { throw StoreError.conflict("job \(id) is already completed or gone") }
         try Self.deleteParts(db, jobID: id)
@@ -77,22 +84,6 @@ extension Store {
             ])
     }
 
-    /// The file changed under the job: back to staged, parts and upload id dropped,
-    /// optionally with the file's new size and mtime.
-    /// - Returns: the multipart upload id it had, to abort.
-    @discardableResult
-    public func resetJob(id: UUID, length: Int64? = nil, mtimeNs: Int64? = nil) throws(StoreError) -> String? {
-        let time = now()
-        return try write { db in
-            guard var job = try Self.fetchJob(db, id: id) else { throw StoreError.notFound("job \(id)") }
-            let abandoned = job.uploadID
-            if let length { job.length = length }
-            if let mtimeNs { job.mtimeNs = mtimeNs }
-            try Self.restage(db, &job, at: time)
-            return abandoned
-        }
-    }
-
     /// `r2up retry ID…`: failed jobs go back in the queue (initiated when their multipart
     /// upload survives, else staged) with attempts forgotten; their tracks' error clears.
     /// Ids that are unknown or not failed are skipped.
@@ -111,47 +102,6 @@ extension Store {
         }
     }
 
-    /// `r2up retry --all`: every failed job goes back in the queue.
-    @discardableResult
-    public func requeueAll() throws(StoreError) -> Int {
-        let time = now()
-        return try write { db in
-            let failed = try UploadJob.fetchAll(
-                db, sql: "SELECT * FROM jobs WHERE state IN ('failedRetryable', 'failedPermanent')")
-            for var job in failed { try Self.requeue(db, &job, at: time) }
-            return failed.count
-        }
-    }
-
-    /// After a crash, jobs left uploading or verifying go back to where a run resumes them:
-    /// initiated when they have a multipart upload, staged otherwise. Call it at the start
-    /// of a run that holds the run lock.
-    /// - Returns: how many jobs were recovered.
-    @discardableResult
-    public func recoverInterruptedJobs() throws(StoreError) -> Int {
-        let time = now()
-        return try write { db in
-            try db.execute(
-                sql: """
-                    UPDATE jobs SET state = CASE WHEN uploadID IS NULL THEN 'staged' ELSE 'initiated' END, updatedAt = ?
-                    WHERE state IN ('uploading', 'verifying')
-                    """,
-                arguments: [time])
-            return db.changesCount
-        }
-    }
-
-    /// How many jobs are in each state.
-    public func queueCounts() throws(StoreError) -> QueueCounts {
-        try read { db in
-            var counts: [UploadJobState: Int] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT state, COUNT(*) AS n FROM jobs GROUP BY state") {
-                if let state = UploadJobState(rawValue: row["state"]) { counts[state] = row["n"] }
-            }
-            return QueueCounts(byState: counts)
-        }
-    }
-
     // MARK: - Helpers inside a transaction
 
     static func fetchJob(_ db: Database, id: UUID) throws -> UploadJob? {
@@ -162,21 +112,11 @@ extension Store {
         try db.cachedStatement(sql: "DELETE FROM parts WHERE jobID = ?").execute(arguments: [jobID.uuidString])
     }
 
-    static func restage(_ db: Database, _ job: inout UploadJob, at time: Date) throws {
-        job.state = .staged
-        job.uploadID = nil
-        job.nextAttemptAt = nil
-        job.lastError = nil
-        job.bytesSent = 0
-        job.updatedAt = time
-        try job.update(db)
-        try deleteParts(db, jobID: job.id)
-    }
-
     private static func requeue(_ db: Database, _ job: inout UploadJob, at time: Date) throws {
-        job.state = job.uploadID == nil ? .staged : .initiated
-        job.attempts = 0
-        job.nextAttemptAt = nil
+        if let lease = job.lease, !lease.isMine, lease.isLive(now: time) { return }
+        var machine = job.machine()
+        guard case .requeued = machine.requeue() else { return }
+        job.apply(machine)
         job.lastError = nil
         job.updatedAt = time
         try job.update(db)

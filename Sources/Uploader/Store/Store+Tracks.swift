@@ -96,10 +96,25 @@ extension Store {
         // A range on the UNIQUE(path) index: "dir/" ≤ path < "dir0" ('0' follows '/').
         let low = prefix + "/"
         let high = prefix + "0"
+        let time = now()
         return try read { db in
-            try TrackRecord.fetchAll(
+            var tracks = try TrackRecord.fetchAll(
                 db, sql: "SELECT * FROM tracks WHERE path >= ? AND path < ? ORDER BY path", arguments: [low, high])
+            for index in tracks.indices where tracks[index].uploadState == .uploading {
+                try Self.checkLiveness(db, &tracks[index], now: time)
+            }
+            return tracks
         }
+    }
+
+    /// A track is uploading only while a live process works on its job; one whose run died
+    /// shows as interrupted (not uploaded; the next run resumes it), never uploading forever.
+    static func checkLiveness(_ db: Database, _ track: inout TrackRecord, now: Date) throws {
+        let jobs = try UploadJob.fetchAll(
+            db.cachedStatement(sql: "SELECT * FROM jobs WHERE path = ? AND state != 'completed'"), arguments: [track.path])
+        guard !jobs.contains(where: { $0.lease?.isLive(now: now) == true }) else { return }
+        track.uploadState = .none
+        track.interrupted = true
     }
 
     static func fetchTrack(_ db: Database, path: String) throws -> TrackRecord? {

@@ -72,11 +72,17 @@ extension Store {
     /// Records the files and queues their jobs in ONE transaction (thousands of files at a
     /// first sync: one commit, not three per file). An unfinished job for the same file and
     /// key is reused, as `enqueue` does; one whose file moved on starts over as staged.
-    /// - Returns: the jobs to run, and multipart uploads abandoned by restaged jobs (abort them).
-    public func enqueueSync(_ uploads: [SyncUpload], bucket: String) throws(StoreError) -> (jobs: [UploadJob], abandoned: [(key: String, uploadID: String)]) {
+    /// A scheduled run honours each job's retry rules: a failed job whose time has not come
+    /// is in `waiting`, not run, and so is one another live process is uploading.
+    /// - Returns: the jobs to run, those that wait, and multipart uploads abandoned by restaged
+    ///   jobs (abort them).
+    public func enqueueSync(
+        _ uploads: [SyncUpload], bucket: String, intent: EnqueueIntent = .scheduled
+    ) throws(StoreError) -> (jobs: [UploadJob], waiting: [(job: UploadJob, disposition: JobDisposition)], abandoned: [(key: String, uploadID: String)]) {
         let time = now()
         return try write { db in
             var jobs: [UploadJob] = []
+            var waiting: [(job: UploadJob, disposition: JobDisposition)] = []
             var abandoned: [(String, String)] = []
             for upload in uploads {
                 let file = upload.file
@@ -87,11 +93,15 @@ extension Store {
                     UploadJob(
                         path: file.path, bucket: bucket, key: upload.key, contentType: upload.contentType,
                         length: file.size, mtimeNs: file.mtimeNs, createdAt: time),
-                    at: time)
+                    at: time, intent: intent)
                 if let uploadID = queued.abandonedUploadID { abandoned.append((upload.key, uploadID)) }
-                jobs.append(queued.job)
+                if queued.disposition == .ready {
+                    jobs.append(queued.job)
+                } else {
+                    waiting.append((queued.job, queued.disposition))
+                }
             }
-            return (jobs, abandoned)
+            return (jobs, waiting, abandoned)
         }
     }
 

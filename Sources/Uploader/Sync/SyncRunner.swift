@@ -100,6 +100,7 @@ public struct SyncRunner: Sendable {
         }
         summary.failures.sort { $0.path < $1.path }
         if summary.exitCode == 0 && !summary.failures.isEmpty { summary.exitCode = ExitStatus.uploadFailed.rawValue }
+
         summary.seconds = (ContinuousClock.now - started) / .seconds(1)
         return summary
     }
@@ -120,6 +121,9 @@ public struct SyncRunner: Sendable {
         _ uploads: [PlannedUpload], store: Store, options: SyncOptions, into summary: inout SyncSummary
     ) async throws {
         guard !uploads.isEmpty else { return }
+        let queue = UploadQueue(store: store, service: service)
+        // What earlier runs could not abort goes first (no request when there is none).
+        await queue.abortAbandonedUploads()
         let queued = try store.enqueueSync(
             uploads.map {
                 SyncUpload(
@@ -127,12 +131,24 @@ public struct SyncRunner: Sendable {
                     contentType: options.attributes.contentType ?? ContentType.forFile(named: $0.file.relativePath))
             },
             bucket: service.bucket)
+        for (job, disposition) in queued.waiting {
+            switch disposition {
+            case .waitsForRetry:
+                summary.awaitingRetry += 1
+            case .waitsUntil(let date):
+                summary.retryLater += 1
+                summary.nextRetryAt = min(summary.nextRetryAt ?? date, date)
+            case .heldBy:
+                summary.heldElsewhere += 1
+            case .ready:
+                _ = job
+            }
+        }
         for (key, uploadID) in queued.abandoned {
-            try? await service.client.abortMultipartUpload(bucket: service.bucket, key: key, uploadID: uploadID)
+            await queue.abort(bucket: service.bucket, key: key, uploadID: uploadID)
         }
 
         let tally = Mutex(SyncSummary())
-        let queue = UploadQueue(store: store, service: service)
         let deleteAfter = options.deleteAfter
         let result = await queue.run(
             queued.jobs, attributes: options.attributes, progress: options.progress,
@@ -142,7 +158,7 @@ public struct SyncRunner: Sendable {
                 case .started:
                     break
                 case .completed(let job, let item, _):
-                    // Completed means the HEAD matched what was sent; and the file must still be what was sent.
+                    // Completed means the upload was verified; and the file must still be what was sent.
                     let deleted = deleteAfter && Self.isAsQueued(job) && unlink(job.path) == 0
                     tally.withLock {
                         $0.uploaded += 1
@@ -150,18 +166,12 @@ public struct SyncRunner: Sendable {
                         if deleted { $0.deleted += 1 }
                     }
                 case .failed(let job, let diagnosis, _):
-                    // A file that changed under its upload was not published; its job is staged again.
-                    let restaged = (try? store.job(id: job.id))??.state == .staged
                     // The failure already names the file: keep the message alone.
                     let message = diagnosis.message.hasPrefix(job.path + ": ")
                         ? String(diagnosis.message.dropFirst(job.path.count + 2)) : diagnosis.message
                     tally.withLock {
-                        if restaged {
-                            $0.waiting += 1
-                        } else {
-                            $0.failures.append(SyncFailure(path: job.path, key: job.key, error: message))
-                            $0.exitCode = max($0.exitCode, diagnosis.status == .configuration ? 3 : 1)
-                        }
+                        $0.failures.append(SyncFailure(path: job.path, key: job.key, error: message))
+                        $0.exitCode = max(ExitStatus(rawValue: $0.exitCode) ?? .success, diagnosis.status).rawValue
                     }
                 }
             })
@@ -169,9 +179,14 @@ public struct SyncRunner: Sendable {
         summary.uploaded += done.uploaded
         summary.uploadedBytes += done.uploadedBytes
         summary.deleted += done.deleted
-        summary.waiting += done.waiting + (try await settleDeferred(result.deferred, store: store))
+        summary.waiting += try await settleDeferred(result.deferred, store: store)
         summary.failures += done.failures
-        summary.exitCode = max(summary.exitCode, done.exitCode)
+        summary.heldElsewhere += result.heldElsewhere.count
+        summary.stoppedBy = result.stoppedBy?.diagnosis.message
+        summary.interrupted = result.interrupted
+        summary.leftResumable = result.leftResumable
+        let status = max(ExitStatus(rawValue: done.exitCode) ?? .uploadFailed, result.status)
+        summary.exitCode = max(ExitStatus(rawValue: summary.exitCode) ?? .uploadFailed, status).rawValue
     }
 
     /// Jobs turned away at their start: a file that changed waits for the next run (returns how
@@ -179,8 +194,9 @@ public struct SyncRunner: Sendable {
     func settleDeferred(_ jobs: [UploadJob], store: Store) async throws -> Int {
         let gone = jobs.filter { access($0.path, F_OK) != 0 && errno == ENOENT }
         if !gone.isEmpty {
+            let queue = UploadQueue(store: store, service: service)
             for (key, uploadID) in try store.dropJobs(gone.map(\.id)) {
-                try? await service.client.abortMultipartUpload(bucket: service.bucket, key: key, uploadID: uploadID)
+                await queue.abort(bucket: service.bucket, key: key, uploadID: uploadID)
             }
         }
         return jobs.count - gone.count

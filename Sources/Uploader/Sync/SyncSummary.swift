@@ -30,6 +30,19 @@ public struct SyncSummary: Sendable, Equatable, Encodable {
     public var problems: [ScanProblem] = []
     /// With `--dry-run`: the files that would be uploaded.
     public var planned: [SyncPlannedFile] = []
+    /// Failed for good before: they wait for `r2up retry` (or a change of the file).
+    public var awaitingRetry = 0
+    /// Failed retryably before: they wait for their next attempt, the first at `nextRetryAt`.
+    public var retryLater = 0
+    public var nextRetryAt: Date?
+    /// Being uploaded by another live r2up.
+    public var heldElsewhere = 0
+    /// What stopped the run before its end (credentials, bucket, endpoint, clock, store).
+    public var stoppedBy: String?
+    /// Ctrl-C or SIGTERM.
+    public var interrupted = false
+    /// Queued and not done because the run stopped: the next run resumes them.
+    public var leftResumable = 0
     /// DESIGN §3's exit code for the run.
     public var exitCode: Int32 = 0
 
@@ -38,6 +51,7 @@ public struct SyncSummary: Sendable, Equatable, Encodable {
     enum CodingKeys: String, CodingKey {
         case dryRun, uploaded, uploadedBytes, failed, unchanged, waiting, deleted, cloudOnly, excluded, seconds
         case failures, problems, planned, exitCode
+        case awaitingRetry, retryLater, nextRetryAt, heldElsewhere, stoppedBy, interrupted, leftResumable
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -56,6 +70,13 @@ public struct SyncSummary: Sendable, Equatable, Encodable {
         try c.encode(problems, forKey: .problems)
         try c.encode(planned, forKey: .planned)
         try c.encode(exitCode, forKey: .exitCode)
+        try c.encode(awaitingRetry, forKey: .awaitingRetry)
+        try c.encode(retryLater, forKey: .retryLater)
+        try c.encodeIfPresent(nextRetryAt, forKey: .nextRetryAt)
+        try c.encode(heldElsewhere, forKey: .heldElsewhere)
+        try c.encodeIfPresent(stoppedBy, forKey: .stoppedBy)
+        try c.encode(interrupted, forKey: .interrupted)
+        try c.encode(leftResumable, forKey: .leftResumable)
     }
 
     /// "sync: 12 uploaded (340 MB), 1 failed, 4,210 unchanged, 3 waiting (still being written) in 2.3 s"
@@ -70,8 +91,24 @@ public struct SyncSummary: Sendable, Equatable, Encodable {
         parts.append("\(Self.count(unchanged)) unchanged")
         parts.append("\(Self.count(waiting)) waiting (still being written)")
         if cloudOnly > 0 { parts.append("\(Self.count(cloudOnly)) cloud only") }
+        if awaitingRetry > 0 { parts.append("\(Self.count(awaitingRetry)) failed before (waiting for r2up retry)") }
+        if retryLater > 0 {
+            let when = nextRetryAt.map { " from \(Self.clock($0))" } ?? ""
+            parts.append("\(Self.count(retryLater)) to retry later\(when)")
+        }
+        if heldElsewhere > 0 { parts.append("\(Self.count(heldElsewhere)) being uploaded by another r2up") }
+        if leftResumable > 0 { parts.append("\(Self.count(leftResumable)) left to resume") }
         let tenths = (seconds * 10).rounded() / 10
         return "sync\(dryRun ? " --dry-run" : ""): " + parts.joined(separator: ", ") + " in \(tenths) s"
+    }
+
+    /// "2026-11-24 06:30 UTC": cron mail is read anywhere.
+    static func clock(_ date: Date) -> String {
+        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday)) \(two(parts.tm_hour)):\(two(parts.tm_min)) UTC"
     }
 
     /// 4210 → "4,210", the same in every locale (cron logs are read by grep).

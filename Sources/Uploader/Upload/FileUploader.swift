@@ -9,7 +9,8 @@ public struct UploadSettings: Sendable, Equatable {
     public var partSize: Int64 = 8 << 20
     /// Attempts per request inside this run before the failure is handed back.
     public var maxAttempts = 5
-    /// Keep a failed multipart upload on the server so a later run can resume it.
+    /// Leave a failed multipart upload on the server: the caller (the upload queue, whose job
+    /// state machine decides) resumes or aborts it. Off, a failure aborts it at once.
     public var keepPartsOnFailure = false
     /// The checksum each PUT and part carries; nil picks the endpoint's default (`IntegrityCheck.defaultCheck`).
     public var integrityCheck: IntegrityCheck?
@@ -48,10 +49,17 @@ public struct MultipartCheckpoint: Sendable, Equatable {
     }
 }
 
-/// Told about each durable step so a crash can be resumed; the store implements it.
+/// Told about each step of an upload so the job's state machine follows it and a crash can
+/// be resumed; the upload queue implements it. `progress` is called on the transfer thread
+/// and must not block; the others may wait for the store, never on that thread.
 public protocol UploadJournal: Sendable {
-    func multipartStarted(uploadID: String, partSize: Int64) throws
-    func partFinished(_ part: UploadedPart, checksum: PayloadChecksum) throws
+    /// CreateMultipartUpload answered.
+    func multipartStarted(uploadID: String, partSize: Int64) async throws(StoreError)
+    /// A part reached the server.
+    func partFinished(_ part: UploadedPart, checksum: PayloadChecksum) async throws(StoreError)
+    /// The whole body reached the server (the PUT answered, or every part did); completing
+    /// and checking the object come next.
+    func bodySent() async throws(StoreError)
     func progress(bytesSent: Int64)
 }
 
@@ -115,6 +123,7 @@ public struct FileUploader: Sendable {
             try? await deleteQuietly(bucket: bucket, key: key)
             throw .fileChanged(file.path)
         }
+        do { try await journal?.bodySent() } catch { throw .store(error) }
         if settings.headAfterPut { try await verify(bucket: bucket, key: key, size: file.size, etag: etag) }
         return UploadOutcome(
             bucket: bucket, key: key, etag: etag, size: file.size, bytesSent: sent.value, partCount: 1,

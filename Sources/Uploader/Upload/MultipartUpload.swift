@@ -32,9 +32,10 @@ struct MultipartUpload: Sendable {
                     throw .s3(S3ClientError(error))
                 }
             }
-            do { try journal?.multipartStarted(uploadID: uploadID, partSize: plan.partSize) } catch {
+            do { try await journal?.multipartStarted(uploadID: uploadID, partSize: plan.partSize) } catch {
+                // Unrecorded, no later run could resume or abort it: abort it now.
                 await abort(uploadID)
-                throw .fileUnreadable(path: file.path, reason: "the upload could not be recorded: \(error)")
+                throw .store(error)
             }
         }
         let resumedCount = done.count
@@ -49,6 +50,7 @@ struct MultipartUpload: Sendable {
             guard parts.count == plan.partCount, parts.reduce(Int64(0), { $0 + $1.size }) == file.size else {
                 throw UploadError.verificationFailed(key: key, reason: "the parts do not add up to the file")
             }
+            do { try await journal?.bodySent() } catch { throw UploadError.store(error) }
             let etag = try await uploader.withRetries("CompleteMultipartUpload \(key)") { () throws(UploadError) -> String in
                 do {
                     return try await client.completeMultipartUpload(bucket: bucket, key: key, uploadID: uploadID, parts: parts)
@@ -61,11 +63,10 @@ struct MultipartUpload: Sendable {
                 bucket: bucket, key: key, etag: etag, size: file.size, bytesSent: sent.value,
                 partCount: plan.partCount, multipart: true, partsResumed: resumedCount)
         } catch let error as UploadError {
-            let resumable = uploader.settings.keepPartsOnFailure && error.failureKind.retryClass == .retryable
-            if !resumable || error == .fileChanged(file.path) { await abort(uploadID) }
+            if !uploader.settings.keepPartsOnFailure { await abort(uploadID) }
             throw error
         } catch {
-            await abort(uploadID)
+            if !uploader.settings.keepPartsOnFailure { await abort(uploadID) }
             throw .s3(.transfer(TransferError(kind: .cancelled, message: "cancelled")))
         }
     }
@@ -205,9 +206,7 @@ struct MultipartUpload: Sendable {
             }
         }
         let part = UploadedPart(partNumber: number, etag: etag, size: length, checksum: checksum)
-        do { try journal?.partFinished(part, checksum: checksum) } catch {
-            throw .fileUnreadable(path: file.path, reason: "the finished part could not be recorded: \(error)")
-        }
+        do { try await journal?.partFinished(part, checksum: checksum) } catch { throw .store(error) }
         return part
     }
 

@@ -13,6 +13,8 @@ public enum UploadError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The server stored something other than what was sent.
     case verificationFailed(key: String, reason: String)
     case s3(S3ClientError)
+    /// The store could not record a step of the upload (the database, not the file).
+    case store(StoreError)
 
     public var description: String {
         switch self {
@@ -26,6 +28,7 @@ public enum UploadError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidKey(let reason): return "invalid object key: \(reason)"
         case .verificationFailed(let key, let reason): return "\(key): the stored object does not match: \(reason)"
         case .s3(let error): return error.description
+        case .store(let error): return error.description
         }
     }
 }

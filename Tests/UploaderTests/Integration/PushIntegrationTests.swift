@@ -138,17 +138,18 @@ final class AppendOnFirstPart: UploadJournal, @unchecked Sendable {
 
     init(path: String) { self.path = path }
 
-    func multipartStarted(uploadID: String, partSize: Int64) throws {}
+    func multipartStarted(uploadID: String, partSize: Int64) async throws(StoreError) {}
+    func bodySent() async throws(StoreError) {}
     func progress(bytesSent: Int64) {}
-    func partFinished(_ part: UploadedPart, checksum: PayloadChecksum) throws {
-        lock.lock()
-        defer { lock.unlock() }
-        guard !done else { return }
-        done = true
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-        try handle.seekToEnd()
+    func partFinished(_ part: UploadedPart, checksum: PayloadChecksum) async throws(StoreError) {
+        let first = lock.withLock {
+            defer { done = true }
+            return !done
+        }
+        guard first, let handle = FileHandle(forWritingAtPath: path) else { return }
+        handle.seekToEndOfFile()
         handle.write(Data("more".utf8))
-        try handle.close()
+        handle.closeFile()
     }
 }
 

@@ -6,12 +6,12 @@ import Testing
 /// One event given to the machine in the transition table.
 enum JobEvent: Sendable, CustomTestStringConvertible {
     case start(multipart: Bool), initiated(String), partFinished, bodySent, verified
-    case failed(FailureKind), requeue, fileChanged
+    case failed(FailureKind), requeue, fileChanged, interrupted, resumeFailed
 
     static let all: [JobEvent] = [
         .start(multipart: true), .start(multipart: false), .initiated("U2"), .partFinished, .bodySent, .verified,
         .failed(.timeout), .failed(.httpStatus(403, code: "AccessDenied")), .failed(.cancelled),
-        .failed(.httpStatus(404, code: "NoSuchUpload")), .requeue, .fileChanged,
+        .failed(.httpStatus(404, code: "NoSuchUpload")), .requeue, .fileChanged, .interrupted, .resumeFailed,
     ]
 
     var name: UploadJobEvent {
@@ -24,6 +24,8 @@ enum JobEvent: Sendable, CustomTestStringConvertible {
         case .failed: .failed
         case .requeue: .requeue
         case .fileChanged: .fileChanged
+        case .interrupted: .interrupted
+        case .resumeFailed: .resumeFailed
         }
     }
 
@@ -39,6 +41,8 @@ enum JobEvent: Sendable, CustomTestStringConvertible {
         case .failed(let kind): machine.failed(kind, now: now)
         case .requeue: machine.requeue()
         case .fileChanged: machine.fileChanged()
+        case .interrupted: machine.interrupted()
+        case .resumeFailed: machine.resumeFailed()
         }
     }
 }
@@ -74,8 +78,27 @@ struct UploadJobMachineTests {
 
     /// Every state × every event. Columns: start(mp) start(single) initiated partFinished
     /// bodySent verified failed(timeout) failed(AccessDenied) failed(cancelled)
-    /// failed(NoSuchUpload) requeue fileChanged.
-    static let table: [JobStart: [Outcome?]] = [
+    /// failed(NoSuchUpload) requeue fileChanged, then `extra`'s columns.
+    static let table: [JobStart: [Outcome?]] = base.merging(extra) { $0 + $1 }
+
+    /// Columns interrupted (a run stopped or died), resumeFailed (a resume found nothing to build on).
+    static let extra: [JobStart: [Outcome?]] = [
+        JobStart(state: .staged): [Outcome(action: .suspend, state: .staged), nil],
+        JobStart(state: .initiated, uploadID: "U1"): [Outcome(action: .suspend, state: .initiated, uploadID: "U1"), nil],
+        JobStart(state: .uploading): [Outcome(action: .suspend, state: .staged), nil],
+        JobStart(state: .uploading, uploadID: "U1"): [
+            Outcome(action: .suspend, state: .initiated, uploadID: "U1"),
+            Outcome(action: .restage(abortUploadID: "U1"), state: .staged),
+        ],
+        JobStart(state: .verifying): [Outcome(action: .suspend, state: .staged), nil],
+        JobStart(state: .verifying, uploadID: "U1"): [Outcome(action: .suspend, state: .initiated, uploadID: "U1"), nil],
+        JobStart(state: .completed): [nil, nil],
+        JobStart(state: .failedRetryable): [nil, nil],
+        JobStart(state: .failedRetryable, uploadID: "U1"): [nil, nil],
+        JobStart(state: .failedPermanent): [nil, nil],
+    ]
+
+    static let base: [JobStart: [Outcome?]] = [
         JobStart(state: .staged): [
             Outcome(action: .createMultipartUpload, state: .staged), Outcome(action: .putObject, state: .uploading),
             Outcome(action: .uploadParts(uploadID: "U2", listParts: false), state: .initiated, uploadID: "U2"),
@@ -150,7 +173,7 @@ struct UploadJobMachineTests {
             Outcome(action: .restage(abortUploadID: "U1"), state: .staged),
         ],
         JobStart(state: .failedPermanent): Array(repeating: nil, count: 10) + [
-            Outcome(action: .requeued, state: .staged), nil,
+            Outcome(action: .requeued, state: .staged), Outcome(action: .restage(abortUploadID: nil), state: .staged),
         ],
     ]
 

@@ -12,8 +12,10 @@ struct JobStoreTests {
         let store = try folder.store()
         let job = Sample.job()
         let result = try store.enqueue(job)
-        #expect(result == EnqueueResult(job: job, isNew: true, abandonedUploadID: nil))
-        #expect(try store.job(id: job.id) == job)
+        var leased = job
+        leased.lease = JobLease(owner: .current, heartbeatAt: Sample.date)
+        #expect(result == EnqueueResult(job: leased, isNew: true, abandonedUploadID: nil))
+        #expect(try store.job(id: job.id) == leased)
         #expect(try store.job(id: UUID()) == nil)
         let idText = try store.rawRead { db in try String.fetchOne(db, sql: "SELECT id FROM jobs") }
         #expect(idText == job.id.uuidString)
@@ -64,62 +66,6 @@ struct JobStoreTests {
         #expect(next.job.id != job.id)
     }
 
-    @Test("pending jobs: initiated first, then staged, then retryable failures that are due")
-    func pendingOrder() throws {
-        let folder = try ScratchFolder()
-        let store = try folder.store()
-        let now = Sample.date.addingTimeInterval(3600)
-        func add(_ name: String, _ minute: Double, _ change: (inout UploadJob) -> Void) throws -> UUID {
-            let job = Sample.job("/m/\(name)", key: name, at: Sample.date.addingTimeInterval(minute * 60))
-            try store.enqueue(job)
-            try store.updateJob(id: job.id, change)
-            return job.id
-        }
-        let stagedLate = try add("staged-late", 5) { _ in }
-        let retryDue = try add("retry-due", 0) { $0.state = .failedRetryable; $0.nextAttemptAt = now }
-        let stagedEarly = try add("staged-early", 1) { _ in }
-        _ = try add("retry-later", 0) { $0.state = .failedRetryable; $0.nextAttemptAt = now.addingTimeInterval(1) }
-        let initiated = try add("initiated", 9) { $0.state = .initiated; $0.uploadID = "U" }
-        _ = try add("permanent", 0) { $0.state = .failedPermanent }
-        _ = try add("uploading", 0) { $0.state = .uploading }
-        _ = try add("completed", 0) { $0.state = .completed }
-        let retryUndated = try add("retry-undated", 2) { $0.state = .failedRetryable }
-
-        let pending = try store.pendingJobs(now: now).map(\.id)
-        #expect(pending == [initiated, stagedEarly, stagedLate, retryDue, retryUndated])
-    }
-
-    @Test("the state machine's decision is stored; a new upload id drops the old parts")
-    func updateWithMachine() throws {
-        let folder = try ScratchFolder()
-        let clock = TestClock()
-        let store = try folder.store(clock: clock)
-        let job = Sample.job()
-        try store.enqueue(job)
-        var machine = job.machine(policy: JobRetryPolicy(random: { 0.5 }))
-        #expect(machine.start(multipart: true) == .createMultipartUpload)
-        #expect(machine.initiated(uploadID: "U1") == .uploadParts(uploadID: "U1", listParts: false))
-        try store.updateJob(id: job.id, applying: machine)
-        try store.recordPart(jobID: job.id, partNumber: 1, size: 8 << 20, etag: "\"p1\"", checksum: "bWQ1")
-        clock.advance(5)
-        _ = machine.start(multipart: true)
-        #expect(machine.failed(.timeout, now: clock.now) == .retry(after: .milliseconds(250)))
-        let stored = try store.updateJob(id: job.id, applying: machine, lastError: "timed out")
-        #expect(stored.state == .failedRetryable)
-        #expect(stored.attempts == 1)
-        #expect(stored.nextAttemptAt == clock.now.addingTimeInterval(0.25))
-        #expect(stored.lastError == "timed out")
-        #expect(stored.updatedAt == clock.now)
-        #expect(try store.job(id: job.id) == stored)
-        #expect(try store.parts(jobID: job.id).count == 1)
-
-        #expect(machine.fileChanged() == .restage(abortUploadID: "U1"))
-        let restaged = try store.updateJob(id: job.id, applying: machine)
-        #expect(restaged.uploadID == nil)
-        #expect(restaged.bytesSent == 0)
-        #expect(try store.parts(jobID: job.id).isEmpty)
-    }
-
     @Test("a part and the job's bytesSent are written together; parts come back in order")
     func parts() throws {
         let folder = try ScratchFolder()
@@ -139,10 +85,12 @@ struct JobStoreTests {
         try store.recordPart(jobID: job.id, partNumber: 3, size: 4 << 20, etag: "\"p3b\"", checksum: nil)
         #expect(try store.parts(jobID: job.id).last?.etag == "\"p3b\"")
         #expect(try store.job(id: job.id)?.bytesSent == 20 << 20)
-        try store.setProgress(jobID: job.id, bytesSent: 123)
-        #expect(try store.job(id: job.id)?.bytesSent == 123)
+        // the heartbeat's progress only ever raises what the parts say
+        try store.heartbeat(progress: [job.id: 123])
+        #expect(try store.job(id: job.id)?.bytesSent == 20 << 20)
+        try store.heartbeat(progress: [job.id: 21 << 20])
+        #expect(try store.job(id: job.id)?.bytesSent == 21 << 20)
         #expect(throws: StoreError.self) { try store.recordPart(jobID: UUID(), partNumber: 1, size: 1, etag: "e", checksum: nil) }
-        #expect(throws: StoreError.self) { try store.setProgress(jobID: UUID(), bytesSent: 1) }
     }
 
     @Test("completing a job is one transaction: job completed, parts gone, one history row, track uploaded")

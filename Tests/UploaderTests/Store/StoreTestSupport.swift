@@ -79,3 +79,27 @@ extension Store {
         try pool.write(body)
     }
 }
+
+extension Store {
+    /// Test set-up: a job changed and saved the way a run saves it (`saveJob`).
+    @discardableResult
+    func updateJob(id: UUID, _ change: (inout UploadJob) -> Void) throws -> UploadJob {
+        guard var job = try job(id: id) else { throw StoreError.notFound("job \(id)") }
+        change(&job)
+        try saveJob(job, trackState: job.state.trackState, trackError: job.lastError)
+        guard let saved = try self.job(id: id) else { throw StoreError.notFound("job \(id)") }
+        return saved
+    }
+}
+
+extension ProcessIdentity {
+    /// A process that has ended: a child that exited and was reaped.
+    static func ended() throws -> ProcessIdentity {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/true")
+        try process.run()
+        process.waitUntilExit()
+        let pid = process.processIdentifier
+        return ProcessIdentity(pid: pid, startTime: 1)
+    }
+}

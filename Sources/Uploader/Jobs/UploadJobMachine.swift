@@ -63,6 +63,13 @@ public struct UploadJobMachine: Sendable {
         return .uploadParts(uploadID: uploadID, listParts: false)
     }
 
+    /// A resume found nothing to build on (the upload is gone, or its parts no longer fit the
+    /// file) and begins a new multipart upload: back to staged, then `initiated` again.
+    public mutating func resumeFailed() -> UploadJobAction {
+        guard state == .uploading, uploadID != nil else { return reject(.resumeFailed) }
+        return restage()
+    }
+
     /// One part reached the server.
     public mutating func partFinished() -> UploadJobAction {
         guard state == .initiated || state == .uploading, uploadID != nil else { return reject(.partFinished) }
@@ -97,9 +104,7 @@ public struct UploadJobMachine: Sendable {
         guard state.isActive else { return reject(.failed) }
         switch kind {
         case .cancelled:
-            // Interrupted, not failed: the next run takes it from where it stands.
-            state = uploadID == nil ? .staged : .initiated
-            return .suspend
+            return interrupted()
         case .fileChanged:
             return restage()
         default:
@@ -137,6 +142,15 @@ public struct UploadJobMachine: Sendable {
         }
     }
 
+    /// The run working on the job stopped (Ctrl-C, a failure of the whole run) or died (its
+    /// lease was found dead): interrupted, not failed. The job goes back to where the next
+    /// run resumes it, its multipart upload and parts kept.
+    public mutating func interrupted() -> UploadJobAction {
+        guard state.isActive else { return reject(.interrupted) }
+        state = uploadID == nil ? .staged : .initiated
+        return .suspend
+    }
+
     /// `r2up retry`: a failed job goes back in the queue with its attempts forgotten.
     public mutating func requeue() -> UploadJobAction {
         guard state.isFailed else { return reject(.requeue) }
@@ -151,7 +165,7 @@ public struct UploadJobMachine: Sendable {
 
     /// The file's size or mtime moved since the job was queued: never publish it torn.
     public mutating func fileChanged() -> UploadJobAction {
-        guard state.isActive || state == .failedRetryable else { return reject(.fileChanged) }
+        guard state.isActive || state.isFailed else { return reject(.fileChanged) }
         return restage()
     }
 

@@ -33,11 +33,25 @@ public enum UploadJobState: String, Codable, Sendable, CaseIterable {
 
     /// Failed, either way.
     public var isFailed: Bool { self == .failedRetryable || self == .failedPermanent }
+
+    /// Sending or checking: what only a live run can be doing (its lease says whether one is).
+    public var isInFlight: Bool { self == .uploading || self == .verifying }
+
+    /// The upload state the job gives its track (seed 000): in flight is uploading, failed is
+    /// an error, completed is uploaded; queued or interrupted is not uploaded (yet).
+    public var trackState: UploadState {
+        switch self {
+        case .uploading, .verifying: .uploading
+        case .failedRetryable, .failedPermanent: .error
+        case .completed: .uploaded
+        case .staged, .initiated: .none
+        }
+    }
 }
 
 /// The events `UploadJobMachine` accepts, named for rejected transitions and logs.
 public enum UploadJobEvent: String, Sendable, CaseIterable {
-    case start, initiated, partFinished, bodySent, verified, failed, requeue, fileChanged
+    case start, initiated, resumeFailed, partFinished, bodySent, verified, failed, interrupted, requeue, fileChanged
 }
 
 /// What the driver must do after an event.

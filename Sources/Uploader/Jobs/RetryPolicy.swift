@@ -1,5 +1,72 @@
 import Foundation
 
+// The retry rules, all of them: backoff, how one request is retried, how a job is retried
+// across tries and runs. Which failures are worth a retry at all is FailureKind.retryClass
+// (FailureTaxonomy.swift).
+
+/// Exponential backoff with full jitter, as a pure function of its inputs.
+///
+/// The wait before retry number `attempt` (1 after the first failure) is
+/// `random × min(cap, base × 2^(attempt−1))`, the "full jitter" that keeps many
+/// clients from retrying in step.
+public enum Backoff {
+    /// The longest wait allowed before retry number `attempt`.
+    public static func ceiling(attempt: Int, base: Duration, cap: Duration) -> Duration {
+        // In Double seconds so a large attempt count cannot overflow; it just meets the cap.
+        let grown = base.timeInterval * pow(2, Double(max(attempt, 1) - 1))
+        return .seconds(min(grown, cap.timeInterval))
+    }
+
+    /// The wait before retry number `attempt`.
+    /// - Parameters:
+    ///   - attempt: 1 after the first failure, 2 after the second, …
+    ///   - base: the ceiling of the first wait.
+    ///   - cap: no wait is longer.
+    ///   - random: a number in [0, 1] from the caller's random source (clamped).
+    public static func delay(attempt: Int, base: Duration, cap: Duration, random: Double) -> Duration {
+        let unit = random.isNaN ? 0 : min(max(random, 0), 1)
+        return .seconds(ceiling(attempt: attempt, base: base, cap: cap).timeInterval * unit)
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, for date arithmetic.
+    var timeInterval: TimeInterval {
+        let parts = components
+        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
+    }
+}
+
+/// How one request (a PUT, a part) is retried inside an upload: quick tries with `Backoff`.
+/// Job-level retries across runs are `JobRetryPolicy`'s.
+public struct RequestRetryPolicy: Sendable {
+    public var base: Duration
+    public var cap: Duration
+    /// BadDigest means the bytes arrived damaged; a few resends, then it is treated as permanent.
+    public var maxBadDigestAttempts: Int
+    /// Returns a value in [0, 1); injected so tests can pin the jitter.
+    public var random: @Sendable () -> Double
+
+    public init(
+        base: Duration = .milliseconds(200), cap: Duration = .seconds(20), maxBadDigestAttempts: Int = 3,
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+    ) {
+        self.base = base
+        self.cap = cap
+        self.maxBadDigestAttempts = maxBadDigestAttempts
+        self.random = random
+    }
+
+    /// The wait before trying again after `attempt` failures of `kind`, or nil to give up now.
+    public func delayBeforeRetry(_ kind: FailureKind, attempt: Int) -> Duration? {
+        guard kind.retryClass == .retryable else { return nil }
+        if case .httpStatus(_, "BadDigest") = kind, attempt >= maxBadDigestAttempts { return nil }
+        if kind == .fileChanged { return nil }  // handled by the caller: the job goes back to staged
+        return Backoff.delay(attempt: attempt, base: base, cap: cap, random: random())
+    }
+}
+
+
 /// What to do about one failure of a job.
 public enum RetryDecision: Sendable, Equatable {
     /// Try again in this run after the delay.
