@@ -44,8 +44,8 @@ extension QueueRunSummary {
         var lines: [String] = []
         let left = leftResumable == 1 ? "1 upload is" : "\(leftResumable) uploads are"
         if let stoppedBy {
+            // One line: the jobs stay queued and the next run takes them, as `r2up queue` shows.
             lines.append("r2up: \(stoppedBy.diagnosis.message)")
-            if leftResumable > 0 { lines.append("r2up: stopped; \(left) still queued: run the command again once this is fixed") }
         } else if interrupted {
             lines.append("r2up: interrupted; \(left) left to resume: run the same command again (or r2up retry)")
         }

@@ -118,8 +118,8 @@ extension R2Up {
             for failure in summary.failures { Terminal.error("r2up: \(failure.path): \(failure.error)") }
             let left = summary.leftResumable == 1 ? "1 upload is" : "\(summary.leftResumable) uploads are"
             if let stopped = summary.stoppedBy {
+                // One line; the summary says how many are left to resume.
                 Terminal.error("r2up: \(stopped)")
-                if summary.leftResumable > 0 { Terminal.error("r2up: stopped; \(left) still queued: the next sync takes them once this is fixed") }
             } else if summary.interrupted {
                 Terminal.error("r2up: interrupted; \(left) left to resume: the next sync takes them")
             }

@@ -27,7 +27,7 @@ struct QueueCommandTests {
         #expect(queue.stdout.hasPrefix("0 queued · 0 uploading · 1 failed — last error: "))
         #expect(queue.stdout.contains("⚠ queue-tests/Late Night.m4a ("))
         let report = try json(try await CLI.run(["queue", "--json", "--db", db], environment: good).stdout)
-        #expect((report["counts"] as? [String: Int]) == ["queued": 0, "uploading": 0, "failed": 1])
+        #expect((report["counts"] as? [String: Int]) == ["queued": 0, "uploading": 0, "interrupted": 0, "failed": 1])
         let failed = try #require(report["failed"] as? [[String: Any]])
         #expect(failed.first?["key"] as? String == "queue-tests/Late Night.m4a")
         #expect(failed.first?["state"] as? String == "failedRetryable")
@@ -36,7 +36,7 @@ struct QueueCommandTests {
         #expect(retry.status == 0, "stderr: \(retry.stderr)")
         #expect(retry.stdout.hasSuffix("/queue-tests/Late%20Night.m4a\n"))
         let after = try json(try await CLI.run(["queue", "--json", "--db", db], environment: good).stdout)
-        #expect((after["counts"] as? [String: Int]) == ["queued": 0, "uploading": 0, "failed": 0])
+        #expect((after["counts"] as? [String: Int]) == ["queued": 0, "uploading": 0, "interrupted": 0, "failed": 0])
         #expect((after["lastCompleted"] as? [String: Any])?["r2Key"] as? String == "queue-tests/Late Night.m4a")
     }
 
@@ -46,7 +46,7 @@ struct QueueCommandTests {
         let env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
         let run = try await CLI.run(["retry", "deadbeef", "--db", folder.path + "/db.sqlite"], environment: env)
         #expect(run.status == 2)
-        #expect(run.stderr == "r2up: no failed upload has the id 'deadbeef'; see r2up queue\n")
+        #expect(run.stderr == "r2up: no failed or interrupted upload has the id 'deadbeef'; see r2up queue\n")
     }
 
     @Test("queue in one process while push writes in another: live progress, never 'database is locked'")

@@ -33,6 +33,13 @@ struct StatusCommandTests {
                 try store.upsertTrack(path: path, size: 1, mtimeNs: 1)
                 let cloud = state == .uploaded ? CloudCopy(bucket: "tracks", key: name, etag: "\"e\"") : nil
                 try store.setUploadState(path: path, state: state, error: error, cloud: cloud)
+                if state == .uploading {
+                    // Uploading is true only while a live process holds the job: this one does.
+                    try store.enqueue(
+                        UploadJob(
+                            path: path, bucket: "tracks", key: name, contentType: "audio/flac", length: 1, mtimeNs: 1,
+                            createdAt: Date()))
+                }
             }
             // Uploaded earlier, then deleted here: only the cloud copy is left.
             try store.upsertTrack(path: music + "/D/gone.flac", size: 1, mtimeNs: 1)
@@ -142,7 +149,7 @@ struct StatusCommandTests {
         let b = try #require(groups[1]["tracks"] as? [[String: Any]])
         #expect(b.count == 2)
         for track in b {
-            #expect(track.keys.sorted() == ["downloadState", "etag", "icon", "key", "lastError", "path", "uploadState"])
+            #expect(track.keys.sorted() == ["downloadState", "etag", "icon", "interrupted", "key", "lastError", "path", "uploadState"])
         }
         #expect(b[0]["path"] as? String == fixture.music + "/B/1 Ok.flac")
         #expect(b[0]["icon"] as? String == "uploaded")

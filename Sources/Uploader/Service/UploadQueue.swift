@@ -54,7 +54,7 @@ public final class UploadQueue: Sendable {
     /// well under a millisecond); bigger ones by tasks on the shared pool.
     static let transferThreadLimit: Int64 = 1 << 20
 
-    /// A file that keeps changing under its upload is left for a later run after this many restarts.
+    /// Restarts of one job in a run (the machine allows one per NoSuchUpload streak): a bound.
     static let maxRestarts = 3
 
     public init(store: Store, service: UploadService, policy: JobRetryPolicy = UploadQueue.defaultPolicy) {
@@ -291,7 +291,7 @@ public final class UploadQueue: Sendable {
                     await driver.recorder.flush()
                     batched = false
                 }
-                let failure = Failure(error, subject: job.path)
+                let failure = Failure(error, diagnosis: await service.diagnose(error, subject: job.path))
                 switch driver.failed(failure, now: Date(), stopping: control.isStopped || Task.isCancelled) {
                 case .retry(let delay):
                     guard await save(driver, control: control, error: failure.diagnosis.message) else { return }
@@ -302,16 +302,17 @@ public final class UploadQueue: Sendable {
                         return
                     }
                 case .restage(let abandoned):
-                    restarts += 1
                     if let abandoned { await abort(bucket: job.bucket, key: job.key, uploadID: abandoned) }
                     driver.refreshFile()
-                    guard restarts <= Self.maxRestarts else {
-                        // Still changing: a later run takes it once it is quiet.
-                        _ = await save(driver, control: control)
-                        summary.value.withLock { $0.deferred.append(driver.job) }
+                    guard failure.kind != .fileChanged else {
+                        // Not published torn; staged again, for a run that finds the file quiet.
+                        guard await save(driver, control: control) else { return }
+                        report(driver.job, failure.diagnosis, next: nil, summary: summary, onEvent: onEvent)
                         return
                     }
-                    guard await save(driver, control: control) else { return }
+                    // The upload was gone (NoSuchUpload): start it over, once, in this run.
+                    restarts += 1
+                    guard restarts <= Self.maxRestarts, await save(driver, control: control) else { return }
                 case .suspend:
                     // Interrupted, or the whole run is stopping: resumable, not failed.
                     if failure.scope == .run { control.stop(failure) }
@@ -396,6 +397,28 @@ public final class UploadQueue: Sendable {
             }
         }
         return remaining
+    }
+
+    /// Aborts multipart uploads the server holds under keys r2up owns (a key of one of this
+    /// store's tracks or jobs) that no unfinished job uses: a run killed between
+    /// CreateMultipartUpload's answer and its record left them. One listing request.
+    /// - Returns: how many were aborted.
+    @discardableResult
+    public func abortOrphanedUploads() async -> Int {
+        let bucket = service.bucket
+        guard let pending = try? await service.client.listMultipartUploads(bucket: bucket), !pending.isEmpty else { return 0 }
+        let candidates = pending.map { (key: ObjectKey.nfc($0.key), raw: $0.key, uploadID: $0.uploadID) }
+        guard
+            let orphans = try? await writer.perform({ store throws(StoreError) in
+                try store.orphanedUploads(bucket: bucket, among: candidates.map { ($0.key, $0.uploadID) })
+            })
+        else { return 0 }
+        var aborted = 0
+        for candidate in candidates where orphans.contains(candidate.uploadID) {
+            await abort(bucket: bucket, key: candidate.raw, uploadID: candidate.uploadID)
+            aborted += 1
+        }
+        return aborted
     }
 
     /// Uploads that keep their multipart upload on a failure: the job's machine decides.

@@ -143,6 +143,27 @@ extension Store {
         }
     }
 
+    /// Of multipart uploads listed on the server, those under a key this store knows (a track's
+    /// or a job's, in `bucket`) that no unfinished job of this store is using.
+    /// - Returns: their upload ids.
+    public func orphanedUploads(bucket: String, among uploads: [(key: String, uploadID: String)]) throws(StoreError) -> Set<String> {
+        try read { db in
+            let owned = try db.cachedStatement(sql: """
+                SELECT EXISTS (SELECT 1 FROM tracks WHERE bucket = ? AND "key" = ?)
+                    OR EXISTS (SELECT 1 FROM jobs WHERE bucket = ? AND "key" = ?)
+                """)
+            let inUse = try db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM jobs WHERE uploadID = ? AND state != 'completed')")
+            var orphans: Set<String> = []
+            for upload in uploads {
+                guard try Bool.fetchOne(owned, arguments: [bucket, upload.key, bucket, upload.key]) == true,
+                    try Bool.fetchOne(inUse, arguments: [upload.uploadID]) == false
+                else { continue }
+                orphans.insert(upload.uploadID)
+            }
+            return orphans
+        }
+    }
+
     /// The upload is gone from the server: forget it.
     public func forgetAbandoned(bucket: String, key: String, uploadID: String) throws(StoreError) {
         try write { db in

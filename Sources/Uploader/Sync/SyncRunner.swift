@@ -122,8 +122,10 @@ public struct SyncRunner: Sendable {
     ) async throws {
         guard !uploads.isEmpty else { return }
         let queue = UploadQueue(store: store, service: service)
-        // What earlier runs could not abort goes first (no request when there is none).
+        // What earlier runs could not abort goes first (no request when there is none), then
+        // what a killed run left unrecorded on the server (one listing).
         await queue.abortAbandonedUploads()
+        await queue.abortOrphanedUploads()
         let queued = try store.enqueueSync(
             uploads.map {
                 SyncUpload(
@@ -165,6 +167,9 @@ public struct SyncRunner: Sendable {
                         $0.uploadedBytes += item.fileSize
                         if deleted { $0.deleted += 1 }
                     }
+                case .failed(let job, _, _) where job.state == .staged:
+                    // Changed under its upload: not published, staged again for the next run.
+                    tally.withLock { $0.waiting += 1 }
                 case .failed(let job, let diagnosis, _):
                     // The failure already names the file: keep the message alone.
                     let message = diagnosis.message.hasPrefix(job.path + ": ")
@@ -179,7 +184,7 @@ public struct SyncRunner: Sendable {
         summary.uploaded += done.uploaded
         summary.uploadedBytes += done.uploadedBytes
         summary.deleted += done.deleted
-        summary.waiting += try await settleDeferred(result.deferred, store: store)
+        summary.waiting += done.waiting + (try await settleDeferred(result.deferred, store: store))
         summary.failures += done.failures
         summary.heldElsewhere += result.heldElsewhere.count
         summary.stoppedBy = result.stoppedBy?.diagnosis.message

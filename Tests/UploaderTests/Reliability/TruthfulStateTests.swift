@@ -215,7 +215,7 @@ struct TruthfulStateTests {
             let run = try await Subprocess.run(R2UpBinary.path, arguments + (quiet ? ["--quiet"] : []), environment: wrong)
             #expect(run.status == 3)
             let lines = run.stderrText.split(separator: "\n")
-            #expect(lines.count == 2, "\(run.stderrText)")
+            #expect(lines.count == 1, "\(run.stderrText)")
             #expect(lines.first?.hasPrefix("r2up: the secret access key is wrong") == true || lines.first?.contains("SignatureDoesNotMatch") == true, "\(run.stderrText)")
             #expect(!run.stderrText.contains("not-the-secret"))
         }

@@ -130,9 +130,9 @@ struct SyncIntegrationTests {
         opts.deleteAfter = true
         opts.filter = SyncFilter(includes: ["*.flac"])
 
-        // A bucket the writer identity cannot create: every upload fails, every file stays.
+        // A bucket the writer identity cannot create: the run stops at once, every file stays queued.
         let failing = try await runner(folder, bucket: "r2up-no-such-bucket", asWriter: true).run(library(folder), options: opts)
-        #expect(failing.failed == 2 && failing.deleted == 0 && failing.exitCode == 3)
+        #expect(failing.failed == 0 && failing.deleted == 0 && failing.exitCode == 3 && failing.stoppedBy != nil)
         #expect(FileManager.default.fileExists(atPath: kept.path))
 
         let summary: SyncSummary

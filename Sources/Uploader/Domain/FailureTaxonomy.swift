@@ -210,8 +210,13 @@ public struct Failure: Sendable, Equatable {
 
     /// Classifies `error`; `subject` (the file) starts a per-file message.
     public init(_ error: any Error, subject: String?) {
+        self.init(error, diagnosis: Diagnosis(error, subject: subject))
+    }
+
+    /// Classifies `error` explained as `diagnosis` (one looked into further, e.g. with the server).
+    public init(_ error: any Error, diagnosis: Diagnosis) {
         kind = FailureKind(error)
-        diagnosis = Diagnosis(error, subject: subject)
+        self.diagnosis = diagnosis
         switch (kind, diagnosis.status) {
         case (.storeBusy, _), (.cancelled, _): scope = .file
         case (_, .configuration), (_, .storeFailure): scope = .run

@@ -1,0 +1,53 @@
+import Foundation
+
+/// The colour an icon is drawn in; a terminal maps these names to its own palette.
+public enum IconColour: String, Codable, Sendable, CaseIterable {
+    case orange, red, accent, green, secondary
+}
+
+extension TrackIcon {
+    /// The glyph on a UTF-8 terminal, nil for a local-only track (it shows nothing).
+    ///
+    /// Hollow icons get their own arrow so they still differ where colour is off (`NO_COLOR`).
+    public var glyph: String? {
+        switch self {
+        case .uploading, .uploaded: "↑"
+        case .uploadError, .downloadError: "⚠"
+        case .downloading: "⇣"
+        case .downloaded: "↓"
+        case .cloudOnly: "☁"
+        case .localOnly: nil
+        }
+    }
+
+    /// The glyph where the terminal is not UTF-8.
+    public var asciiGlyph: String? {
+        switch self {
+        case .uploading, .uploaded: "^"
+        case .uploadError, .downloadError: "!"
+        case .downloading: "v"
+        case .downloaded: "V"
+        case .cloudOnly: "@"
+        case .localOnly: nil
+        }
+    }
+
+    /// The seed draws downloading as an outline; everything else is filled.
+    public var isHollow: Bool { self == .downloading }
+
+    /// The colour, nil where the icon has none.
+    public var colour: IconColour? {
+        switch self {
+        case .uploading: .orange
+        case .uploadError, .downloadError: .red
+        case .downloading, .cloudOnly: .accent
+        case .downloaded, .uploaded: .green
+        case .localOnly: nil
+        }
+    }
+
+    /// The glyph for a terminal that is (`ascii: false`) or is not UTF-8.
+    public func glyph(ascii: Bool) -> String? {
+        ascii ? asciiGlyph : glyph
+    }
+}
