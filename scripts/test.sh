@@ -19,11 +19,15 @@
 #   AWS_REGION=us-east-1
 #   R2UP_TEST_WRITER_ACCESS_KEY, R2UP_TEST_WRITER_SECRET_KEY: an identity without Admin rights
 #   (SeaweedFS creates a missing bucket on PUT for an admin; R2 and S3 never do)
+# First it runs scripts/setup.sh (missing Debian packages, the .venv tools) and puts
+# .venv/bin first on PATH: the tests find python3 (boto3), aws, weed and moto_server there.
 # R2UP_KEEP_SERVER=1 leaves the server and its folder in place (prints where).
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT=$PWD
+bash scripts/setup.sh
+export VIRTUAL_ENV=$ROOT/.venv PATH=$ROOT/.venv/bin:$PATH
 
 SERVER_DIR=$(mktemp -d "${TMPDIR:-/tmp}/r2up-seaweedfs.XXXXXX")
 stopped=0
