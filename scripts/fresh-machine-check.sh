@@ -16,6 +16,10 @@
 # build machine) R2UP_FRESH_COPY_PACKAGES=1 (the default) copies the Swift package
 # checkouts (.build/checkouts, .build/repositories, workspace-state.json, Package.resolved)
 # from this checkout, so that SwiftPM need not fetch them; nothing else comes from the host.
+# Where HTTPS leaves through an intercepting proxy (this build machine's egress), the
+# host's local CAs (/usr/local/share/ca-certificates/*.crt) are copied in too and pip is
+# pointed at the system bundle (PIP_CERT); Debian's own ca-certificates package, which
+# setup.sh installs, folds them into that bundle.
 # Takes ~10 min on 2 cores (a release build from scratch): not part of scripts/test.sh or CI.
 # R2UP_FRESH_KEEP=1 keeps ROOTFS afterwards (a second run then reuses it: setup.sh is quiet).
 set -euo pipefail
@@ -55,6 +59,12 @@ bind /sys /sys
 bind "$SWIFT_ROOT" /opt/swift
 mount -o remount,bind,ro "$ROOTFS/opt/swift"
 cp /etc/resolv.conf "$ROOTFS/etc/resolv.conf"
+extra_env=()
+if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
+  mkdir -p "$ROOTFS/usr/local/share/ca-certificates"
+  cp /usr/local/share/ca-certificates/*.crt "$ROOTFS/usr/local/share/ca-certificates/"
+  extra_env=(PIP_CERT=/etc/ssl/certs/ca-certificates.crt)
+fi
 
 say "copying the checkout to $ROOTFS/r2up"
 rm -rf "$ROOTFS/r2up" && mkdir -p "$ROOTFS/r2up"
@@ -67,7 +77,7 @@ fi
 
 say "chroot: scripts/setup.sh && scripts/demo.sh"
 log=$ROOTFS/r2up/fresh-machine.log
-chroot "$ROOTFS" /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 \
+chroot "$ROOTFS" /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 "${extra_env[@]}" \
   PATH=/opt/swift/usr/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
   bash -c 'cd /r2up && time bash scripts/setup.sh && time bash scripts/setup.sh && bash scripts/demo.sh' 2>&1 | tee "$log"
 grep -q '^fetched back OK: ' "$log" || die "the demo did not end with 'fetched back OK' (log: $log)"

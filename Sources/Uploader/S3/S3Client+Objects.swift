@@ -26,6 +26,13 @@ public struct ObjectAttributes: Sendable, Equatable {
     }
 }
 
+/// What a PutObject reply tells.
+public struct PutReply: Sendable, Equatable {
+    public var etag: String
+    /// The `Server` header: which implementation answered (`ServerProfile.identify`).
+    public var server: String?
+}
+
 /// What HEAD tells about an object.
 public struct ObjectInfo: Sendable, Equatable {
     public var size: Int64
@@ -67,12 +74,23 @@ extension S3Client {
         bucket: String, key: String, body: RequestBody, checksum: PayloadChecksum?,
         attributes: ObjectAttributes = .init(), onProgress: (@Sendable (Int64) -> Void)? = nil
     ) async throws(S3ClientError) -> String {
+        try await putObjectReply(
+            bucket: bucket, key: key, body: body, checksum: checksum, attributes: attributes, onProgress: onProgress
+        ).etag
+    }
+
+    /// PutObject, answering with what the reply tells: the ETag and who answered (`Server`).
+    public func putObjectReply(
+        bucket: String, key: String, body: RequestBody, checksum: PayloadChecksum?,
+        attributes: ObjectAttributes = .init(), onProgress: (@Sendable (Int64) -> Void)? = nil
+    ) async throws(S3ClientError) -> PutReply {
         var headers = attributes.headers
         if let checksum { headers.append(checksum.header) }
         let call = Call(
             method: "PUT", bucket: bucket, key: key, headers: headers, body: body,
             payload: Self.payload(for: body), onProgress: onProgress)
-        return Self.etag(try await send(call))
+        let response = try await send(call)
+        return PutReply(etag: Self.etag(response), server: response.header("server"))
     }
 
     /// HeadObject; nil when the object does not exist.
