@@ -64,6 +64,8 @@ if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
   mkdir -p "$ROOTFS/usr/local/share/ca-certificates"
   cp /usr/local/share/ca-certificates/*.crt "$ROOTFS/usr/local/share/ca-certificates/"
   extra_env=(PIP_CERT=/etc/ssl/certs/ca-certificates.crt)
+  # A reused ROOTFS has ca-certificates already: fold the copied CAs in now.
+  if [ -x "$ROOTFS/usr/sbin/update-ca-certificates" ]; then chroot "$ROOTFS" /usr/sbin/update-ca-certificates >/dev/null; fi
 fi
 
 say "copying the checkout to $ROOTFS/r2up"

@@ -11,6 +11,7 @@ enum Schema {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1", migrate: v1)
         migrator.registerMigration("v2", migrate: v2)
+        migrator.registerMigration("v3-deletions", migrate: v3Deletions)
         return migrator
     }
 
@@ -81,6 +82,18 @@ enum Schema {
             BEGIN
                 SELECT RAISE(ABORT, 'history rows are immutable');
             END;
+            """)
+    }
+
+    /// `r2up rm`: objects deleted, so the (immutable) history rows can say so.
+    private static func v3Deletions(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE deletions (
+                bucket TEXT NOT NULL,
+                "key" TEXT NOT NULL,
+                deletedAt TEXT NOT NULL
+            );
+            CREATE INDEX deletions_on_target ON deletions(bucket, "key");
             """)
     }
 }
