@@ -121,7 +121,7 @@ struct TwoServerCoreTests {
         #expect(list.status == 0, "\(list.stderr)")
         let lines = list.stdout.split(separator: "\n").map(String.init)
         #expect(lines.count == 2)
-        #expect(lines.contains { $0.hasSuffix("deep/er/large 100%.wav") && $0.contains("11.5 MB") })
+        #expect(lines.contains { $0.hasSuffix("deep/er/large 100%.wav") && $0.contains(" 11 MB ") })
         #expect(lines.contains { $0.hasSuffix("+plus %25 ?#[]=;,'!~*()@$ 日本.m4a") })
         #expect(list.stderr.contains("0 folders, 2 objects"))
 
@@ -159,12 +159,13 @@ struct TwoServerCoreTests {
         let b = Self.bytes(2000, seed: 4)
         try a.write(to: URL(fileURLWithPath: tracks + "/a #1.m4a"))
         try b.write(to: URL(fileURLWithPath: tracks + "/Live/b.flac"))
-        let first = try await CLI.run(["sync", tracks, "--prefix", prefix, "--db", db], environment: env)
+        let first = try await CLI.run(["sync", tracks, "--prefix", prefix, "--min-age", "0", "--db", db], environment: env)
         #expect(first.status == 0, "\(first.stderr)")
         #expect(try await server.stored(under: prefix) == [
             prefix + "a #1.m4a": Self.fingerprint(a), prefix + "Live/b.flac": Self.fingerprint(b),
         ])
-        let second = try await CLI.run(["sync", tracks, "--prefix", prefix, "--db", db, "--json"], environment: env)
+        let second = try await CLI.run(
+            ["sync", tracks, "--prefix", prefix, "--min-age", "0", "--db", db, "--json"], environment: env)
         #expect(second.status == 0, "\(second.stderr)")
         let summary = try JSONSerialization.jsonObject(with: Data(second.stdout.utf8)) as? [String: Any] ?? [:]
         #expect(summary["uploaded"] as? Int == 0, "\(second.stdout)")
@@ -216,5 +217,40 @@ struct TwoServerCoreTests {
         let tracks = groups.flatMap { $0["tracks"] as? [[String: Any]] ?? [] }
         #expect(tracks.count == 3, "\(status.stdout)")
         #expect(tracks.allSatisfy { $0["icon"] as? String == "localOnly" && $0["key"] is NSNull }, "\(status.stdout)")
+    }
+
+    /// The methods r2up sent for one single-PUT push through a logging proxy in front of `server`.
+    static func methods(pushing arguments: [String], to server: CoreServer) async throws -> [String] {
+        let folder = try TemporaryFolder()
+        let log = folder.path + "/requests.jsonl"
+        let proxy = try await HelperServer.start(
+            "faultproxy.py",
+            ["--upstream", server.endpoint.replacingOccurrences(of: "http://", with: ""), "--log-all", "--log", log,
+             "--max-seconds", "120"])
+        defer { proxy.stop() }
+        var env = server.environment(home: folder.path)
+        env["R2UP_ENDPOINT"] = proxy.endpoint
+        let file = folder.write("tone.m4a", "sixteen bytes...")
+        let key = "core-verify-\(UUID().uuidString.prefix(8))/tone.m4a"
+        let push = try await CLI.run(["push", file, "--key", key, "--db", folder.path + "/db.sqlite"] + arguments, environment: env)
+        #expect(push.status == 0, "\(push.stderr)")
+        #expect(try await server.stored(under: key) == [key: Self.fingerprint(Data("sixteen bytes...".utf8))])
+        let lines = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        return lines.split(separator: "\n").compactMap { line in
+            let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            return object?["method"] as? String
+        }
+    }
+
+    @Test("default: a single PUT whose checksum the server verifies (SeaweedFS) has no HEAD; moto, which verifies none, gets one")
+    func singlePutConfirmation() async throws {
+        let seaweed = try CoreServer.named(CoreServer.seaweedFS)
+        let moto = try CoreServer.named(CoreServer.moto)
+        #expect(try await Self.methods(pushing: [], to: seaweed) == ["PUT"])
+        #expect(try await Self.methods(pushing: ["--verify", "head"], to: seaweed) == ["PUT", "HEAD"])
+        #expect(try await Self.methods(pushing: [], to: moto) == ["PUT", "HEAD"])
+        #expect(try await Self.methods(pushing: ["--verify", "reply"], to: moto) == ["PUT"])
+        // With Content-MD5, the reply's ETag must be the MD5 of the bytes: both servers' ETags are.
+        #expect(try await Self.methods(pushing: ["--checksum", "md5"], to: seaweed) == ["PUT"])
     }
 }
