@@ -95,7 +95,9 @@ extension R2Up {
             }
             if json {
                 let items = summary.completed.map {
-                    PushedFile(key: $0.r2Key, url: $0.publicURL.absoluteString, size: $0.fileSize, etag: $0.etag ?? "", id: $0.id)
+                    PushedFile(
+                        file: $0.fileName, key: $0.r2Key, url: $0.publicURL.absoluteString, size: $0.fileSize,
+                        etag: $0.etag ?? "", id: $0.id)
                 }
                 Terminal.output(JSONOutput.encode(items))
             }
@@ -116,6 +118,12 @@ extension R2Up {
                     let eligible: [(path: String, relativePath: String)]
                     do { eligible = try TrackFolder.eligibleFiles(in: path, store: store, onlyFailed: retryFailed) } catch {
                         throw CommandFailure(error)
+                    }
+                    if eligible.isEmpty && !global.quiet {
+                        Terminal.error(
+                            retryFailed
+                                ? "\(TextColumns.printable(path)): no failed tracks to upload again"
+                                : "\(TextColumns.printable(path)): nothing to upload (every track is uploaded and unchanged)")
                     }
                     for file in eligible {
                         requests.append(request(path: file.path, key: ObjectKey.forFile(named: file.relativePath, prefix: prefix)))
@@ -139,6 +147,8 @@ extension R2Up {
 
 /// One entry of `push --json`.
 struct PushedFile: Codable {
+    /// The file's name, as the history keeps it.
+    var file: String
     var key: String
     var url: String
     var size: Int64

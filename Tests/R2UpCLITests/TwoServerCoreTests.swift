@@ -253,4 +253,40 @@ struct TwoServerCoreTests {
         // With Content-MD5, the reply's ETag must be the MD5 of the bytes: both servers' ETags are.
         #expect(try await Self.methods(pushing: ["--checksum", "md5"], to: seaweed) == ["PUT"])
     }
+
+    @Test("push --json has file, key, url, size, etag, id; a folder with nothing left says so; sync --dry-run --json says wouldUpload")
+    func outputs() async throws {
+        let server = try CoreServer.named(CoreServer.seaweedFS)
+        let folder = try TemporaryFolder()
+        let env = server.environment(home: folder.path)
+        let db = folder.path + "/db.sqlite"
+        let prefix = "core-out-\(UUID().uuidString.prefix(8))/"
+        let music = folder.path + "/music"
+        try FileManager.default.createDirectory(atPath: music, withIntermediateDirectories: true)
+        try Data("four".utf8).write(to: URL(fileURLWithPath: music + "/a.m4a"))
+
+        let first = try await CLI.run(["push", music, "--prefix", prefix, "--json", "--db", db], environment: env)
+        #expect(first.status == 0, "\(first.stderr)")
+        let rows = try JSONSerialization.jsonObject(with: Data(first.stdout.utf8)) as? [[String: Any]] ?? []
+        #expect(rows.count == 1)
+        #expect(rows.first.map { $0.keys.sorted() } == ["etag", "file", "id", "key", "size", "url"])
+        #expect(rows.first?["file"] as? String == "a.m4a")
+        #expect(rows.first?["key"] as? String == prefix + "a.m4a")
+
+        let again = try await CLI.run(["push", music, "--prefix", prefix, "--db", db], environment: env)
+        #expect(again.status == 0)
+        #expect(again.stdout.isEmpty)
+        #expect(again.stderr == "\(music): nothing to upload (every track is uploaded and unchanged)\n")
+
+        try Data("new".utf8).write(to: URL(fileURLWithPath: music + "/b.m4a"))
+        let dry = try await CLI.run(
+            ["sync", music, "--prefix", prefix, "--dry-run", "--json", "--min-age", "0", "--db", folder.path + "/other.sqlite"],
+            environment: env)
+        #expect(dry.status == 0, "\(dry.stderr)")
+        let summary = try JSONSerialization.jsonObject(with: Data(dry.stdout.utf8)) as? [String: Any] ?? [:]
+        #expect(summary["wouldUpload"] as? Int == 2)
+        #expect(summary["wouldUploadBytes"] as? Int == 7)
+        #expect(summary["uploaded"] as? Int == 0)
+        #expect((summary["planned"] as? [Any])?.count == 2)
+    }
 }
