@@ -90,7 +90,7 @@ struct HistoryCommandTests {
             guard line.hasPrefix("\"") else { return nil }
             return String(line.dropFirst().prefix { $0 != "\"" })
         }
-        #expect(Array(keyOrder.prefix(8)) == keys)
+        #expect(Array(keyOrder.prefix(keys.count)) == keys)
         #expect(run.stdout.contains("\"publicURL\" : \"https://pub.example.com/albums/new.flac\""))
     }
 

@@ -54,7 +54,7 @@ struct ParityCommandTests {
     }
 
     @Test("bad --limit or --since: one line, exit 2", arguments: [
-        (["--limit", "-1"], "--limit must be 0 (all) or more, got -1"),
+        (["--limit=-1"], "--limit must be 0 (all) or more, got -1"),
         (["--since", "yesterday"], "--since 'yesterday' is not a date like 2026-11-22"),
         (["--since", "2026-02-31"], "--since '2026-02-31' is not a date like 2026-11-22"),
     ])
