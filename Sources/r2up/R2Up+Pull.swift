@@ -64,7 +64,7 @@ extension R2Up {
 
             var worst = ExitStatus.success
             for refusal in plan.refused {
-                Terminal.error("r2up: \(refusal.diagnosis.message)")
+                Terminal.error("r2up: \(TextColumns.printable(refusal.diagnosis.message))")
                 worst = max(worst, refusal.diagnosis.status)
             }
             let quiet = global.quiet || json
@@ -76,13 +76,14 @@ extension R2Up {
                 switch event {
                 case .finished(let outcome):
                     if outcome.result == .downloaded && !quiet {
-                        if let display { display.print(outcome.path) } else { Terminal.output(outcome.path) }
+                        let path = TextColumns.printable(outcome.path)
+                        if let display { display.print(path) } else { Terminal.output(path) }
                     }
                 case .failed(_, let error):
                     if let display {
-                        display.print("r2up: \(error.diagnosis.message)", toStandardError: true)
+                        display.print("r2up: \(TextColumns.printable(error.diagnosis.message))", toStandardError: true)
                     } else {
-                        Terminal.error("r2up: \(error.diagnosis.message)")
+                        Terminal.error("r2up: \(TextColumns.printable(error.diagnosis.message))")
                     }
                 }
             }

@@ -71,7 +71,7 @@ extension R2Up {
                     jobs.append(job)
                 case .failure(let error):
                     let diagnosis = Diagnosis(error, subject: request.path)
-                    Terminal.error("r2up: \(diagnosis.message)")
+                    Terminal.error("r2up: \(TextColumns.printable(diagnosis.message))")
                     worst = max(worst, diagnosis.status)
                 }
             }
@@ -90,7 +90,7 @@ extension R2Up {
             }
             display?.finish()
             for (_, diagnosis) in summary.failed {
-                Terminal.error("r2up: \(diagnosis.message)")
+                Terminal.error("r2up: \(TextColumns.printable(diagnosis.message))")
                 worst = max(worst, diagnosis.status)
             }
             if json {

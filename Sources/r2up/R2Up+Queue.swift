@@ -31,13 +31,13 @@ extension R2Up {
                 for entry in report.uploading {
                     let percent = entry.size > 0 ? Int(Double(entry.bytesSent) / Double(entry.size) * 100) : 100
                     Terminal.output(
-                        "  ↑ \(entry.key)  \(ByteCount.string(entry.bytesSent)) of \(ByteCount.string(entry.size)) (\(percent)%)")
+                        "  ↑ \(TextColumns.printable(entry.key))  \(ByteCount.string(entry.bytesSent)) of \(ByteCount.string(entry.size)) (\(percent)%)")
                 }
             }
             if !report.upNext.isEmpty {
                 Terminal.output("\nUp next")
                 for (index, entry) in report.upNext.enumerated() {
-                    Terminal.output("  \(index + 1). \(entry.key)  \(ByteCount.string(entry.size))")
+                    Terminal.output("  \(index + 1). \(TextColumns.printable(entry.key))  \(ByteCount.string(entry.size))")
                 }
             }
             if !report.failed.isEmpty {
@@ -47,11 +47,11 @@ extension R2Up {
                         entry.state == UploadJobState.failedPermanent.rawValue
                         ? "waits for r2up retry"
                         : entry.nextAttemptAt.map { "next attempt \(Self.format($0))" } ?? "retried on the next run"
-                    Terminal.output("  ⚠ \(entry.key) (\(entry.id.uuidString.prefix(8).lowercased())): \(entry.lastError ?? "failed"); \(when)")
+                    Terminal.output("  ⚠ \(TextColumns.printable(entry.key)) (\(entry.id.uuidString.prefix(8).lowercased())): \(TextColumns.printable(entry.lastError ?? "failed")); \(when)")
                 }
             }
             if let last = report.lastCompleted {
-                Terminal.output("\nLast completed\n  \(last.r2Key)  \(last.formattedFileSize)  \(Self.format(last.uploadDate))  \(last.publicURL.absoluteString)")
+                Terminal.output("\nLast completed\n  \(TextColumns.printable(last.r2Key))  \(last.formattedFileSize)  \(Self.format(last.uploadDate))  \(last.publicURL.absoluteString)")
             }
         }
 
@@ -123,7 +123,7 @@ extension R2Up {
                     case .success(let outcome):
                         if !global.quiet { Terminal.output(outcome.path) }
                     case .failure(let error):
-                        Terminal.error("r2up: \(error.diagnosis.message)")
+                        Terminal.error("r2up: \(TextColumns.printable(error.diagnosis.message))")
                         worst = max(worst, error.diagnosis.status)
                     }
                 }
@@ -140,7 +140,7 @@ extension R2Up {
                 if case .completed(_, let item, _) = event, !quiet { Terminal.output(item.publicURL.absoluteString) }
             }
             for (_, diagnosis) in summary.failed {
-                Terminal.error("r2up: \(diagnosis.message)")
+                Terminal.error("r2up: \(TextColumns.printable(diagnosis.message))")
                 worst = max(worst, diagnosis.status)
             }
             if worst != .success { throw CommandFailure(status: worst) }

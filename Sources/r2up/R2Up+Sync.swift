@@ -109,11 +109,11 @@ extension R2Up {
                 Terminal.output(JSONOutput.encode(summary))
                 return
             }
-            for problem in summary.problems { Terminal.error("r2up: \(problem.path): \(problem.message)") }
-            for failure in summary.failures { Terminal.error("r2up: \(failure.path): \(failure.error)") }
+            for problem in summary.problems { Terminal.error("r2up: \(TextColumns.printable(problem.path)): \(TextColumns.printable(problem.message))") }
+            for failure in summary.failures { Terminal.error("r2up: \(TextColumns.printable(failure.path)): \(TextColumns.printable(failure.error))") }
             guard !global.quiet else { return }
             for file in summary.planned {
-                Terminal.output("would upload \(file.key) (\(ByteCount.string(file.size)), \(file.reason.rawValue))")
+                Terminal.output("would upload \(TextColumns.printable(file.key)) (\(ByteCount.string(file.size)), \(file.reason.rawValue))")
             }
             Terminal.output(summary.line)
         }

@@ -29,7 +29,7 @@ struct R2Up: AsyncParsableCommand {
                 try command.run()
             }
         } catch let failure as CommandFailure {
-            if !failure.diagnosis.message.isEmpty { Terminal.error("r2up: \(failure.diagnosis.message)") }
+            if !failure.diagnosis.message.isEmpty { Terminal.error("r2up: \(TextColumns.printable(failure.diagnosis.message))") }
             Foundation.exit(failure.diagnosis.status.rawValue)
         } catch {
             // Usage errors get exit 2, like DESIGN §3 says; argument-parser's own codes otherwise.
