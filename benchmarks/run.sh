@@ -243,6 +243,7 @@ rows = {}
 for line in open(sys.argv[1]):
     *name, gib, wall, cpu, rss = line.split()
     rows.setdefault(" ".join(name), []).append((float(gib), float(wall), float(cpu), int(rss)))
+w3_files = int(os.environ.get("W3_FILES", "2000"))
 cpu_model = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
 print(f"Measured {datetime.date.today()} on {os.cpu_count()} cores ({cpu_model}), SeaweedFS on loopback; medians of {sys.argv[2]} runs.\n")
 print("| workload / tool | wall s | client CPU s/GiB | rate | peak RSS MiB |")
@@ -255,7 +256,7 @@ for name, samples in sorted(rows.items(), key=lambda row: row[0][:2]):  # W5 run
     if name.startswith("W4"):
         print(f"| {name} | {wall:.2f} | {cpu:.2f} CPU s in all | — | {rss:.1f} |")
     elif name.startswith("W3"):
-        print(f"| {name} | {wall:.2f} | {cpu:.2f} | {int(os.environ.get("W3_FILES", "2000")) / wall:.0f} objects/s | {rss:.1f} |")
+        print(f"| {name} | {wall:.2f} | {cpu:.2f} | {w3_files / wall:.0f} objects/s | {rss:.1f} |")
     elif name.startswith("W5"):
         print(f"| {name} | {wall * 1000:.0f} ms | — | — | {rss:.1f} |")
     else:

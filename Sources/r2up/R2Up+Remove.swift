@@ -80,16 +80,35 @@ extension R2Up {
                     return
                 }
             }
+            // DeleteObject each, eight at a time, printed in key order; the first failure stops the rest.
             var deleted: [String] = []
             var failure: (any Error)?
-            for key in targets {
-                do {
-                    try await service.client.deleteObject(bucket: service.bucket, key: key)
-                    deleted.append(key)
-                    Terminal.output("deleted \(TextColumns.printable(key))")
-                } catch {
-                    failure = error
-                    break
+            var start = 0
+            while start < targets.count && failure == nil {
+                let batch = Array(targets[start..<min(start + 8, targets.count)])
+                start += batch.count
+                let results = await withTaskGroup(of: (Int, (any Error)?).self) { group in
+                    for (index, key) in batch.enumerated() {
+                        group.addTask {
+                            do {
+                                try await service.client.deleteObject(bucket: service.bucket, key: key)
+                                return (index, nil)
+                            } catch {
+                                return (index, error)
+                            }
+                        }
+                    }
+                    var results = [(any Error)?](repeating: nil, count: batch.count)
+                    for await (index, error) in group { results[index] = error }
+                    return results
+                }
+                for (key, error) in zip(batch, results) {
+                    if let error {
+                        failure = failure ?? error
+                    } else {
+                        deleted.append(key)
+                        Terminal.output("deleted \(TextColumns.printable(key))")
+                    }
                 }
             }
             do {

@@ -289,4 +289,70 @@ struct TwoServerCoreTests {
         #expect(summary["uploaded"] as? Int == 0)
         #expect((summary["planned"] as? [Any])?.count == 2)
     }
+
+    @Test("rm --prefix on a terminal lists, asks [y/N], and deletes only after a yes")
+    func removeAsksOnATerminal() async throws {
+        let server = try CoreServer.named(CoreServer.seaweedFS)
+        let folder = try TemporaryFolder()
+        let env = server.environment(home: folder.path)
+        let prefix = "core-ask-\(UUID().uuidString.prefix(8))/"
+        let files = ["a.m4a", "b.m4a"].map { folder.write($0, "x") }
+        let push = try await CLI.run(["push"] + files + ["--prefix", prefix, "--db", folder.path + "/db.sqlite"], environment: env)
+        #expect(push.status == 0, "\(push.stderr)")
+        var script = "#!/bin/sh\n"
+        for (name, value) in env where name != "PATH" { script += "export \(name)='\(value)'\n" }
+        script += """
+            printf '\\033[H\\033[2J'
+            '\(CLI.binary)' rm --prefix '\(prefix)' --db '\(folder.path)/db.sqlite'
+            echo "NO=$?"
+            '\(CLI.binary)' rm --prefix '\(prefix)' --db '\(folder.path)/db.sqlite'
+            echo "YES=$?"
+            exec sleep 600
+
+            """
+        let scriptPath = folder.path + "/session.sh"
+        try script.write(toFile: scriptPath, atomically: true, encoding: .utf8)
+        let tmux = try await Tmux.start(width: 100, height: 30, command: "sh '\(scriptPath)'")
+        defer { tmux.stop() }
+        _ = try await tmux.screens(until: "[y/N]", timeout: 60)
+        try await tmux.type("n")
+        let refused = try await tmux.screens(until: "NO=", timeout: 60).last ?? ""
+        #expect(refused.contains("to delete: \(prefix)a.m4a") && refused.contains("Nothing deleted."), "\(refused)")
+        #expect(try await server.stored(under: prefix).count == 2)
+        _ = try await tmux.screens(until: "NO=0", timeout: 5)
+        // The second run's question: the screen then holds two.
+        var screen = ""
+        for _ in 0..<600 where screen.components(separatedBy: "Delete these 2 objects? [y/N]").count < 3 {
+            try await Task.sleep(for: .milliseconds(100))
+            screen = try await tmux.capture()
+        }
+        #expect(screen.components(separatedBy: "Delete these 2 objects? [y/N]").count == 3, "\(screen)")
+        try await tmux.type("y")
+        let done = try await tmux.screens(until: "YES=", timeout: 60).last ?? ""
+        #expect(done.contains("deleted \(prefix)b.m4a") && done.contains("YES=0"), "\(done)")
+        #expect(try await server.stored(under: prefix).isEmpty)
+    }
+
+    @Test("moto stores a damaged body whatever Content-MD5 said; r2up refuses the ETag that is not the MD5 it sent")
+    func damagedBodyOnMoto() async throws {
+        let server = try CoreServer.named(CoreServer.moto)
+        let folder = try TemporaryFolder()
+        let proxy = try await HelperServer.start(
+            "faultproxy.py",
+            ["--upstream", server.endpoint.replacingOccurrences(of: "http://", with: ""), "--only-methods", "PUT",
+             "--corrupt-body-rate", "1.0", "--max-seconds", "120"])
+        defer { proxy.stop() }
+        var env = server.environment(home: folder.path)
+        env["R2UP_ENDPOINT"] = proxy.endpoint
+        let file = folder.write("tone.m4a", String(repeating: "a tone ", count: 200))
+        let key = "core-damaged-\(UUID().uuidString.prefix(8))/tone.m4a"
+        let push = try await CLI.run(
+            ["push", file, "--key", key, "--checksum", "md5", "--verify", "reply", "--retries", "0", "--db", folder.path + "/db.sqlite"],
+            environment: env)
+        #expect(push.status == 1, "\(push.stderr)")
+        #expect(push.stderr.contains("the MD5 of the bytes sent is"), "\(push.stderr)")
+        #expect(push.stdout.isEmpty)
+        let history = try await CLI.run(["history", "--json", "--db", folder.path + "/db.sqlite"], environment: env)
+        #expect(history.stdout == "[]\n")
+    }
 }

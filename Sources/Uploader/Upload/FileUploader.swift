@@ -118,14 +118,14 @@ public struct FileUploader: Sendable {
             throw .fileChanged(file.path)
         }
         let etag = reply.etag
-        // A plain single-PUT ETag is the hex MD5 of the stored bytes: when r2up sent an MD5 it must match.
-        if case .md5(let sentMD5) = checksum, let md5 = Self.hex(base64: sentMD5), Self.isHexMD5(etag),
-            etag.lowercased() != md5
+        let profile = ServerProfile.identify(endpoint: client.endpoint, serverHeader: reply.server)
+        // Where a single-PUT ETag is the hex MD5 of the stored bytes, it must match the MD5 r2up sent.
+        if profile.singlePutETagIsMD5, case .md5(let sentMD5) = checksum, let md5 = Self.hex(base64: sentMD5),
+            Self.isHexMD5(etag), etag.lowercased() != md5
         {
             throw .verificationFailed(key: key, reason: "its ETag is \(etag), the MD5 of the bytes sent is \(md5)")
         }
-        let serverVerified = ServerProfile.identify(endpoint: client.endpoint, serverHeader: reply.server)
-            .verifies(checksum.check)
+        let serverVerified = profile.verifies(checksum.check)
         if settings.headAfterPut ?? !serverVerified {
             try await verify(bucket: bucket, key: key, size: file.size, etag: etag)
         }

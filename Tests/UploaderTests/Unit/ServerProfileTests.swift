@@ -16,6 +16,8 @@ struct ServerProfileTests {
         #expect(ServerProfile.identify(endpoint: local, serverHeader: "nginx") == .unknown)
         #expect(ServerProfile.identify(endpoint: local, serverHeader: nil) == .unknown)
         #expect(ServerProfile.r2.verifies(.md5) && !ServerProfile.r2.verifies(.crc32c))
+        #expect(ServerProfile.r2.singlePutETagIsMD5 && ServerProfile.seaweedFS.singlePutETagIsMD5)
+        #expect(!ServerProfile.amazonS3.singlePutETagIsMD5 && !ServerProfile.unknown.singlePutETagIsMD5)
         #expect(ServerProfile.seaweedFS.verifies(.crc32c) && ServerProfile.amazonS3.verifies(.crc32c))
         #expect(IntegrityCheck.allCases.allSatisfy { !ServerProfile.moto.verifies($0) && !ServerProfile.unknown.verifies($0) })
         // The default check of each known server is one it verifies: no HEAD by default there.
