@@ -68,9 +68,10 @@ extension R2Up {
             }
             if prefix != nil && !yes {
                 for key in targets { Terminal.output("to delete: \(TextColumns.printable(key))") }
-                let question = "Delete these \(targets.count) object\(targets.count == 1 ? "" : "s")? [y/N] "
+                let objects = "\(targets.count) object\(targets.count == 1 ? "" : "s")"
+                let question = "Delete these \(objects)? [y/N] "
                 guard Terminal.stdinIsTerminal else {
-                    Terminal.error("r2up: not deleting \(targets.count) objects without --yes (no terminal to ask on)")
+                    Terminal.error("r2up: not deleting \(objects) without --yes (no terminal to ask on)")
                     throw CommandFailure(status: .badInput)
                 }
                 FileHandle.standardError.write(Data(question.utf8))
