@@ -44,7 +44,7 @@ extension R2Up {
                 return
             }
             for line in ListingTable.lines(listing) { Terminal.output(line) }
-            if !global.quiet { Terminal.error(ListingTable.summary(listing)) }
+            if !global.quiet { Terminal.error(ListingTable.summary(listing, recursive: recursive)) }
         }
     }
 

@@ -123,7 +123,7 @@ struct TwoServerCoreTests {
         #expect(lines.count == 2)
         #expect(lines.contains { $0.hasSuffix("deep/er/large 100%.wav") && $0.contains(" 11 MB ") })
         #expect(lines.contains { $0.hasSuffix("+plus %25 ?#[]=;,'!~*()@$ 日本.m4a") })
-        #expect(list.stderr.contains("0 folders, 2 objects"))
+        #expect(list.stderr == "2 objects, 11.1 MB in total\n", "\(list.stderr)")
 
         // presign: plain curl fetches the object with the URL alone.
         let presign = try await CLI.run(["presign", awkward, "--expires", "10m"], environment: env)

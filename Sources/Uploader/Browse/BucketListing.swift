@@ -77,9 +77,11 @@ public enum ListingTable {
     }
 
     /// The last line: "2 folders, 3 objects, 4.1 MB".
-    public static func summary(_ listing: BucketListing) -> String {
+    /// `recursive` (`ls -r`, which lists no folders): "3 objects, 4.1 MB in total".
+    public static func summary(_ listing: BucketListing, recursive: Bool = false) -> String {
         let bytes = listing.objects.reduce(Int64(0)) { $0 + $1.size }
         func count(_ n: Int, _ noun: String) -> String { "\(SyncSummary.count(n)) \(noun)\(n == 1 ? "" : "s")" }
+        if recursive { return "\(count(listing.objects.count, "object")), \(ByteCount.string(bytes)) in total" }
         return "\(count(listing.folders.count, "folder")), \(count(listing.objects.count, "object")), \(ByteCount.string(bytes))"
     }
 }
