@@ -355,4 +355,34 @@ struct TwoServerCoreTests {
         let history = try await CLI.run(["history", "--json", "--db", folder.path + "/db.sqlite"], environment: env)
         #expect(history.stdout == "[]\n")
     }
+
+    @Test("a key with control characters prints the same escaped way in ls, ls -r, history, pull, rm")
+    func controlCharacters() async throws {
+        let server = try CoreServer.named(CoreServer.seaweedFS)
+        let folder = try TemporaryFolder()
+        let env = server.environment(home: folder.path)
+        let db = folder.path + "/db.sqlite"
+        let prefix = "core-ctl-\(UUID().uuidString.prefix(8))/"
+        let key = prefix + "red\u{1B}[31m\ttab.m4a"
+        let shown = prefix + "red?[31m?tab.m4a"
+        let file = folder.write("a.m4a", "x")
+        let push = try await CLI.run(["push", file, "--key", key, "--db", db], environment: env)
+        #expect(push.status == 0, "\(push.stderr)")
+        let below = String(shown.dropFirst(prefix.count))
+        let ls = try await CLI.run(["ls", prefix], environment: env)
+        let lsr = try await CLI.run(["ls", "-r", prefix], environment: env)
+        let history = try await CLI.run(["history", "--db", db], environment: env)
+        let pull = try await CLI.run(["pull", prefix, folder.path + "/pulled", "--db", db], environment: env)
+        let dry = try await CLI.run(["rm", key, "--dry-run", "--db", db], environment: env)
+        let rm = try await CLI.run(["rm", key, "--db", db], environment: env)
+        #expect(ls.stdout.hasSuffix("  \(below)\n"), "\(ls.stdout)")
+        #expect(lsr.stdout.hasSuffix("  \(below)\n"), "\(lsr.stdout)")
+        #expect(history.stdout.contains("  \(shown)  "), "\(history.stdout)")
+        #expect(pull.stdout == folder.path + "/pulled/" + below + "\n", "\(pull.stdout) \(pull.stderr)")
+        #expect(dry.stdout == "would delete \(shown)\n")
+        #expect(rm.stdout == "deleted \(shown)\n")
+        for run in [ls, lsr, history, pull, dry, rm] {
+            #expect(!run.stdout.contains("\u{1B}") && !run.stdout.contains("\t") && !run.stderr.contains("\u{1B}"))
+        }
+    }
 }
