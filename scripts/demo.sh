@@ -14,7 +14,8 @@
 # The server keeps running afterwards (try `r2up history --db .r2up-demo/r2up.sqlite`
 # after `. .r2up-demo/server/env`); stop it with:
 #   scripts/seaweedfs.sh stop .r2up-demo/server
-# R2UP_BIN=/path/to/r2up skips the build and uses that binary.
+# R2UP_BIN=/path/to/r2up skips the build and uses that binary. First it runs
+# scripts/setup.sh (installs missing Debian packages and the .venv tools; quiet when all is there).
 set -euo pipefail
 exec </dev/null
 
@@ -24,6 +25,8 @@ SERVER=$DEMO/server
 TRACK=$DEMO/sample-track.wav
 DB=$DEMO/r2up.sqlite
 mkdir -p "$DEMO"
+bash scripts/setup.sh
+export VIRTUAL_ENV=$PWD/.venv PATH=$PWD/.venv/bin:$PATH
 
 step() { printf '\n==> %s\n' "$*" >&2; }
 

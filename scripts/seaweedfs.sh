@@ -90,6 +90,10 @@ elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 # The real ELF, not a pyenv shim, so that $! and /proc/PID/exe name weed.
 find_weed() {
   local w=""
+  # The project's .venv (scripts/setup.sh) first, then whatever else is installed.
+  local venv_weed
+  venv_weed="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/.venv/bin/weed"
+  if [ -x "$venv_weed" ]; then echo "$venv_weed"; return 0; fi
   if command -v pyenv >/dev/null 2>&1; then w=$(pyenv which weed 2>/dev/null || true); fi
   if [ -z "$w" ] && command -v python3 >/dev/null 2>&1; then
     local s

@@ -19,17 +19,27 @@
 #   AWS_REGION=us-east-1
 #   R2UP_TEST_WRITER_ACCESS_KEY, R2UP_TEST_WRITER_SECRET_KEY: an identity without Admin rights
 #   (SeaweedFS creates a missing bucket on PUT for an admin; R2 and S3 never do)
+# First it runs scripts/setup.sh (missing Debian packages, the .venv tools) and puts
+# .venv/bin first on PATH: the tests find python3 (boto3), aws, weed and moto_server there.
+#   R2UP_TEST_MOTO_ENDPOINT, R2UP_TEST_MOTO_BUCKET: moto's S3 server (any keys accepted)
 # R2UP_KEEP_SERVER=1 leaves the server and its folder in place (prints where).
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT=$PWD
+bash scripts/setup.sh
+export VIRTUAL_ENV=$ROOT/.venv PATH=$ROOT/.venv/bin:$PATH
 
 SERVER_DIR=$(mktemp -d "${TMPDIR:-/tmp}/r2up-seaweedfs.XXXXXX")
 stopped=0
 child=""
+moto_pid=""
 cleanup() {
   local rc=$?
+  if [ -n "$moto_pid" ] && kill -0 "$moto_pid" 2>/dev/null; then
+    kill -TERM "$moto_pid" 2>/dev/null || true
+    wait "$moto_pid" 2>/dev/null || true
+  fi
   if [ -n "$child" ] && kill -0 "$child" 2>/dev/null; then
     kill -TERM "$child" 2>/dev/null || true
     wait "$child" 2>/dev/null || true
@@ -61,6 +71,21 @@ export R2UP_TEST_PUBLIC_URL=$R2UP_PUBLIC_URL
 export R2UP_TEST_WRITER_ACCESS_KEY=$R2UP_WRITER_ACCESS_KEY
 export R2UP_TEST_WRITER_SECRET_KEY=$R2UP_WRITER_SECRET_KEY
 echo "test.sh: S3 server $R2UP_TEST_ENDPOINT bucket $R2UP_TEST_BUCKET (dir $SERVER_DIR)" >&2
+
+# moto's server: a second, independent S3 implementation (loopback, any keys, stopped by PID).
+# The two-server suites run the core commands against both (R2UP_TEST_MOTO_*).
+moto_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+moto_server -H 127.0.0.1 -p "$moto_port" >"$SERVER_DIR/moto.out" 2>&1 </dev/null &
+moto_pid=$!
+for _ in $(seq 1 100); do
+  curl -s -o /dev/null "http://127.0.0.1:$moto_port/" && break
+  kill -0 "$moto_pid" 2>/dev/null || { cat "$SERVER_DIR/moto.out" >&2; echo "test.sh: moto_server did not start" >&2; exit 1; }
+  sleep 0.2
+done
+curl -sf -o /dev/null -X PUT "http://127.0.0.1:$moto_port/$R2UP_TEST_BUCKET" \
+  || { echo "test.sh: moto_server did not create the bucket" >&2; exit 1; }
+export R2UP_TEST_MOTO_ENDPOINT=http://127.0.0.1:$moto_port R2UP_TEST_MOTO_BUCKET=$R2UP_TEST_BUCKET
+echo "test.sh: moto server $R2UP_TEST_MOTO_ENDPOINT (pid $moto_pid)" >&2
 
 # run CMD...: in the background and wait, so that SIGTERM/SIGINT reach the
 # trap at once (and are passed on to CMD) instead of after CMD ends.

@@ -12,6 +12,12 @@ creates objects under the prefix `s3facts/` and deletes them afterwards.
 Exit status: 0 if every expectation held, 1 otherwise. The expectations are
 SeaweedFS 4.48's behaviour (see scripts/seaweedfs.sh); against another
 server read the lines, not the status.
+
+The last line, "profile: ...", is what r2up's ServerProfile table records per server
+(Sources/Uploader/Upload/ServerProfile.swift, README "Servers"): which request checksums
+the server verifies (a damaged body refused) and whether conditional writes hold.
+Against moto (`moto_server -H 127.0.0.1 -p PORT`, any keys; create the bucket first):
+    python3 tools/s3facts.py --endpoint http://127.0.0.1:PORT --access-key k --secret-key s
 """
 import argparse
 import base64
@@ -111,6 +117,26 @@ def b64crc32(b):
     return base64.b64encode((zlib.crc32(b) & 0xFFFFFFFF).to_bytes(4, "big")).decode()
 
 
+def _crc32c_table():
+    table = []
+    for i in range(256):
+        c = i
+        for _ in range(8):
+            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
+        table.append(c)
+    return table
+
+
+CRC32C_TABLE = _crc32c_table()
+
+
+def b64crc32c(b):
+    c = 0xFFFFFFFF
+    for x in b:
+        c = CRC32C_TABLE[(c ^ x) & 0xFF] ^ (c >> 8)
+    return base64.b64encode((c ^ 0xFFFFFFFF).to_bytes(4, "big")).decode()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--endpoint", default=os.environ.get("R2UP_ENDPOINT"))
@@ -150,6 +176,7 @@ def main():
                     headers={"Content-MD5": b64md5(body)})
     check("put wrong content-md5 -> 400 BadDigest", s == 400 and xml_code(d) == "BadDigest",
           f"{s} {xml_code(d)}")
+    md5_refused = s == 400
     s, _, _ = c.req("HEAD", f"/{B}/s3facts/bad.bin")
     check("  ...and nothing stored", s == 404, f"HEAD {s}")
     # 3. x-amz-checksum-crc32
@@ -161,6 +188,23 @@ def main():
                     headers={"x-amz-checksum-crc32": b64crc32(body)})
     check("put x-amz-checksum-crc32 (wrong) rejected 400", s == 400,
           f"{s} {xml_code(d)}")
+    crc32_refused = s == 400
+    # 3b. x-amz-checksum-crc32c, right and wrong; conditional writes.
+    facts = {}
+    s, h, d = c.req("PUT", f"/{B}/s3facts/crcc.bin", body=body,
+                    headers={"x-amz-checksum-crc32c": b64crc32c(body)})
+    check("put x-amz-checksum-crc32c (correct) accepted", s == 200,
+          f"{s} {xml_code(d)} echoed={h.get('x-amz-checksum-crc32c')}")
+    s, h, d = c.req("PUT", f"/{B}/s3facts/crccbad.bin", body=bad,
+                    headers={"x-amz-checksum-crc32c": b64crc32c(body)})
+    check("put x-amz-checksum-crc32c (wrong) rejected 400", s == 400, f"{s} {xml_code(d)}")
+    facts["crc32c"] = s == 400
+    s, h, d = c.req("PUT", key, body=body, headers={"If-None-Match": "*"})
+    check("put If-None-Match: * on an existing key -> 412", s == 412, f"{s} {xml_code(d)}")
+    facts["if-none-match"] = s == 412
+    s, h, d = c.req("PUT", key, body=body, headers={"If-Match": '"0123456789abcdef0123456789abcdef"'})
+    check("put If-Match: other ETag -> 412", s == 412, f"{s} {xml_code(d)}")
+    facts["if-match"] = s == 412
     # 4. signed payload hash, wrong body: does the server check it?
     s, h, d = c.req("PUT", f"/{B}/s3facts/sha.bin", body=bad, payload=sha256_hex(body))
     check("put signed x-amz-content-sha256 mismatch NOT checked (200)", s == 200,
@@ -251,9 +295,16 @@ def main():
         c.req("DELETE", f"/{tb}", payload="signed")
 
     # Clean up.
-    for k in ("obj.bin", "crc.bin", "sha.bin", "multi.bin", "bad.bin", "crcbad.bin"):
+    for k in ("obj.bin", "crc.bin", "sha.bin", "multi.bin", "bad.bin", "crcbad.bin", "crcc.bin", "crccbad.bin"):
         c.req("DELETE", f"/{B}/s3facts/{k}")
     ok = all(results)
+    s, h, _ = c.req("HEAD", f"/{B}")
+    profile = {"server": h.get("server", ""), "content-md5": md5_refused, "crc32": crc32_refused, **facts}
+    if a.json:
+        print(json.dumps({"profile": profile}))
+    else:
+        print("profile: " + " ".join(f"{k}={'yes' if v is True else 'no' if v is False else repr(v)}"
+                                     for k, v in profile.items()))
     if not a.json:
         print(f"{sum(1 for r in results if r)} passed, {sum(1 for r in results if not r)} failed")
     return 0 if ok else 1

@@ -83,9 +83,9 @@ struct TransferOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "How a single-PUT upload is confirmed: head (a HEAD checks size and ETag, the default) or reply (the server-verified checksum and its 200 reply; one request per file). Multipart uploads are always checked with a HEAD.",
+            "How a single-PUT upload is confirmed: reply (the server-verified checksum, its 2xx reply and ETag; one request per file) or head (a HEAD also checks size and ETag). Default: reply where the server is known to verify the checksum sent (R2, S3, SeaweedFS, MinIO), else head. Multipart uploads are always checked with a HEAD.",
             valueName: "head|reply"))
-    var verify: SinglePutCheck = .head
+    var verify: SinglePutCheck?
 
     @Option(
         help: ArgumentHelp(
@@ -123,7 +123,7 @@ struct TransferOptions: ParsableArguments {
         if let size = partSize.flatMap(ByteSize.parse) { options.upload.partSize = size }
         if let size = multipartThreshold.flatMap(ByteSize.parse) { options.upload.multipartThreshold = size }
         options.upload.integrityCheck = checksum
-        options.upload.headAfterPut = verify == .head
+        options.upload.headAfterPut = verify.map { $0 == .head }
         if let retries { options.upload.maxAttempts = retries + 1 }
         return options
     }

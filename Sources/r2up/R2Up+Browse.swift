@@ -11,10 +11,14 @@ extension R2Up {
                 One level at a time, like a folder: 'r2up ls' shows the top, 'r2up ls Albums/Live' \
                 what is in Albums/Live/. Folders first (DIR), then objects with their date (local \
                 time) and size; a summary line goes to stderr. Listings over 1,000 entries are \
-                read page by page to the end.
+                read page by page to the end. With -r, every object under the prefix at any depth \
+                (path below the prefix) and a total.
                 """)
 
         @OptionGroup var global: GlobalOptions
+
+        @Flag(name: [.short, .long], help: "Every object under the prefix at any depth, with its size, and the total.")
+        var recursive = false
 
         @Flag(help: "Print the listing as JSON (bucket, prefix, folders, objects with key, size, lastModified, etag).")
         var json = false
@@ -31,7 +35,7 @@ extension R2Up {
                 throw CommandFailure(error)
             }
             do {
-                listing = try await service.browse(prefix: prefix)
+                listing = try await service.browse(prefix: prefix, recursive: recursive)
             } catch {
                 throw CommandFailure(await service.diagnose(error, subject: nil))
             }
@@ -40,7 +44,7 @@ extension R2Up {
                 return
             }
             for line in ListingTable.lines(listing) { Terminal.output(line) }
-            if !global.quiet { Terminal.error(ListingTable.summary(listing)) }
+            if !global.quiet { Terminal.error(ListingTable.summary(listing, recursive: recursive)) }
         }
     }
 

@@ -13,33 +13,94 @@ extension R2Up {
 
         @OptionGroup var global: GlobalOptions
 
-        @Option(help: "How many uploads to list.")
+        @Option(help: "How many uploads to list (0: all).")
         var limit = 20
 
-        @Flag(help: "Print a JSON array of the uploads (id, fileName, fileSize, r2Key, uploadDate, publicURL, bucket, etag).")
+        @Flag(help: "List every upload (same as --limit 0).")
+        var all = false
+
+        @Option(help: ArgumentHelp("Only uploads whose file name or key contains TEXT (any case).", valueName: "TEXT"))
+        var grep: String?
+
+        @Option(
+            help: ArgumentHelp(
+                "Only uploads since DATE: 2026-11-22, '2026-11-22 21:04' (local time), or an age such as 90m, 12h, 7d.",
+                valueName: "DATE"))
+        var since: String?
+
+        @Flag(help: "Print a JSON array of the uploads (id, fileName, fileSize, r2Key, uploadDate, publicURL, bucket, etag, deletedAt).")
         var json = false
 
         func validate() throws {
-            guard limit >= 1 else { throw ValidationError("--limit must be 1 or more, got \(limit)") }
+            guard limit >= 0 else { throw ValidationError("--limit must be 0 (all) or more, got \(limit)") }
+            if let since, HistorySince.date(since) == nil {
+                throw ValidationError("--since '\(since)' is not a date like 2026-11-22 or '2026-11-22 21:04', nor an age like 7d")
+            }
         }
 
         func run() async throws {
             let items: [UploadItem]
+            var deleted: [UUID: Date] = [:]
             do {
-                items = try ReadOnlyStore.open(global)?.recentUploads(limit: limit) ?? []
+                let store = try ReadOnlyStore.open(global)
+                items = try store?.searchUploads(
+                    containing: grep, since: since.flatMap { HistorySince.date($0) },
+                    limit: all || limit == 0 ? nil : limit) ?? []
+                deleted = try store?.deletionDates(of: items) ?? [:]
             } catch {
                 throw CommandFailure(error)
             }
             if json {
-                Terminal.output(items.isEmpty ? "[]" : String(decoding: try UploadItem.json(items), as: UTF8.self))
+                let entries = items.map { HistoryEntry(item: $0, deletedAt: deleted[$0.id]) }
+                Terminal.output(entries.isEmpty ? "[]" : String(decoding: try HistoryEntry.json(entries), as: UTF8.self))
                 return
             }
             guard !items.isEmpty else {
-                if !global.quiet { Terminal.error("No uploads yet.") }
+                if !global.quiet { Terminal.error(grep == nil && since == nil ? "No uploads yet." : "No uploads match.") }
                 return
             }
-            for line in HistoryTable.lines(items) { Terminal.output(line) }
+            for line in HistoryTable.lines(items, deleted: deleted) { Terminal.output(line) }
         }
+    }
+}
+
+/// `history --since`: a local date ("2026-11-22", "2026-11-22 21:04") or an age ("90m", "12h", "7d", "2w").
+enum HistorySince {
+    static func date(_ text: String, now: Date = Date(), timeZone: TimeZone = .current) -> Date? {
+        let text = text.trimmingCharacters(in: .whitespaces)
+        if let unit = text.last, let count = Int(text.dropLast()), count >= 0, count <= 100_000 {
+            let seconds: Int? = switch unit {
+            case "s": 1
+            case "m": 60
+            case "h": 3600
+            case "d": 86_400
+            case "w": 604_800
+            default: nil
+            }
+            if let seconds { return now.addingTimeInterval(-Double(count * seconds)) }
+        }
+        let fields = text.split(whereSeparator: { $0 == " " || $0 == "T" })
+        guard (1...2).contains(fields.count) else { return nil }
+        let day = fields[0].split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
+        guard day.count == 3, let year = day[0], let month = day[1], let dayOfMonth = day[2] else { return nil }
+        var hour = 0
+        var minute = 0
+        if fields.count == 2 {
+            let clock = fields[1].split(separator: ":", omittingEmptySubsequences: false).map { Int($0) }
+            guard clock.count == 2, let h = clock[0], let m = clock[1] else { return nil }
+            hour = h
+            minute = m
+        }
+        guard (1...9999).contains(year), (1...12).contains(month), (1...31).contains(dayOfMonth), (0...23).contains(hour),
+            (0...59).contains(minute)
+        else { return nil }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let components = DateComponents(year: year, month: month, day: dayOfMonth, hour: hour, minute: minute)
+        guard let date = calendar.date(from: components),
+            calendar.component(.day, from: date) == dayOfMonth  // no 31 February
+        else { return nil }
+        return date
     }
 }
 

@@ -64,18 +64,30 @@ extension R2Up {
 
             var worst = ExitStatus.success
             for refusal in plan.refused {
-                Terminal.error("r2up: \(refusal.diagnosis.message)")
+                Terminal.error("r2up: \(TextColumns.printable(refusal.diagnosis.message))")
                 worst = max(worst, refusal.diagnosis.status)
             }
             let quiet = global.quiet || json
-            let summary = await puller.run(plan.items, destination: folder) { event in
+            // Bars on a terminal, as push draws them; the paths print above them.
+            let progress = TransferProgress()
+            let display = ProgressDisplay.make(for: progress, quiet: quiet)
+            display?.start()
+            let summary = await puller.run(plan.items, destination: folder, progress: display == nil ? nil : progress) { event in
                 switch event {
                 case .finished(let outcome):
-                    if outcome.result == .downloaded && !quiet { Terminal.output(outcome.path) }
+                    if outcome.result == .downloaded && !quiet {
+                        let path = TextColumns.printable(outcome.path)
+                        if let display { display.print(path) } else { Terminal.output(path) }
+                    }
                 case .failed(_, let error):
-                    Terminal.error("r2up: \(error.diagnosis.message)")
+                    if let display {
+                        display.print("r2up: \(TextColumns.printable(error.diagnosis.message))", toStandardError: true)
+                    } else {
+                        Terminal.error("r2up: \(TextColumns.printable(error.diagnosis.message))")
+                    }
                 }
             }
+            display?.finish()
             for (_, error) in summary.failures { worst = max(worst, error.diagnosis.status) }
             if json {
                 let rows = summary.outcomes.sorted { $0.item.key < $1.item.key }.map(PulledObject.init)

@@ -76,7 +76,7 @@ extension R2Up {
                     }
                 case .failure(let error):
                     let diagnosis = Diagnosis(error, subject: request.path)
-                    Terminal.error("r2up: \(diagnosis.message)")
+                    Terminal.error("r2up: \(TextColumns.printable(diagnosis.message))")
                     worst = max(worst, diagnosis.status)
                 }
             }
@@ -99,11 +99,13 @@ extension R2Up {
                 }
             }
             display?.finish()
-            for (_, diagnosis) in summary.failed { Terminal.error("r2up: \(diagnosis.message)") }
-            for line in summary.stopLines { Terminal.error(line) }
+            for (_, diagnosis) in summary.failed { Terminal.error("r2up: \(TextColumns.printable(diagnosis.message))") }
+            for line in summary.stopLines { Terminal.error(TextColumns.printable(line)) }
             if json {
                 let items = summary.completed.map {
-                    PushedFile(key: $0.r2Key, url: $0.publicURL.absoluteString, size: $0.fileSize, etag: $0.etag ?? "", id: $0.id)
+                    PushedFile(
+                        file: $0.fileName, key: $0.r2Key, url: $0.publicURL.absoluteString, size: $0.fileSize,
+                        etag: $0.etag ?? "", id: $0.id)
                 }
                 Terminal.output(JSONOutput.encode(items))
             }
@@ -121,6 +123,12 @@ extension R2Up {
                     let eligible: [(path: String, relativePath: String)]
                     do { eligible = try TrackFolder.eligibleFiles(in: path, store: store, onlyFailed: retryFailed) } catch {
                         throw CommandFailure(error)
+                    }
+                    if eligible.isEmpty && !global.quiet {
+                        Terminal.error(
+                            retryFailed
+                                ? "\(TextColumns.printable(path)): no failed tracks to upload again"
+                                : "\(TextColumns.printable(path)): nothing to upload (every track is uploaded and unchanged)")
                     }
                     for file in eligible {
                         requests.append(request(path: file.path, key: ObjectKey.forFile(named: file.relativePath, prefix: prefix)))
@@ -144,6 +152,8 @@ extension R2Up {
 
 /// One entry of `push --json`.
 struct PushedFile: Codable {
+    /// The file's name, as the history keeps it.
+    var file: String
     var key: String
     var url: String
     var size: Int64

@@ -211,7 +211,7 @@ extension R2Up {
                     case .success(let outcome):
                         if !global.quiet { Terminal.output(outcome.path) }
                     case .failure(let error):
-                        Terminal.error("r2up: \(error.diagnosis.message)")
+                        Terminal.error("r2up: \(TextColumns.printable(error.diagnosis.message))")
                         worst = max(worst, error.diagnosis.status)
                     }
                 }
@@ -229,7 +229,7 @@ extension R2Up {
                     if case .completed(_, let item, _) = event, !quiet { Terminal.output(item.publicURL.absoluteString) }
                 }
             }
-            for (_, diagnosis) in summary.failed { Terminal.error("r2up: \(diagnosis.message)") }
+            for (_, diagnosis) in summary.failed { Terminal.error("r2up: \(TextColumns.printable(diagnosis.message))") }
             for (job, pid) in summary.heldElsewhere {
                 Terminal.error("r2up: \(job.path): another r2up (pid \(pid)) is uploading it; see r2up queue")
                 worst = max(worst, .locked)

@@ -114,8 +114,8 @@ extension R2Up {
                 Terminal.output(JSONOutput.encode(summary))
                 return
             }
-            for problem in summary.problems { Terminal.error("r2up: \(problem.path): \(problem.message)") }
-            for failure in summary.failures { Terminal.error("r2up: \(failure.path): \(failure.error)") }
+            for problem in summary.problems { Terminal.error("r2up: \(TextColumns.printable(problem.path)): \(TextColumns.printable(problem.message))") }
+            for failure in summary.failures { Terminal.error("r2up: \(TextColumns.printable(failure.path)): \(TextColumns.printable(failure.error))") }
             let left = summary.leftResumable == 1 ? "1 upload is" : "\(summary.leftResumable) uploads are"
             if let stopped = summary.stoppedBy {
                 // One line; the summary says how many are left to resume.
@@ -125,7 +125,7 @@ extension R2Up {
             }
             guard !global.quiet else { return }
             for file in summary.planned {
-                Terminal.output("would upload \(file.key) (\(ByteCount.string(file.size)), \(file.reason.rawValue))")
+                Terminal.output("would upload \(TextColumns.printable(file.key)) (\(ByteCount.string(file.size)), \(file.reason.rawValue))")
             }
             Terminal.output(summary.line)
         }

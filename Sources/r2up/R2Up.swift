@@ -10,13 +10,17 @@ struct R2Up: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             Push.self, Pull.self, Sync.self, Queue.self, Retry.self, History.self, CopyURL.self, Status.self, Ls.self,
-            Presign.self, Config.self, Doctor.self,
+            Presign.self, Rm.self, Config.self, Doctor.self,
         ]
     )
 
     static func main() async {
         // A dead peer or a closed pipe (`r2up history | head`) must not kill the process.
         signal(SIGPIPE, SIG_IGN)
+        if let suggestion = CommandSuggestion.message(for: Array(CommandLine.arguments.dropFirst())) {
+            Terminal.error("r2up: \(suggestion)")
+            Foundation.exit(ExitStatus.badInput.rawValue)
+        }
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {
@@ -25,7 +29,7 @@ struct R2Up: AsyncParsableCommand {
                 try command.run()
             }
         } catch let failure as CommandFailure {
-            if !failure.diagnosis.message.isEmpty { Terminal.error("r2up: \(failure.diagnosis.message)") }
+            if !failure.diagnosis.message.isEmpty { Terminal.error("r2up: \(TextColumns.printable(failure.diagnosis.message))") }
             Foundation.exit(failure.diagnosis.status.rawValue)
         } catch {
             // Usage errors get exit 2, like DESIGN §3 says; argument-parser's own codes otherwise.
@@ -46,4 +50,37 @@ struct CommandFailure: Error {
     init(_ diagnosis: Diagnosis) { self.diagnosis = diagnosis }
     init(_ error: any Error) { diagnosis = Diagnosis(error) }
     init(status: ExitStatus) { diagnosis = Diagnosis(status: status, message: "") }
+}
+
+/// A mistyped subcommand: "unknown command 'psuh'; did you mean 'push'?" (exit 2).
+enum CommandSuggestion {
+    static var names: [String] {
+        R2Up.configuration.subcommands.map { $0._commandName } + ["help"]
+    }
+
+    /// The message when `arguments` starts with a word that is not a command; nil otherwise.
+    static func message(for arguments: [String], names: [String] = names) -> String? {
+        guard let word = arguments.first, !word.hasPrefix("-"), !names.contains(word) else { return nil }
+        let nearest = names.map { (name: $0, distance: distance(word.lowercased(), $0)) }.min { $0.distance < $1.distance }
+        let shown = TextColumns.printable(word)
+        if let nearest, nearest.distance <= max(2, nearest.name.count / 3) {
+            return "unknown command '\(shown)'; did you mean '\(nearest.name)'? (r2up --help lists them)"
+        }
+        return "unknown command '\(shown)' (r2up --help lists the commands)"
+    }
+
+    /// Levenshtein distance, on characters.
+    static func distance(_ a: String, _ b: String) -> Int {
+        let a = Array(a)
+        let b = Array(b)
+        var previous = Array(0...b.count)
+        for i in 1...max(a.count, 1) where !a.isEmpty {
+            var current = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...max(b.count, 1) where !b.isEmpty {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            previous = current
+        }
+        return a.isEmpty ? b.count : previous[b.count]
+    }
 }

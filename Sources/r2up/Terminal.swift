@@ -12,6 +12,7 @@ enum Terminal {
 
     static var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) != 0 }
     static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) != 0 }
+    static var stdinIsTerminal: Bool { isatty(STDIN_FILENO) != 0 }
 }
 
 /// JSON for listings: sorted keys, ISO 8601 dates, no escaped slashes (URLs stay readable).

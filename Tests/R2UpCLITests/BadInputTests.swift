@@ -233,7 +233,7 @@ extension BadInputRow {
         BadInputRow(id: "endpoint refusing connections", status: 1, phrase: "the endpoint refused the connection") { c in
             BadInputSetup(c.push(try c.file("a.m4a"), ["--endpoint", "http://127.0.0.1:1"]), environment: c.environment, database: c.database)
         },
-        BadInputRow(id: "endpoint that is not S3", status: 3, phrase: "the endpoint does not answer like S3: it answered an HTML page") { c in
+        BadInputRow(id: "endpoint that is not S3", status: 3, phrase: "the endpoint does not answer like S3: it answered a PUT with HTTP 200 but no ETag") { c in
             let html = try await HelperServer.start("testservers.py", ["html"])
             return BadInputSetup(
                 c.push(try c.file("a.m4a"), ["--endpoint", html.endpoint]), environment: c.environment, database: c.database,

@@ -100,4 +100,39 @@ struct ProgressCommandTests {
         #expect(lines.last == "SYNC=0")
         #expect(!screen.contains("▕") && !screen.contains("ETA"))
     }
+
+    @Test("in a terminal (tmux), pull draws the same bars while the bytes land, and leaves the path and its summary")
+    func pullBarsInTmux() async throws {
+        let folder = try TemporaryFolder()
+        let big = try await Self.track(folder, "big track.flac", size: 24 << 20)
+        let prefix = "tmux-pull-\(UUID().uuidString)/"
+        let env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
+        let push = try await CLI.run(["push", big, "--prefix", prefix, "--db", folder.path + "/db.sqlite"], environment: env)
+        #expect(push.status == 0, "\(push.stderr)")
+        var script = "#!/bin/sh\n"
+        for (name, value) in try CLI.serverEnvironment() { script += "export \(name)='\(value)'\n" }
+        script += """
+            export HOME='\(folder.path)' LANG=C.UTF-8 TERM=screen R2UP_DB='\(folder.path)/db.sqlite'
+            unset NO_COLOR LC_ALL LC_CTYPE
+            printf '\\033[H\\033[2J'
+            '\(CLI.binary)' pull '\(prefix)' '\(folder.path)/pulled' --bwlimit 8M
+            echo "PULL=$?"
+            exec sleep 600
+
+            """
+        let scriptPath = folder.path + "/session.sh"
+        try script.write(toFile: scriptPath, atomically: true, encoding: .utf8)
+        let tmux = try await Tmux.start(width: 100, height: 30, command: "sh '\(scriptPath)'")
+        defer { tmux.stop() }
+        let screens = try await tmux.screens(until: "PULL=", timeout: 120)
+        let screen = screens.last ?? ""
+        let barsDuringPull = screens.contains { $0.contains("▕") && $0.contains("ETA") && !$0.contains("PULL=") }
+        #expect(barsDuringPull, "no bars seen during pull; last screen:\n\(screen)")
+        let lines = screen.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
+        #expect(lines.count == 3, "screen:\n\(screen)")
+        #expect(lines.first == folder.path + "/pulled/big track.flac", "screen:\n\(screen)")
+        #expect(lines.contains { $0.hasPrefix("Pulled 1 file (24 MB)") }, "screen:\n\(screen)")
+        #expect(lines.last == "PULL=0")
+        #expect(!screen.contains("▕") && !screen.contains("ETA"))
+    }
 }

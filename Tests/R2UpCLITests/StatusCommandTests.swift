@@ -69,7 +69,7 @@ struct StatusCommandTests {
         #expect(run.stdout == """
             \(m)/A  (3)  ↑ 1/3
               ↑ 1 One.flac
-              ↑ 2 Two.flac
+              ⇡ 2 Two.flac
                 3 Three.flac
             \(m)/B  (2)  ⚠ 1/2
               ↑ 1 Ok.flac
@@ -93,9 +93,9 @@ struct StatusCommandTests {
         #expect(run.status == 0, "stderr: \(run.stderr)")
         let m = fixture.music
         #expect(run.stdout == """
-            \(m)/A  (3)  ^ 1/3
+            \(m)/A  (3)  * 1/3
               ^ 1 One.flac
-              ^ 2 Two.flac
+              * 2 Two.flac
                 3 Three.flac
             \(m)/B  (2)  ! 1/2
               ^ 1 Ok.flac

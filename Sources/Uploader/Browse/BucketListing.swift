@@ -22,12 +22,14 @@ extension UploadService {
     /// Lists `prefix` one level deep (delimiter "/"), following continuation tokens to the end.
     /// A prefix naming a folder without its trailing "/" is read as that folder, as `aws s3 ls`
     /// does only when asked; here "Album" and "Album/" both list the folder's contents.
-    public func browse(prefix: String) async throws(S3ClientError) -> BucketListing {
+    /// `recursive` (`ls -r`): every object under the prefix, at any depth, and no folders.
+    public func browse(prefix: String, recursive: Bool = false) async throws(S3ClientError) -> BucketListing {
         let start = prefix.isEmpty || prefix.hasSuffix("/") ? prefix : prefix + "/"
         var listing = BucketListing(bucket: bucket, prefix: start, folders: [], objects: [])
         var token: String?
         repeat {
-            let page = try await client.listObjects(bucket: bucket, prefix: start, delimiter: "/", continuationToken: token)
+            let page = try await client.listObjects(
+                bucket: bucket, prefix: start, delimiter: recursive ? nil : "/", continuationToken: token)
             listing.folders += page.commonPrefixes
             listing.objects += page.objects.map {
                 ListedObject(key: $0.key, size: $0.size, lastModified: $0.lastModified, etag: $0.etag)
@@ -35,6 +37,22 @@ extension UploadService {
             token = page.continuationToken
         } while token != nil
         return listing
+    }
+}
+
+extension UploadService {
+    /// Every object whose key starts with `prefix` as given (no "/" added), all pages: what `rm --prefix` deletes.
+    public func objects(startingWith prefix: String) async throws(S3ClientError) -> [ListedObject] {
+        var objects: [ListedObject] = []
+        var token: String?
+        repeat {
+            let page = try await client.listObjects(bucket: bucket, prefix: prefix, continuationToken: token)
+            objects += page.objects.map {
+                ListedObject(key: $0.key, size: $0.size, lastModified: $0.lastModified, etag: $0.etag)
+            }
+            token = page.continuationToken
+        } while token != nil
+        return objects
     }
 }
 
@@ -59,9 +77,11 @@ public enum ListingTable {
     }
 
     /// The last line: "2 folders, 3 objects, 4.1 MB".
-    public static func summary(_ listing: BucketListing) -> String {
+    /// `recursive` (`ls -r`, which lists no folders): "3 objects, 4.1 MB in total".
+    public static func summary(_ listing: BucketListing, recursive: Bool = false) -> String {
         let bytes = listing.objects.reduce(Int64(0)) { $0 + $1.size }
         func count(_ n: Int, _ noun: String) -> String { "\(SyncSummary.count(n)) \(noun)\(n == 1 ? "" : "s")" }
+        if recursive { return "\(count(listing.objects.count, "object")), \(ByteCount.string(bytes)) in total" }
         return "\(count(listing.folders.count, "folder")), \(count(listing.objects.count, "object")), \(ByteCount.string(bytes))"
     }
 }

@@ -60,7 +60,10 @@ final class ObjectDownloader: Sendable {
         self.partSize = partSize
     }
 
-    func download(_ item: PullItem, to path: String) async throws(DownloadError) -> DownloadOutcome {
+    /// `onBytes`: the bytes of the object on disk so far (resumed parts, then each part as it lands).
+    func download(
+        _ item: PullItem, to path: String, onBytes: (@Sendable (Int64) -> Void)? = nil
+    ) async throws(DownloadError) -> DownloadOutcome {
         if try Self.isIdentical(path: path, item: item) {
             return DownloadOutcome(item: item, path: path, result: .skipped, resumedBytes: 0)
         }
@@ -109,7 +112,13 @@ final class ObjectDownloader: Sendable {
         if resumable { try record.save(recordPath) }
 
         let book = ResumeBook(record: record, path: resumable ? recordPath : nil)
-        let failure = await fetch(missing, of: item, descriptor: descriptor, ranged: resumable, book: book)
+        let landed = ByteCounter()
+        landed.add(resumedBytes)
+        onBytes?(resumedBytes)
+        let failure = await fetch(missing, of: item, descriptor: descriptor, ranged: resumable, book: book) { bytes in
+            landed.add(bytes)
+            onBytes?(landed.value)
+        }
         if let failure {
             // A changed object or damaged bytes cannot be resumed: start over next time.
             if case .objectChanged = failure { Self.discard(dataPath, recordPath) }
@@ -139,7 +148,8 @@ final class ObjectDownloader: Sendable {
 
     /// Fetches the parts with as many requests at once as the slots allow; the first failure stops the rest.
     private func fetch(
-        _ parts: [DownloadPart], of item: PullItem, descriptor: Int32, ranged: Bool, book: ResumeBook
+        _ parts: [DownloadPart], of item: PullItem, descriptor: Int32, ranged: Bool, book: ResumeBook,
+        partLanded: @escaping @Sendable (Int64) -> Void
     ) async -> DownloadError? {
         await withTaskGroup(of: DownloadError?.self) { group in
             for part in parts {
@@ -151,6 +161,7 @@ final class ObjectDownloader: Sendable {
                         : await self.fetch(
                             part, of: item, descriptor: descriptor, ranged: ranged, book: book)
                     self.slots.release()
+                    if result == nil && !Task.isCancelled { partLanded(part.length) }
                     return result
                 }
             }

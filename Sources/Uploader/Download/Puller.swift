@@ -101,10 +101,13 @@ public final class Puller: Sendable {
     }
 
     /// Pulls every item into `destination` (an absolute folder), several objects at once.
+    /// `progress`, when a display draws it, counts the objects and their bytes as they land.
     public func run(
-        _ items: [PullItem], destination: String, onEvent: @escaping @Sendable (PullEvent) -> Void = { _ in }
+        _ items: [PullItem], destination: String, progress: TransferProgress? = nil,
+        onEvent: @escaping @Sendable (PullEvent) -> Void = { _ in }
     ) async -> PullSummary {
-        await withTaskGroup(of: (String, Result<DownloadOutcome, DownloadError>).self) { group in
+        progress?.expect(files: items.count, bytes: items.reduce(0) { $0 + $1.size })
+        return await withTaskGroup(of: (String, Result<DownloadOutcome, DownloadError>).self) { group in
             var summary = PullSummary()
             var next = 0
             func collect(_ result: (String, Result<DownloadOutcome, DownloadError>)) {
@@ -121,7 +124,7 @@ public final class Puller: Sendable {
                 while next < items.count && next - summary.outcomes.count - summary.failures.count < concurrency {
                     let item = items[next]
                     next += 1
-                    group.addTask { (item.key, await self.pull(item, into: destination)) }
+                    group.addTask { (item.key, await self.pull(item, into: destination, progress: progress)) }
                 }
                 if let result = await group.next() { collect(result) }
             }
@@ -150,15 +153,34 @@ public final class Puller: Sendable {
     }
 
     /// Pulls one object and records its download state (a store failure does not stop the download).
-    public func pull(_ item: PullItem, into destination: String) async -> Result<DownloadOutcome, DownloadError> {
+    public func pull(
+        _ item: PullItem, into destination: String, progress: TransferProgress? = nil
+    ) async -> Result<DownloadOutcome, DownloadError> {
         let cloud = CloudCopy(bucket: service.bucket, key: item.key, etag: item.etag)
         let path: String
+        let id = UUID()
+        progress?.started(id: id, name: FilePath.name(item.key), size: item.size)
         do { path = try DownloadPath.prepareFolder(for: item.relativePath, in: destination) } catch {
+            progress?.finished(id: id, size: item.size, succeeded: false)
             return .failure(error)
         }
         _ = try? store?.beginDownload(path: path, size: item.size, cloud: cloud)
+        let result = await download(item, to: path, cloud: cloud, progress: progress.map { progress in
+            { @Sendable bytes in progress.sent(id, bytes: bytes) }
+        })
+        if case .success = result {
+            progress?.finished(id: id, size: item.size, succeeded: true)
+        } else {
+            progress?.finished(id: id, size: item.size, succeeded: false)
+        }
+        return result
+    }
+
+    private func download(
+        _ item: PullItem, to path: String, cloud: CloudCopy, progress: (@Sendable (Int64) -> Void)?
+    ) async -> Result<DownloadOutcome, DownloadError> {
         do {
-            let outcome = try await downloader.download(item, to: path)
+            let outcome = try await downloader.download(item, to: path, onBytes: progress)
             var info = stat()
             if stat(path, &info) == 0 {
                 let mtime = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)

@@ -57,7 +57,8 @@ public struct GroupSummary: Sendable, Equatable {
     /// The glyph for a UTF-8 (`ascii: false`) or plain terminal.
     public func glyph(ascii: Bool) -> String? {
         switch kind {
-        case .uploading, .allUploaded: ascii ? "^" : "↑"
+        case .uploading: ascii ? "*" : "↑"  // ASCII: not "^", which means uploaded
+        case .allUploaded: ascii ? "^" : "↑"
         case .partial: ascii ? "^" : "⇡"
         case .error: ascii ? "!" : "⚠"
         case nil: nil

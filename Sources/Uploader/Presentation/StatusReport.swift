@@ -105,7 +105,7 @@ public struct StatusReport: Sendable, Equatable {
             if !label.isEmpty { header += "  " + style.paint(label, group.summary.colour) }
             lines.append(header)
             for track in group.tracks {
-                let glyph = track.icon.glyph(ascii: style.ascii)
+                let glyph = track.icon.glyph(ascii: style.ascii, colour: style.colour)
                 var line = "  " + (glyph.map { style.paint($0, track.icon.colour) } ?? " ") + " "
                 line += TextColumns.printable(track.name)
                 if track.icon == .uploadError || track.icon == .downloadError,

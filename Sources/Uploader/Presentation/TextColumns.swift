@@ -8,8 +8,25 @@ public enum TextColumns {
     /// The columns a string takes in a terminal: 2 for East Asian wide and fullwidth
     /// characters and most emoji, 0 for combining marks, joiners and variation selectors,
     /// 1 otherwise. Control characters count 0 (run `printable` first).
+    /// Counted per character (grapheme cluster): an emoji sequence (ZWJ family, flag, keycap,
+    /// a text symbol made emoji by U+FE0F) is one wide glyph, as terminals draw it.
     public static func displayWidth(_ text: String) -> Int {
-        text.unicodeScalars.reduce(0) { $0 + width(of: $1) }
+        text.reduce(0) { $0 + width(of: $1) }
+    }
+
+    static func width(of character: Character) -> Int {
+        let scalars = character.unicodeScalars
+        guard let first = scalars.first else { return 0 }
+        if scalars.count == 1 { return width(of: first) }
+        if (0x1F1E6...0x1F1FF).contains(first.value) { return 2 }  // a flag: two regional indicators
+        if first.properties.isEmoji,
+            scalars.contains(where: {
+                $0.value == 0xFE0F || $0.value == 0x200D || $0.value == 0x20E3 || (0x1F3FB...0x1F3FF).contains($0.value)
+            })
+        {
+            return 2
+        }
+        return scalars.reduce(0) { $0 + width(of: $1) }  // a base and its combining marks
     }
 
     /// Lays `rows` out as lines, cells padded to their column's widest cell and

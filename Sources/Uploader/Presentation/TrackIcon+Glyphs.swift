@@ -23,7 +23,8 @@ extension TrackIcon {
     /// The glyph where the terminal is not UTF-8.
     public var asciiGlyph: String? {
         switch self {
-        case .uploading, .uploaded: "^"
+        case .uploading: "*"  // not uploaded's "^": without colour the two must differ
+        case .uploaded: "^"
         case .uploadError, .downloadError: "!"
         case .downloading: "v"
         case .downloaded: "V"
@@ -49,5 +50,12 @@ extension TrackIcon {
     /// The glyph for a terminal that is (`ascii: false`) or is not UTF-8.
     public func glyph(ascii: Bool) -> String? {
         ascii ? asciiGlyph : glyph
+    }
+
+    /// The same, where colour may be off (`NO_COLOR`, not a terminal): uploading, orange "↑"
+    /// in colour, is then the hollow "⇡", so it never looks like uploaded's "↑".
+    public func glyph(ascii: Bool, colour: Bool) -> String? {
+        if self == .uploading && !ascii && !colour { return "⇡" }
+        return glyph(ascii: ascii)
     }
 }

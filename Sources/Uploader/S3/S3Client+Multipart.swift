@@ -90,7 +90,13 @@ extension S3Client {
             Call(
                 method: "POST", bucket: bucket, key: key, query: [("uploadId", uploadID)],
                 headers: [("Content-Type", "application/xml")], body: body, payload: Self.payload(for: body)))
-        let root = try Self.document(response, root: "CompleteMultipartUploadResult")
+        // moto names the root CompleteMultipartUploadResponse (S3: ...Result); the ETag inside is what counts.
+        let root: XMLNode
+        do {
+            root = try Self.document(response, root: "CompleteMultipartUploadResult")
+        } catch .unexpectedResponse {
+            root = try Self.document(response, root: "CompleteMultipartUploadResponse")
+        }
         return Self.unquote(root.value("ETag") ?? "")
     }
 

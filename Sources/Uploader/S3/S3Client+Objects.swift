@@ -26,6 +26,13 @@ public struct ObjectAttributes: Sendable, Equatable {
     }
 }
 
+/// What a PutObject reply tells.
+public struct PutReply: Sendable, Equatable {
+    public var etag: String
+    /// The `Server` header: which implementation answered (`ServerProfile.identify`).
+    public var server: String?
+}
+
 /// What HEAD tells about an object.
 public struct ObjectInfo: Sendable, Equatable {
     public var size: Int64
@@ -67,12 +74,23 @@ extension S3Client {
         bucket: String, key: String, body: RequestBody, checksum: PayloadChecksum?,
         attributes: ObjectAttributes = .init(), onProgress: (@Sendable (Int64) -> Void)? = nil
     ) async throws(S3ClientError) -> String {
+        try await putObjectReply(
+            bucket: bucket, key: key, body: body, checksum: checksum, attributes: attributes, onProgress: onProgress
+        ).etag
+    }
+
+    /// PutObject, answering with what the reply tells: the ETag and who answered (`Server`).
+    public func putObjectReply(
+        bucket: String, key: String, body: RequestBody, checksum: PayloadChecksum?,
+        attributes: ObjectAttributes = .init(), onProgress: (@Sendable (Int64) -> Void)? = nil
+    ) async throws(S3ClientError) -> PutReply {
         var headers = attributes.headers
         if let checksum { headers.append(checksum.header) }
         let call = Call(
             method: "PUT", bucket: bucket, key: key, headers: headers, body: body,
             payload: Self.payload(for: body), onProgress: onProgress)
-        return Self.etag(try await send(call))
+        let response = try await send(call)
+        return PutReply(etag: Self.etag(response), server: response.header("server"))
     }
 
     /// HeadObject; nil when the object does not exist.
@@ -108,23 +126,44 @@ extension S3Client {
         bucket: String, prefix: String = "", delimiter: String? = nil, continuationToken: String? = nil,
         maxKeys: Int = 1000
     ) async throws(S3ClientError) -> ObjectListing {
-        var query: [(name: String, value: String)] = [("list-type", "2"), ("max-keys", String(maxKeys))]
+        // encoding-type=url, as the AWS CLI asks: XML 1.0 cannot carry control characters, and
+        // SeaweedFS turned an ESC in a key into U+FFFD without it (then no GET could find the key).
+        var query: [(name: String, value: String)] = [
+            ("encoding-type", "url"), ("list-type", "2"), ("max-keys", String(maxKeys)),
+        ]
         if !prefix.isEmpty { query.append(("prefix", prefix)) }
         if let delimiter { query.append(("delimiter", delimiter)) }
         if let continuationToken { query.append(("continuation-token", continuationToken)) }
         let response = try await send(Call(method: "GET", bucket: bucket, key: nil, query: query))
         let root = try Self.document(response, root: "ListBucketResult")
-        let objects = root.children("Contents").map { node in
-            ObjectSummary(
-                key: node.value("Key") ?? "", size: Int64(node.value("Size") ?? "") ?? 0,
-                etag: Self.unquote(node.value("ETag") ?? ""),
-                lastModified: node.value("LastModified").flatMap(ISO8601.parse))
+        // Decoded only when the server says it encoded: one that ignores the parameter sends keys as they are.
+        let encoded = root.value("EncodingType")?.lowercased() == "url"
+        var objects: [ObjectSummary] = []
+        for node in root.children("Contents") {
+            objects.append(
+                ObjectSummary(
+                    key: try Self.listedName(node.value("Key") ?? "", encoded: encoded),
+                    size: Int64(node.value("Size") ?? "") ?? 0, etag: Self.unquote(node.value("ETag") ?? ""),
+                    lastModified: node.value("LastModified").flatMap(ISO8601.parse)))
         }
-        let prefixes = root.children("CommonPrefixes").compactMap { $0.value("Prefix") }
+        var prefixes: [String] = []
+        for node in root.children("CommonPrefixes") {
+            if let prefix = node.value("Prefix") { prefixes.append(try Self.listedName(prefix, encoded: encoded)) }
+        }
         let truncated = root.value("IsTruncated") == "true"
         return ObjectListing(
             objects: objects, commonPrefixes: prefixes,
             continuationToken: truncated ? root.value("NextContinuationToken") : nil)
+    }
+
+    /// A key or prefix from a listing; with encoding-type=url, form-decoded ("+" is a space,
+    /// a literal "+" comes as %2B: SeaweedFS writes "+", moto %20, botocore reads both so).
+    static func listedName(_ text: String, encoded: Bool) throws(S3ClientError) -> String {
+        guard encoded else { return text }
+        guard let name = text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding else {
+            throw .unexpectedResponse("a listed key is not URL-encoded as encoding-type=url promised: \(text.prefix(80))")
+        }
+        return name
     }
 
     /// CreateBucket (only `doctor` and tests call it: object-scoped tokens cannot).

@@ -57,9 +57,14 @@ public final class TransferProgress: Sendable {
     }
 
     func started(_ job: UploadJob) {
-        let file = File(id: job.id, name: FilePath.name(job.path), size: job.length, sent: 0)
+        started(id: job.id, name: FilePath.name(job.path), size: job.length)
+    }
+
+    /// A transfer (an upload job, a pull's object) began.
+    func started(id: UUID, name: String, size: Int64) {
+        let file = File(id: id, name: name, size: size, sent: 0)
         state.withLock {
-            if $0.active.updateValue(file, forKey: job.id) == nil { $0.order.append(job.id) }
+            if $0.active.updateValue(file, forKey: id) == nil { $0.order.append(id) }
         }
     }
 
@@ -73,15 +78,19 @@ public final class TransferProgress: Sendable {
     }
 
     func finished(_ job: UploadJob, succeeded: Bool) {
+        finished(id: job.id, size: job.length, succeeded: succeeded)
+    }
+
+    func finished(id: UUID, size: Int64, succeeded: Bool) {
         state.withLock { state in
-            state.active[job.id] = nil
-            state.order.removeAll { $0 == job.id }
+            state.active[id] = nil
+            state.order.removeAll { $0 == id }
             if succeeded {
                 state.filesDone += 1
-                state.finishedBytes += job.length
+                state.finishedBytes += size
             } else {
                 state.filesFailed += 1
-                state.bytesTotal -= job.length
+                state.bytesTotal -= size
             }
         }
     }

@@ -12,6 +12,7 @@ enum Schema {
         migrator.registerMigration("v1", migrate: v1)
         migrator.registerMigration("v2", migrate: v2)
         migrator.registerMigration("v3-leases", migrate: v3Leases)
+        migrator.registerMigration("v4-deletions", migrate: v4Deletions)
         return migrator
     }
 
@@ -102,6 +103,18 @@ enum Schema {
                 createdAt TEXT NOT NULL,
                 PRIMARY KEY (bucket, "key", uploadID)
             ) WITHOUT ROWID;
+            """)
+    }
+
+    /// `r2up rm`: objects deleted, so the (immutable) history rows can say so.
+    private static func v4Deletions(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE deletions (
+                bucket TEXT NOT NULL,
+                "key" TEXT NOT NULL,
+                deletedAt TEXT NOT NULL
+            );
+            CREATE INDEX deletions_on_target ON deletions(bucket, "key");
             """)
     }
 }

@@ -62,6 +62,32 @@ public struct UploadItem: Sendable, Equatable, Identifiable {
     }
 }
 
+/// A history row as `history --json` prints it: the upload's fields and `deletedAt`
+/// (when `r2up rm` deleted the object since; null otherwise).
+public struct HistoryEntry: Encodable, Sendable {
+    public var item: UploadItem
+    public var deletedAt: Date?
+
+    public init(item: UploadItem, deletedAt: Date?) {
+        self.item = item
+        self.deletedAt = deletedAt
+    }
+
+    private enum CodingKeys: String, CodingKey { case deletedAt }
+
+    public func encode(to encoder: any Encoder) throws {
+        try item.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(deletedAt.map { $0.formatted(UploadItem.isoFormat) }, forKey: .deletedAt)
+    }
+
+    public static func json(_ entries: [HistoryEntry]) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted]
+        return try encoder.encode(entries)
+    }
+}
+
 extension UploadItem: Codable {
     private enum CodingKeys: String, CodingKey {
         case id, fileName, fileSize, r2Key, uploadDate, publicURL, bucket, etag

@@ -49,7 +49,7 @@ public struct SyncSummary: Sendable, Equatable, Encodable {
     public init() {}
 
     enum CodingKeys: String, CodingKey {
-        case dryRun, uploaded, uploadedBytes, failed, unchanged, waiting, deleted, cloudOnly, excluded, seconds
+        case dryRun, uploaded, uploadedBytes, wouldUpload, wouldUploadBytes, failed, unchanged, waiting, deleted, cloudOnly, excluded, seconds
         case failures, problems, planned, exitCode
         case awaitingRetry, retryLater, nextRetryAt, heldElsewhere, stoppedBy, interrupted, leftResumable
     }
@@ -57,8 +57,11 @@ public struct SyncSummary: Sendable, Equatable, Encodable {
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(dryRun, forKey: .dryRun)
-        try c.encode(uploaded, forKey: .uploaded)
-        try c.encode(uploadedBytes, forKey: .uploadedBytes)
+        // A dry run uploads nothing: what it would upload has a name of its own.
+        try c.encode(dryRun ? 0 : uploaded, forKey: .uploaded)
+        try c.encode(dryRun ? 0 : uploadedBytes, forKey: .uploadedBytes)
+        try c.encode(dryRun ? uploaded : 0, forKey: .wouldUpload)
+        try c.encode(dryRun ? uploadedBytes : 0, forKey: .wouldUploadBytes)
         try c.encode(failed, forKey: .failed)
         try c.encode(unchanged, forKey: .unchanged)
         try c.encode(waiting, forKey: .waiting)

@@ -14,10 +14,12 @@ public struct UploadSettings: Sendable, Equatable {
     public var keepPartsOnFailure = false
     /// The checksum each PUT and part carries; nil picks the endpoint's default (`IntegrityCheck.defaultCheck`).
     public var integrityCheck: IntegrityCheck?
-    /// HEAD a single-PUT object after upload. Off, the server-verified checksum and the 200
-    /// reply are the proof (as rclone and the AWS CLI trust them), saving a request per file.
+    /// HEAD a single-PUT object after upload: true always, false never, nil (the default) only
+    /// when the server is not known to verify the checksum the PUT carried (`ServerProfile`).
+    /// Without the HEAD the server-verified checksum, the 2xx reply and its ETag (equal to the
+    /// MD5 when one was sent) are the proof, saving a request per file.
     /// A multipart upload is always checked with a HEAD: its completion can fail inside a 200.
-    public var headAfterPut = true
+    public var headAfterPut: Bool?
 
     public init() {}
 }
@@ -64,7 +66,7 @@ public protocol UploadJournal: Sendable {
 }
 
 /// Uploads one file: a single PUT or a multipart upload, each request carrying
-/// Content-MD5 (which R2, S3 and SeaweedFS verify), then a HEAD to check the result.
+/// a checksum the server verifies (`ServerProfile`); a HEAD checks the result where it does not.
 public struct FileUploader: Sendable {
     public let client: S3Client
     public let settings: UploadSettings
@@ -101,18 +103,18 @@ public struct FileUploader: Sendable {
         let checksum = try check.checksum(of: file, offset: 0, length: file.size)
         let sent = ByteCounter()
         var retrying = false
-        let etag = try await withRetries("PUT \(key)") { () throws(UploadError) -> String in
+        let reply = try await withRetries("PUT \(key)") { () throws(UploadError) -> PutReply in
             // Opened and hashed a moment ago; a retry comes later, when the file may have moved.
             if retrying { guard file.isUnchanged() else { throw .fileChanged(file.path) } }
             retrying = true
             let body = RequestBody.file(FileSlice(descriptor: file.descriptor, offset: 0, length: file.size))
-            return try await slots.withTypedSlot { () throws(UploadError) -> String in
+            return try await slots.withTypedSlot { () throws(UploadError) -> PutReply in
                 do {
-                    let etag = try await client.putObject(
+                    let reply = try await client.putObjectReply(
                         bucket: bucket, key: key, body: body, checksum: checksum, attributes: attributes,
                         onProgress: { journal?.progress(bytesSent: $0) })
                     sent.add(file.size)
-                    return etag
+                    return reply
                 } catch {
                     throw .s3(S3ClientError(error))
                 }
@@ -123,11 +125,31 @@ public struct FileUploader: Sendable {
             try? await deleteQuietly(bucket: bucket, key: key)
             throw .fileChanged(file.path)
         }
+        let etag = reply.etag
+        let profile = ServerProfile.identify(endpoint: client.endpoint, serverHeader: reply.server)
+        // Where a single-PUT ETag is the hex MD5 of the stored bytes, it must match the MD5 r2up sent.
+        if profile.singlePutETagIsMD5, case .md5(let sentMD5) = checksum, let md5 = Self.hex(base64: sentMD5),
+            Self.isHexMD5(etag), etag.lowercased() != md5
+        {
+            throw .verificationFailed(key: key, reason: "its ETag is \(etag), the MD5 of the bytes sent is \(md5)")
+        }
         do { try await journal?.bodySent() } catch { throw .store(error) }
-        if settings.headAfterPut { try await verify(bucket: bucket, key: key, size: file.size, etag: etag) }
+        let serverVerified = profile.verifies(checksum.check)
+        if settings.headAfterPut ?? !serverVerified {
+            try await verify(bucket: bucket, key: key, size: file.size, etag: etag)
+        }
         return UploadOutcome(
             bucket: bucket, key: key, etag: etag, size: file.size, bytesSent: sent.value, partCount: 1,
             multipart: false, partsResumed: 0)
+    }
+
+    static func isHexMD5(_ text: String) -> Bool {
+        text.utf8.count == 32 && text.utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 | 0x20 >= 97 && $0 | 0x20 <= 102) }
+    }
+
+    static func hex(base64: String) -> String? {
+        guard let bytes = Data(base64Encoded: base64) else { return nil }
+        return bytes.map { String(format: "%02x", $0) }.joined()
     }
 
     private func deleteQuietly(bucket: String, key: String) async throws(UploadError) {

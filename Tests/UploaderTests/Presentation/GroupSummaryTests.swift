@@ -12,8 +12,8 @@ struct GroupSummaryTests {
     static let table: [([UploadState], GroupSummary.Kind?, IconColour?, Bool, String, String)] = [
         // 1: any uploading → orange ↑ "uploaded/total", even with errors
         (states(uploading: 2, uploaded: 10, none: 6), .uploading, .orange,
-         false, "↑ 10/18", "^ 10/18"),
-        (states(uploading: 1, error: 3, uploaded: 14), .uploading, .orange, false, "↑ 14/18", "^ 14/18"),
+         false, "↑ 10/18", "* 10/18"),
+        (states(uploading: 1, error: 3, uploaded: 14), .uploading, .orange, false, "↑ 14/18", "* 14/18"),
         // 2: else any error → red ⚠ with the count
         (states(error: 3, uploaded: 15), .error, .red, false, "⚠ 15/18", "! 15/18"),
         (states(error: 1, none: 4), .error, .red, false, "⚠ 0/5", "! 0/5"),

@@ -31,4 +31,16 @@ struct HistoryTableTests {
             "1970-01-01 00:00  500 bytes  a.m4a      https://p.example/a.m4a",
         ])
     }
+
+    @Test("emoji sequences and CJK keep the columns straight; a deleted object's URL says when")
+    func emojiAndDeleted() {
+        let family = Self.item("👨‍👩‍👧.m4a", size: 1, at: 120)
+        let heart = Self.item("❤️ 歌.m4a", size: 1, at: 60)
+        let lines = HistoryTable.lines([family, heart], deleted: [heart.id: Date(timeIntervalSince1970: 180)], timeZone: Self.utc)
+        #expect(lines == [
+            "DATE                SIZE  KEY        URL",
+            "1970-01-01 00:02  1 byte  👨‍👩‍👧.m4a     https://p.example/%F0%9F%91%A8%E2%80%8D%F0%9F%91%A9%E2%80%8D%F0%9F%91%A7.m4a",
+            "1970-01-01 00:01  1 byte  ❤️ 歌.m4a  (deleted 1970-01-01 00:03)",
+        ])
+    }
 }

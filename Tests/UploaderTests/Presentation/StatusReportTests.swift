@@ -43,7 +43,7 @@ struct StatusReportTests {
     func colour() {
         let report = StatusReport(tracks: [Self.track("/m/a", .uploading), Self.track("/m/b", .none)])
         #expect(report.lines(style: TerminalStyle(ascii: true, colour: true)) == [
-            "/m  (2)  \u{1B}[38;5;208m^ 0/2\u{1B}[0m", "  \u{1B}[38;5;208m^\u{1B}[0m a", "    b",
+            "/m  (2)  \u{1B}[38;5;208m* 0/2\u{1B}[0m", "  \u{1B}[38;5;208m*\u{1B}[0m a", "    b",
         ])
     }
 

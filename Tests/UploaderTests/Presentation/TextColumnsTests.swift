@@ -5,7 +5,7 @@ import Testing
 @Suite("Text columns align by display width")
 struct TextColumnsTests {
     @Test("display width: wide CJK and emoji 2, combining marks 0, control characters 0", arguments: [
-        ("abc", 3), ("", 0), ("日本語", 6), ("e\u{301}", 1), ("🎵", 2), ("👍🏽", 4), ("한국", 4),
+        ("abc", 3), ("", 0), ("日本語", 6), ("e\u{301}", 1), ("🎵", 2), ("👍🏽", 2), ("❤️", 2), ("👨‍👩‍👧", 2), ("🇯🇵", 2), ("1️⃣", 2), ("♪", 1), ("한국", 4),
         ("Ｆｕｌｌ", 8), ("↑⚠☁", 3), ("a\u{7}b", 2), ("é", 1), ("ß", 1),
     ])
     func width(text: String, width: Int) {

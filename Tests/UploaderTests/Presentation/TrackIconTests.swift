@@ -62,7 +62,7 @@ struct TrackIconTests {
     }
 
     static let appearances: [(TrackIcon, Int, String, String, IconColour, Bool, String)] = [
-        (TrackIcon.uploading, 1, "↑", "^", IconColour.orange, false, "uploading"),
+        (TrackIcon.uploading, 1, "↑", "*", IconColour.orange, false, "uploading"),
         (.uploadError, 2, "⚠", "!", .red, false, "uploadError"),
         (.downloading, 3, "⇣", "v", .accent, true, "downloading"),
         (.downloadError, 4, "⚠", "!", .red, false, "downloadError"),
@@ -102,5 +102,16 @@ struct TrackIconTests {
         #expect(Set(TrackIcon.allCases.map(\.name)).count == 8)
         #expect(UploadState.allCases.map(\.rawValue) == ["none", "uploading", "uploaded", "error"])
         #expect(DownloadState.allCases.map(\.rawValue) == ["none", "downloading", "downloaded", "error"])
+    }
+
+    @Test("without colour or in ASCII, uploading and uploaded have different marks")
+    func uploadingVersusUploaded() {
+        for (ascii, colour) in [(true, true), (true, false), (false, false)] {
+            #expect(
+                TrackIcon.uploading.glyph(ascii: ascii, colour: colour) != TrackIcon.uploaded.glyph(ascii: ascii, colour: colour))
+        }
+        #expect(TrackIcon.uploading.glyph(ascii: false, colour: false) == "⇡")
+        #expect(TrackIcon.uploading.glyph(ascii: false, colour: true) == "↑")  // orange then; uploaded is green
+        #expect(TrackIcon.uploading.glyph(ascii: true, colour: false) == "*")
     }
 }
