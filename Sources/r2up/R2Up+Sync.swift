@@ -14,6 +14,7 @@ extension R2Up {
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var transfer: TransferOptions
+        @OptionGroup var tagOptions: TagOptions
 
         @Option(help: "Key prefix, e.g. library/.")
         var prefix: String?
@@ -86,6 +87,8 @@ extension R2Up {
             options.followSymlinks = followSymlinks
             options.waitForLock = wait
             options.attributes = ObjectAttributes(cacheControl: cacheControl, metadata: metadata)
+            options.keyTemplate = tagOptions.template
+            options.tagMetadata = !tagOptions.noTagMetadata
             let progress = TransferProgress()
             let display = ProgressDisplay.make(for: progress, quiet: global.quiet || json || dryRun)
             if display != nil { options.progress = progress }  // counted only when drawn

@@ -179,7 +179,7 @@ public final class UploadQueue: Sendable {
                 }
                 checkpoint = MultipartCheckpoint(uploadID: uploadID, partSize: partSize, parts: parts)
             }
-            var objectAttributes = attributes
+            var objectAttributes = attributes.forFile(job.path)
             objectAttributes.contentType = job.contentType
             let outcome = try await resumableUploader.upload(
                 file, bucket: job.bucket, key: job.key, attributes: objectAttributes, checkpoint: checkpoint,

@@ -11,6 +11,7 @@ enum Schema {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1", migrate: v1)
         migrator.registerMigration("v2", migrate: v2)
+        migrator.registerMigration("v3-track-tags", migrate: v3TrackTags)
         return migrator
     }
 
@@ -81,6 +82,26 @@ enum Schema {
             BEGIN
                 SELECT RAISE(ABORT, 'history rows are immutable');
             END;
+            """)
+    }
+
+    /// Audio tags on tracks (DESIGN §12), with the size and mtime of the file they were read
+    /// from: tags are read again when the file changes. NULL `tagsSize`: never read.
+    private static func v3TrackTags(_ db: Database) throws {
+        try db.execute(sql: """
+            ALTER TABLE tracks ADD COLUMN title TEXT;
+            ALTER TABLE tracks ADD COLUMN artist TEXT;
+            ALTER TABLE tracks ADD COLUMN albumArtist TEXT;
+            ALTER TABLE tracks ADD COLUMN album TEXT;
+            ALTER TABLE tracks ADD COLUMN year INTEGER;
+            ALTER TABLE tracks ADD COLUMN trackNumber INTEGER;
+            ALTER TABLE tracks ADD COLUMN discNumber INTEGER;
+            ALTER TABLE tracks ADD COLUMN durationMs INTEGER;
+            ALTER TABLE tracks ADD COLUMN bitrateKbps INTEGER;
+            ALTER TABLE tracks ADD COLUMN sampleRate INTEGER;
+            ALTER TABLE tracks ADD COLUMN channels INTEGER;
+            ALTER TABLE tracks ADD COLUMN tagsSize INTEGER;
+            ALTER TABLE tracks ADD COLUMN tagsMtimeNs INTEGER;
             """)
     }
 }

@@ -1,0 +1,27 @@
+import ArgumentParser
+import Uploader
+
+/// The audio flags of push and sync (DESIGN §12).
+struct TagOptions: ParsableArguments {
+    @Option(
+        name: .customLong("key-template"),
+        help: ArgumentHelp(
+            "Make each key from the file's tags, e.g. '{albumartist}/{album} ({year})/{disc}-{track:02} {title}.{ext}'.",
+            valueName: "TEMPLATE"))
+    var keyTemplate: String?
+
+    @Flag(name: .customLong("no-tag-metadata"), help: "Do not send the tags as x-amz-meta-title, -artist, … .")
+    var noTagMetadata = false
+
+    /// `--key-template`, checked by `validate()`.
+    var template: KeyTemplate? { keyTemplate.flatMap { try? KeyTemplate($0) } }
+
+    /// Whether tags must be read at all.
+    var needsTags: Bool { keyTemplate != nil || !noTagMetadata }
+
+    func validate() throws {
+        if let keyTemplate {
+            do { _ = try KeyTemplate(keyTemplate) } catch { throw ValidationError(error.description) }
+        }
+    }
+}
