@@ -55,6 +55,9 @@ extension R2Up {
         /// `--meta`, checked by `validate()`.
         var metadata: [String: String] { (try? ObjectMetadata.parse(meta).get()) ?? [:] }
 
+        @Flag(help: "Then publish the catalog (index.json, index.html) under --prefix, as `catalog publish` does.")
+        var publish = false
+
         @Flag(help: "Print the summary as a JSON object.")
         var json = false
 
@@ -104,6 +107,12 @@ extension R2Up {
                 throw CommandFailure(error)
             }
             report(summary)
+            if publish && !dryRun && summary.exitCode != ExitStatus.configuration.rawValue {
+                let store: Store
+                do { store = try Store(path: settings.database.value) } catch { throw CommandFailure(error) }
+                let result = try await CatalogCommand.publish(service: service, store: store, prefix: prefix)
+                if !global.quiet && !json { Terminal.output(CatalogCommand.line(result)) }
+            }
             if summary.exitCode != 0 { throw CommandFailure(status: ExitStatus(rawValue: summary.exitCode) ?? .uploadFailed) }
         }
 

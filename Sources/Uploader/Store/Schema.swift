@@ -11,7 +11,7 @@ enum Schema {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1", migrate: v1)
         migrator.registerMigration("v2", migrate: v2)
-        migrator.registerMigration("v3-track-tags", migrate: v3TrackTags)
+        migrator.registerMigration("v3-audio", migrate: v3Audio)
         return migrator
     }
 
@@ -87,7 +87,9 @@ enum Schema {
 
     /// Audio tags on tracks (DESIGN §12), with the size and mtime of the file they were read
     /// from: tags are read again when the file changes. NULL `tagsSize`: never read.
-    private static func v3TrackTags(_ db: Database) throws {
+    /// `catalog_objects`: what a HEAD told of each object `catalog publish` saw, kept while the
+    /// object keeps its ETag, so a republish HEADs only new or changed objects.
+    private static func v3Audio(_ db: Database) throws {
         try db.execute(sql: """
             ALTER TABLE tracks ADD COLUMN title TEXT;
             ALTER TABLE tracks ADD COLUMN artist TEXT;
@@ -102,6 +104,16 @@ enum Schema {
             ALTER TABLE tracks ADD COLUMN channels INTEGER;
             ALTER TABLE tracks ADD COLUMN tagsSize INTEGER;
             ALTER TABLE tracks ADD COLUMN tagsMtimeNs INTEGER;
+            CREATE TABLE catalog_objects (
+                bucket TEXT NOT NULL,
+                "key" TEXT NOT NULL,
+                etag TEXT NOT NULL,
+                size INTEGER NOT NULL,
+                contentType TEXT,
+                lastModified REAL,
+                metadata TEXT NOT NULL,
+                PRIMARY KEY (bucket, "key")
+            ) WITHOUT ROWID;
             """)
     }
 }
