@@ -25,3 +25,5 @@ struct TagOptions: ParsableArguments {
         }
     }
 }
+
+extension StatusGrouping: ExpressibleByArgument {}
