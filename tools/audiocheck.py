@@ -84,7 +84,16 @@ def tags(paths):
         f = mutagen.File(path, easy=True)
         out = {"duration": round(f.info.length, 3), "sample_rate": getattr(f.info, "sample_rate", None),
                "channels": getattr(f.info, "channels", None)}
-        if f.tags is not None:
+        id3 = getattr(f, "tags", None)
+        if id3 is not None and hasattr(id3, "getall") and not hasattr(id3, "keys_easy"):
+            # WAVE and AIFF carry an ID3 tag that easy mode does not map: read its frames.
+            frames = {"TIT2": "title", "TPE1": "artist", "TPE2": "albumartist", "TALB": "album",
+                      "TDRC": "date", "TRCK": "tracknumber", "TPOS": "discnumber"}
+            for frame, name in frames.items():
+                found = id3.getall(frame)
+                if found and found[0].text:
+                    out[name] = str(found[0].text[0])
+        elif f.tags is not None:
             for name in ("title", "artist", "albumartist", "album", "date", "tracknumber", "discnumber"):
                 try:
                     values = f.tags.get(name)
