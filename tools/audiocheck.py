@@ -3,7 +3,9 @@
 
   audiocheck.py make DIR SPEC.json   encode audio with ffmpeg, write tags with mutagen
   audiocheck.py tags FILE...         tags as mutagen reads them, one JSON object per file
-  audiocheck.py head BUCKET KEY...   x-amz-meta-* as boto3's head_object returns them (JSON)
+  audiocheck.py head BUCKET KEY...   x-amz-meta-* as boto3's head_object returns them, RFC 2047
+                                     words decoded by Python's email.header (JSON)
+  audiocheck.py list BUCKET PREFIX   the keys under a prefix (boto3, JSON)
   audiocheck.py browse URL OUT.png   open the catalog page in headless Chromium (Selenium):
                                      list artists/albums, click a track and see currentTime
                                      advance, type in the filter; prints a JSON report
@@ -105,12 +107,36 @@ def tags(paths):
     print(json.dumps(result))
 
 
-def head(bucket, keys):
+def client():
     import boto3
-    s3 = boto3.client("s3", endpoint_url=os.environ["R2UP_ENDPOINT"], region_name="us-east-1",
+    return boto3.client("s3", endpoint_url=os.environ["R2UP_ENDPOINT"], region_name="us-east-1",
                       aws_access_key_id=os.environ["AWS_ACCESS_KEY_ID"],
                       aws_secret_access_key=os.environ["AWS_SECRET_ACCESS_KEY"])
-    print(json.dumps({key: s3.head_object(Bucket=bucket, Key=key)["Metadata"] for key in keys}))
+
+
+def decoded(value):
+    from email.header import decode_header
+    if not value.startswith("=?"):
+        return value
+    return "".join(part.decode(charset or "ascii") if isinstance(part, bytes) else part
+                   for part, charset in decode_header(value))
+
+
+def head(bucket, keys):
+    s3 = client()
+    result = {}
+    for key in keys:
+        raw = s3.head_object(Bucket=bucket, Key=key)["Metadata"]
+        result[key] = {"raw": raw, "decoded": {name: decoded(value) for name, value in raw.items()}}
+    print(json.dumps(result))
+
+
+def listing(bucket, prefix):
+    s3 = client()
+    keys = []
+    for page in s3.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix):
+        keys += [item["Key"] for item in page.get("Contents", [])]
+    print(json.dumps(keys))
 
 
 def browse(url, screenshot):
@@ -169,6 +195,8 @@ if __name__ == "__main__":
         tags(args)
     elif command == "head":
         head(args[0], args[1:])
+    elif command == "list":
+        listing(args[0], args[1])
     elif command == "browse":
         browse(args[0], args[1] if len(args) > 1 else None)
     else:

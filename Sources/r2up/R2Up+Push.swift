@@ -67,10 +67,11 @@ extension R2Up {
             let tags = TagResolver(store: store)
             let requests = try requests(store: store, tags: tags)
             var attributes = ObjectAttributes(cacheControl: cacheControl, metadata: metadata)
-            if !tagOptions.noTagMetadata { attributes = tags.attributes(attributes, forPaths: requests.map(\.path)) }
-            if tagOptions.needsTags {
-                do { try tags.save() } catch { throw CommandFailure(error) }
-            }
+            // Tags are read (or found unchanged in the store) for every audio file, so status and
+            // the catalog have them; --no-tag-metadata only keeps them off the objects.
+            let tagged = tags.attributes(attributes, forPaths: requests.map(\.path))
+            if !tagOptions.noTagMetadata { attributes = tagged }
+            do { try tags.save() } catch { throw CommandFailure(error) }
             let queued: [Result<UploadJob, any Error>]
             do { queued = try await queue.enqueue(requests) } catch { throw CommandFailure(error) }
             for (request, result) in zip(requests, queued) {
@@ -126,7 +127,7 @@ extension R2Up {
                     do { eligible = try TrackFolder.eligibleFiles(in: path, store: store, onlyFailed: retryFailed) } catch {
                         throw CommandFailure(error)
                     }
-                    if tagOptions.needsTags { do { try tags.preload(under: path) } catch { throw CommandFailure(error) } }
+                    do { try tags.preload(under: path) } catch { throw CommandFailure(error) }
                     for file in eligible {
                         let name = template.map { $0.key(tags: tags.tags(path: file.path), relativePath: file.relativePath) }
                         requests.append(request(path: file.path, key: ObjectKey.forFile(named: name ?? file.relativePath, prefix: prefix)))

@@ -16,9 +16,6 @@ struct TagOptions: ParsableArguments {
     /// `--key-template`, checked by `validate()`.
     var template: KeyTemplate? { keyTemplate.flatMap { try? KeyTemplate($0) } }
 
-    /// Whether tags must be read at all.
-    var needsTags: Bool { keyTemplate != nil || !noTagMetadata }
-
     func validate() throws {
         if let keyTemplate {
             do { _ = try KeyTemplate(keyTemplate) } catch { throw ValidationError(error.description) }

@@ -65,6 +65,7 @@ extension StatusReport {
         isLocal: (TrackRecord) -> Bool = { _ in true }
     ) {
         let grouping = grouping ?? (tags.values.contains { $0.album != nil } ? .album : .folder)
+        let tags = tags.filter { $0.value.hasTags }
         guard grouping != .folder else {
             self.init(tracks: tracks, isLocal: isLocal)
             return
@@ -73,7 +74,7 @@ extension StatusReport {
         var tagged: [Key: [TrackRecord]] = [:]
         var untagged: [TrackRecord] = []
         for track in tracks {
-            guard let trackTags = tags[track.path], grouping == .artist || trackTags.album != nil else {
+            guard let trackTags = tags[track.path], trackTags.hasTags, grouping == .artist || trackTags.album != nil else {
                 untagged.append(track)
                 continue
             }

@@ -67,7 +67,7 @@ public struct SyncRunner: Sendable {
             prefix: prefix, bucket: service.bucket, filter: options.filter, remote: remote,
             minAgeNs: minAge.seconds * 1_000_000_000 + minAge.attoseconds / 1_000_000_000, nowNs: nowNs)
         let tags = TagResolver(store: store)
-        if options.keyTemplate != nil || options.tagMetadata { try tags.preload(under: root) }
+        try tags.preload(under: root)
         if let template = options.keyTemplate {
             plan.keyFor = { file in
                 prefix + template.key(tags: tags.tags(path: file.path, size: file.size, mtimeNs: file.mtimeNs), relativePath: file.relativePath)
@@ -108,7 +108,9 @@ public struct SyncRunner: Sendable {
                 })
             }
             var options = options
-            if options.tagMetadata { options.attributes = tags.attributes(options.attributes, forPaths: plan.uploads.map(\.file.path)) }
+            // Tags of what is uploaded are read (or found unchanged) and stored whether or not they are sent.
+            let tagged = tags.attributes(options.attributes, forPaths: plan.uploads.map(\.file.path))
+            if options.tagMetadata { options.attributes = tagged }
             try tags.save()
             try await upload(plan.uploads, store: store, options: options, into: &summary)
         }
