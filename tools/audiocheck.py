@@ -157,6 +157,9 @@ def browse(url, screenshot):
         while time.time() < deadline and not driver.find_elements(By.CSS_SELECTOR, ".track"):
             time.sleep(0.05)
         report["render_seconds"] = round(time.time() - started, 3)
+        # In the page's own clock (ms since navigation): index.json parsed, then the list built.
+        report["page_ms"] = driver.execute_script(
+            "return [window.r2upFetchedAt || null, window.r2upRenderedAt || null, performance.timing.responseEnd - performance.timing.navigationStart]")
         report["stats"] = driver.find_element(By.ID, "stats").text
         report["artists"] = [e.get_attribute("data-name") for e in driver.find_elements(By.CSS_SELECTOR, ".artist")]
         report["albums"] = [e.get_attribute("data-name") for e in driver.find_elements(By.CSS_SELECTOR, ".album")]

@@ -136,7 +136,11 @@ extension R2Up {
             let jobs = chosen.compactMap { try? store.job(id: $0) }
             let queue = UploadQueue(store: store, service: service)
             let quiet = global.quiet
-            let summary = await queue.run(jobs) { event in
+            // A retried audio file carries its tags as the first attempt did.
+            let tags = TagResolver(store: store)
+            let attributes = tags.attributes(ObjectAttributes(), forPaths: jobs.map(\.path))
+            try? tags.save()
+            let summary = await queue.run(jobs, attributes: attributes) { event in
                 if case .completed(_, let item, _) = event, !quiet { Terminal.output(item.publicURL.absoluteString) }
             }
             for (_, diagnosis) in summary.failed {

@@ -51,6 +51,7 @@ public final class TagResolver: Sendable {
 
     /// The tags of a file, given by any path (stat'ed here); nil when it cannot be read.
     public func tags(path: String) -> AudioTags? {
+        guard AudioTagReader.isAudio(path) else { return nil }
         let absolute = FilePath.absolute(path)
         var info = stat()
         guard stat(absolute, &info) == 0 else { return nil }

@@ -31,6 +31,7 @@ footer { position: fixed; bottom: 0; left: 0; right: 0; background: Canvas; bord
 #now { font-size: .9rem; margin-bottom: .3rem; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 audio { width: 100%; }
 .hidden { display: none; }
+.album { content-visibility: auto; contain-intrinsic-size: auto 12rem; }
 </style>
 </head>
 <body>
@@ -77,6 +78,10 @@ function play(album, index) {
   track.row.classList.add("playing");
   now.textContent = "▶ " + track.title + " — " + (track.artist || track.albumArtist || "Unknown Artist") + (track.album ? " · " + track.album : "");
 }
+library.addEventListener("click", event => {
+  const row = event.target.closest(".track");
+  if (row && row.r2up) play(row.r2up[0], row.r2up[1]);
+});
 player.addEventListener("ended", () => { if (position + 1 < queue.length) play(queue, position + 1); });
 
 function render(index) {
@@ -111,7 +116,7 @@ function render(index) {
         const row = el("li", "track");
         row.dataset.key = t.key;
         row.append(el("span", "n", t.track ? String(t.track) : ""), el("span", "t", t.title), el("span", "d", duration(t.duration)), el("span", "s", size(t.size)));
-        row.addEventListener("click", () => play(tracks, i));
+        row.r2up = [tracks, i];
         t.row = row;
         t.search = [t.title, t.artist, t.albumArtist, t.album, artist, name, t.key].join("\n").toLowerCase();
         rows.push(t);
@@ -123,6 +128,7 @@ function render(index) {
     fragment.append(section);
   }
   library.replaceChildren(fragment);
+  window.r2upRenderedAt = performance.now();
   stats.textContent = index.tracks.length + " tracks · " + artists.size + " artists · " + size(index.tracks.reduce((s, t) => s + t.size, 0));
 }
 filter.addEventListener("input", () => {
@@ -133,6 +139,7 @@ filter.addEventListener("input", () => {
 });
 fetch("index.json", { cache: "no-cache" })
   .then(r => { if (!r.ok) throw new Error("HTTP " + r.status); return r.json(); })
+  .then(index => { window.r2upFetchedAt = performance.now(); return index; })
   .then(index => { if (index.version !== 1) throw new Error("index.json version " + index.version); render(index); })
   .catch(error => { stats.textContent = "Could not load index.json: " + error.message; });
 </script>

@@ -100,29 +100,26 @@ public struct CatalogPublisher: Sendable {
         let bucket = service.bucket
         var fresh: [String: CatalogObject] = [:]
         var failure: S3ClientError?
-        // HEADs in parallel, as many at once as uploads would be.
-        await withTaskGroup(of: (String, Result<ObjectDetails?, S3ClientError>).self) { group in
-            var next = 0
-            func addNext() {
-                guard next < stale.count else { return }
-                let key = stale[next]
-                next += 1
-                group.addTask {
-                    do throws(S3ClientError) { return (key, .success(try await client.headObjectDetails(bucket: bucket, key: key))) }
-                    catch { return (key, .failure(error)) }
-                }
+        // HEADs in parallel, twice as many at once as uploads would be.
+        var pending = stale.makeIterator()
+        let width = max(1, service.options.concurrency * 2)
+        await withTaskGroup(of: (key: String, outcome: Result<ObjectDetails?, S3ClientError>).self) { group in
+            for _ in 0..<width {
+                guard let key = pending.next() else { break }
+                group.addTask { (key, await Self.head(client, bucket: bucket, key: key)) }
             }
-            for _ in 0..<max(1, service.options.concurrency * 2) { addNext() }
-            while let (key, outcome) = await group.next() {
-                switch outcome {
+            while let done = await group.next() {
+                switch done.outcome {
                 case .success(let details?):
-                    fresh[key] = CatalogObject(
+                    fresh[done.key] = CatalogObject(
                         etag: details.etag, size: details.size, contentType: details.contentType,
-                        lastModified: details.lastModified ?? listing[key]?.lastModified, metadata: details.metadata)
+                        lastModified: details.lastModified ?? listing[done.key]?.lastModified, metadata: details.metadata)
                 case .success(nil): break  // deleted since the listing
                 case .failure(let error): if failure == nil { failure = error }
                 }
-                addNext()
+                if let key = pending.next() {
+                    group.addTask { (key, await Self.head(client, bucket: bucket, key: key)) }
+                }
             }
         }
         if let failure { throw .s3(failure) }
@@ -134,6 +131,10 @@ public struct CatalogPublisher: Sendable {
             guard let details = known[object.key], details.etag == object.etag else { return nil }
             return CatalogTrack(key: object.key, url: service.publicURL(for: object.key), details: details)
         }.sorted { $0.key < $1.key }
+    }
+
+    private static func head(_ client: S3Client, bucket: String, key: String) async -> Result<ObjectDetails?, S3ClientError> {
+        do { return .success(try await client.headObjectDetails(bucket: bucket, key: key)) } catch { return .failure(error) }
     }
 
     /// Puts one catalog file unless what is there already has these bytes (its ETag is their MD5).
