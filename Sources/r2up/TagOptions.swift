@@ -10,7 +10,7 @@ struct TagOptions: ParsableArguments {
             valueName: "TEMPLATE"))
     var keyTemplate: String?
 
-    @Flag(name: .customLong("no-tag-metadata"), help: "Do not send the tags as x-amz-meta-title, -artist, … .")
+    @Flag(name: .customLong("no-tag-metadata"), help: "Do not send the tags as x-amz-meta-* headers (they are still read and stored).")
     var noTagMetadata = false
 
     /// `--key-template`, checked by `validate()`.
