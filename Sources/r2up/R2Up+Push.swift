@@ -50,6 +50,7 @@ extension R2Up {
         }
 
         func run() async throws {
+            _ = try tagOptions.template()  // a bad template stops everything before the store or the server
             let settings: Settings
             let service: UploadService
             let store: Store
@@ -118,7 +119,7 @@ extension R2Up {
         /// The files to push: each file as given, each folder's eligible tracks.
         private func requests(store: Store, tags: TagResolver) throws -> [PushRequest] {
             var requests: [PushRequest] = []
-            let template = tagOptions.template
+            let template = try tagOptions.template()
             for path in files {
                 var isDirectory: ObjCBool = false
                 if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {

@@ -72,6 +72,7 @@ extension R2Up {
         }
 
         func run() async throws {
+            _ = try tagOptions.template()  // a bad template stops everything before the store or the server
             let settings: Settings
             let service: UploadService
             do {
@@ -90,7 +91,7 @@ extension R2Up {
             options.followSymlinks = followSymlinks
             options.waitForLock = wait
             options.attributes = ObjectAttributes(cacheControl: cacheControl, metadata: metadata)
-            options.keyTemplate = tagOptions.template
+            options.keyTemplate = try tagOptions.template()
             options.tagMetadata = !tagOptions.noTagMetadata
             let progress = TransferProgress()
             let display = ProgressDisplay.make(for: progress, quiet: global.quiet || json || dryRun)

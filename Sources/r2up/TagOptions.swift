@@ -13,12 +13,11 @@ struct TagOptions: ParsableArguments {
     @Flag(name: .customLong("no-tag-metadata"), help: "Do not send the tags as x-amz-meta-* headers (they are still read and stored).")
     var noTagMetadata = false
 
-    /// `--key-template`, checked by `validate()`.
-    var template: KeyTemplate? { keyTemplate.flatMap { try? KeyTemplate($0) } }
-
-    func validate() throws {
-        if let keyTemplate {
-            do { _ = try KeyTemplate(keyTemplate) } catch { throw ValidationError(error.description) }
+    /// `--key-template` parsed; a bad one is one line and exit 2, before anything is read or sent.
+    func template() throws -> KeyTemplate? {
+        guard let keyTemplate else { return nil }
+        do { return try KeyTemplate(keyTemplate) } catch {
+            throw CommandFailure(Diagnosis(status: .badInput, message: error.description))
         }
     }
 }
