@@ -75,4 +75,26 @@ struct CatalogIntegrationTests {
         let changed = try await one.publish(prefix: prefix)
         #expect(changed.heads == 1 && changed.jsonSent && !changed.htmlSent)
     }
+
+    @Test("a 412 on index.json (another publisher wrote first) makes it list again, rebuild and retry")
+    func preconditionFailedRetries() async throws {
+        let server = try TestServer.require()
+        let prefix = server.scratchPrefix("412")
+        let direct = try server.service()
+        _ = try await direct.client.putObject(
+            bucket: server.bucket, key: prefix + "a.mp3", body: .bytes([1, 2, 3]), contentMD5: nil,
+            attributes: ObjectAttributes(metadata: ["title": "A"]))
+        // The first PUT of index.json is answered 412 by the proxy, as S3 answers a lost If-Match.
+        let proxy = try await FaultProxy(
+            server: server,
+            arguments: ["--log-all", "--only-methods", "PUT", "--path-regex", "index\\.json", "--script", "1=error:412:PreconditionFailed"])
+        let service = try server.service(endpoint: proxy.endpoint)
+        let folder = try ScratchFolder()
+        let result = try await CatalogPublisher(service: service, store: try Store(path: folder.file("r2up.sqlite"))).publish(prefix: prefix)
+        #expect(result.retries == 1 && result.jsonSent && result.htmlSent && result.tracks == 1 && result.heads == 1)
+        let puts = proxy.injectedFaults(includingClean: true).filter { $0["method"] as? String == "PUT" && ($0["target"] as? String)?.contains("index.json") == true }
+        #expect(puts.map { $0["fault"] as? String } == ["error", nil], "\(puts)")
+        let index = try #require(try await service.client.headObjectDetails(bucket: server.bucket, key: prefix + "index.json"))
+        #expect(index.contentType == "application/json")
+    }
 }
