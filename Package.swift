@@ -35,6 +35,13 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
         ),
         .target(name: "CChecksum"),
+        .systemLibrary(
+            name: "CTagLib",
+            pkgConfig: "taglib",
+            providers: [.apt(["libtag1-dev"]), .brew(["taglib"])]
+        ),
+        // A C face over TagLib's C++ API (album artist, disc number, audio properties).
+        .target(name: "CAudioTags", dependencies: ["CTagLib"]),
         .target(
             name: "SigV4",
             dependencies: ["COpenSSL"],
@@ -43,7 +50,7 @@ let package = Package(
         .target(
             name: "Uploader",
             dependencies: [
-                "CCurl", "CChecksum", "COpenSSL", "CZlib", "SigV4",
+                "CCurl", "CChecksum", "COpenSSL", "CZlib", "SigV4", "CAudioTags",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSettings

@@ -27,10 +27,13 @@ twice() { "$@" || { say "retrying: $*"; sleep 5; "$@"; }; }
 # libc6-dev, libstdc++), git to fetch packages, and the libraries its tools load.
 # The scripts and tests use python3 (+ venv), curl, openssl (a test CA), setpriv
 # (util-linux), GNU time, tmux (the progress-bar tests' terminal) and procps.
+# libtag1-dev is TagLib (audio tags); ffmpeg encodes the tests' audio; chromium and
+# chromium-driver open the published catalog page headless (the fonts draw its titles).
 DEB_PACKAGES=(
-  libcurl4-openssl-dev libssl-dev libsqlite3-dev zlib1g-dev pkg-config
+  libcurl4-openssl-dev libssl-dev libsqlite3-dev zlib1g-dev pkg-config libtag1-dev
   binutils gcc g++ libc6-dev git ca-certificates libxml2 libncurses6 libedit2 tzdata
   python3 python3-venv curl openssl util-linux time tmux procps
+  ffmpeg chromium chromium-driver fonts-dejavu-core fonts-noto-cjk
 )
 
 missing_debs() {
@@ -72,6 +75,7 @@ check_macos() {
   command -v python3 >/dev/null 2>&1 || need+=(python@3)
   command -v tmux >/dev/null 2>&1 || need+=(tmux)
   command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
+  pkg-config --exists taglib 2>/dev/null || need+=(taglib)
   [ ${#need[@]} = 0 ] || die "missing tools; run: brew install ${need[*]}"
 }
 

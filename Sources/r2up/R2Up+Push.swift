@@ -13,6 +13,7 @@ extension R2Up {
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var transfer: TransferOptions
+        @OptionGroup var tagOptions: TagOptions
 
         @Option(help: "Object key (one file only; default: the prefix and the file's name).")
         var key: String?
@@ -44,10 +45,12 @@ extension R2Up {
         func validate() throws {
             if files.isEmpty { throw ValidationError("give at least one file to push") }
             if key != nil && files.count > 1 { throw ValidationError("--key needs exactly one file") }
+            if key != nil && tagOptions.keyTemplate != nil { throw ValidationError("give --key or --key-template, not both") }
             if case .failure(let problem) = ObjectMetadata.parse(meta) { throw ValidationError(problem.description) }
         }
 
         func run() async throws {
+            _ = try tagOptions.template()  // a bad template stops everything before the store or the server
             let settings: Settings
             let service: UploadService
             let store: Store
@@ -62,7 +65,14 @@ extension R2Up {
             var worst = ExitStatus.success
 
             var jobs: [UploadJob] = []
-            let requests = try requests(store: store)
+            let tags = TagResolver(store: store)
+            let requests = try requests(store: store, tags: tags)
+            var attributes = ObjectAttributes(cacheControl: cacheControl, metadata: metadata)
+            // Tags are read (or found unchanged in the store) for every audio file, so status and
+            // the catalog have them; --no-tag-metadata only keeps them off the objects.
+            let tagged = tags.attributes(attributes, forPaths: requests.map(\.path))
+            if !tagOptions.noTagMetadata { attributes = tagged }
+            do { try tags.save() } catch { throw CommandFailure(error) }
             let queued: [Result<EnqueueResult, any Error>]
             do { queued = try await queue.enqueue(requests, intent: .asked) } catch { throw CommandFailure(error) }
             for (request, result) in zip(requests, queued) {
@@ -84,13 +94,13 @@ extension R2Up {
             let quiet = global.quiet || json
             let progress = TransferProgress()
             let display = ProgressDisplay.make(for: progress, quiet: quiet)
-            let attributes = ObjectAttributes(cacheControl: cacheControl, metadata: metadata)
             display?.start()
             let toRun = jobs
+            let runAttributes = attributes
             let summary = await Interruption.run {
                 await queue.abortAbandonedUploads()
                 return await queue.run(
-                    toRun, attributes: attributes,
+                    toRun, attributes: runAttributes,
                     progress: display == nil ? nil : progress  // counted only when drawn
                 ) { event in
                     if case .completed(_, let item, _) = event, !quiet {
@@ -114,8 +124,9 @@ extension R2Up {
         }
 
         /// The files to push: each file as given, each folder's eligible tracks.
-        private func requests(store: Store) throws -> [PushRequest] {
+        private func requests(store: Store, tags: TagResolver) throws -> [PushRequest] {
             var requests: [PushRequest] = []
+            let template = try tagOptions.template()
             for path in files {
                 var isDirectory: ObjCBool = false
                 if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
@@ -124,6 +135,7 @@ extension R2Up {
                     do { eligible = try TrackFolder.eligibleFiles(in: path, store: store, onlyFailed: retryFailed) } catch {
                         throw CommandFailure(error)
                     }
+                    do { try tags.preload(under: path) } catch { throw CommandFailure(error) }
                     if eligible.isEmpty && !global.quiet {
                         Terminal.error(
                             retryFailed
@@ -131,14 +143,36 @@ extension R2Up {
                                 : "\(TextColumns.printable(path)): nothing to upload (every track is uploaded and unchanged)")
                     }
                     for file in eligible {
-                        requests.append(request(path: file.path, key: ObjectKey.forFile(named: file.relativePath, prefix: prefix)))
+                        let name = template.map { $0.key(tags: tags.tags(path: file.path), relativePath: file.relativePath) }
+                        requests.append(request(path: file.path, key: ObjectKey.forFile(named: name ?? file.relativePath, prefix: prefix)))
                     }
                 } else {
                     let name = URL(fileURLWithPath: path).lastPathComponent
-                    requests.append(request(path: path, key: key ?? ObjectKey.forFile(named: name, prefix: prefix)))
+                    let templated = template.map { $0.key(tags: tags.tags(path: path), relativePath: name) }
+                    requests.append(request(path: path, key: key ?? ObjectKey.forFile(named: templated ?? name, prefix: prefix)))
                 }
             }
+            if template != nil { try Self.checkTemplatedKeys(requests) }
             return requests
+        }
+
+        /// With --key-template, two files for one key or a key over 1,024 bytes stop the push
+        /// before anything is sent (exit 2), naming the files.
+        static func checkTemplatedKeys(_ requests: [PushRequest]) throws {
+            var seen: [String: String] = [:]
+            for request in requests {
+                if let other = seen[request.key] {
+                    throw CommandFailure(Diagnosis(
+                        status: .badInput,
+                        message: "\(other) and \(request.path) both map to the key '\(request.key)' with --key-template; tag them apart or change the template; nothing was sent"))
+                }
+                seen[request.key] = request.path
+                if request.key.utf8.count > ObjectKey.maximumBytes {
+                    throw CommandFailure(Diagnosis(
+                        status: .badInput,
+                        message: "\(request.path): --key-template makes a key of \(request.key.utf8.count) bytes; S3 and R2 allow at most \(ObjectKey.maximumBytes); shorten the template; nothing was sent"))
+                }
+            }
         }
 
         private func request(path: String, key: String) -> PushRequest {

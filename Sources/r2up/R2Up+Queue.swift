@@ -223,9 +223,13 @@ extension R2Up {
             let jobs: [UploadJob]
             do { jobs = try plan.requeue(store: store) } catch { throw CommandFailure(error) }
             let quiet = global.quiet
+            // A retried audio file carries its tags as the first attempt did.
+            let tags = TagResolver(store: store)
+            let attributes = tags.attributes(ObjectAttributes(), forPaths: jobs.map(\.path))
+            do { try tags.save() } catch { throw CommandFailure(error) }
             let summary = await Interruption.run {
                 await queue.abortAbandonedUploads()
-                return await queue.run(jobs) { event in
+                return await queue.run(jobs, attributes: attributes) { event in
                     if case .completed(_, let item, _) = event, !quiet { Terminal.output(item.publicURL.absoluteString) }
                 }
             }

@@ -5,7 +5,7 @@ import Uploader
 extension R2Up {
     struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Show each track's upload and download state, grouped by folder.",
+            abstract: "Show each track's upload and download state, grouped by album or folder.",
             discussion: """
                 Icons, most urgent first: ↑ orange uploading, ⚠ red upload error, ⇣ downloading, \
                 ⚠ download error, ↓ green downloaded, ↑ green uploaded, ☁ cloud only; nothing for \
@@ -25,6 +25,9 @@ extension R2Up {
         @Option(help: "With --remote: the key prefix the folder maps to (default: read off its uploaded tracks).")
         var prefix: String?
 
+        @Option(help: "Group by folder, album or artist (default: album when tracks carry tags, else folder).")
+        var by: StatusGrouping?
+
         @Argument(help: "Only the tracks in this folder and its subfolders (default: all).")
         var folder: String?
 
@@ -35,8 +38,14 @@ extension R2Up {
 
         func run() async throws {
             var tracks: [TrackRecord]
+            var tags: [String: AudioTags] = [:]
             do {
-                tracks = try ReadOnlyStore.open(global).map(tracks(in:)) ?? []
+                let store = try ReadOnlyStore.open(global)
+                tracks = try store.map(tracks(in:)) ?? []
+                if by != .folder, let store {
+                    let stored = try store.storedTags(under: nil)
+                    for track in tracks { if let found = stored[track.path]?.tags { tags[track.path] = found } }
+                }
             } catch {
                 throw CommandFailure(error)
             }
@@ -44,7 +53,7 @@ extension R2Up {
                 tracks += try await cloudOnly(folder: URL(fileURLWithPath: folder).standardizedFileURL.path, known: tracks)
                 tracks.sort { $0.path < $1.path }
             }
-            let report = StatusReport(tracks: tracks) { track in
+            let report = StatusReport(tracks: tracks, tags: tags, by: by) { track in
                 // A file gone from disk but known in the cloud shows as cloud only.
                 !track.isInCloud || FileManager.default.fileExists(atPath: track.path)
             }

@@ -14,6 +14,7 @@ extension R2Up {
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var transfer: TransferOptions
+        @OptionGroup var tagOptions: TagOptions
 
         @Option(help: "Key prefix, e.g. library/.")
         var prefix: String?
@@ -54,6 +55,9 @@ extension R2Up {
         /// `--meta`, checked by `validate()`.
         var metadata: [String: String] { (try? ObjectMetadata.parse(meta).get()) ?? [:] }
 
+        @Flag(help: "Then publish the catalog (index.json, index.html) under --prefix, as `catalog publish` does.")
+        var publish = false
+
         @Flag(help: "Print the summary as a JSON object.")
         var json = false
 
@@ -68,6 +72,7 @@ extension R2Up {
         }
 
         func run() async throws {
+            _ = try tagOptions.template()  // a bad template stops everything before the store or the server
             let settings: Settings
             let service: UploadService
             do {
@@ -86,6 +91,8 @@ extension R2Up {
             options.followSymlinks = followSymlinks
             options.waitForLock = wait
             options.attributes = ObjectAttributes(cacheControl: cacheControl, metadata: metadata)
+            options.keyTemplate = try tagOptions.template()
+            options.tagMetadata = !tagOptions.noTagMetadata
             let progress = TransferProgress()
             let display = ProgressDisplay.make(for: progress, quiet: global.quiet || json || dryRun)
             if display != nil { options.progress = progress }  // counted only when drawn
@@ -106,6 +113,12 @@ extension R2Up {
                 throw CommandFailure(error)
             }
             report(summary)
+            if publish && !dryRun && summary.exitCode != ExitStatus.configuration.rawValue {
+                let store: Store
+                do { store = try Store(path: settings.database.value) } catch { throw CommandFailure(error) }
+                let result = try await CatalogCommand.publish(service: service, store: store, prefix: prefix)
+                if !global.quiet && !json { Terminal.output(CatalogCommand.line(result)) }
+            }
             if summary.exitCode != 0 { throw CommandFailure(status: ExitStatus(rawValue: summary.exitCode) ?? .uploadFailed) }
         }
 

@@ -2,12 +2,14 @@ import Foundation
 
 /// Writing to the terminal: results on stdout, everything else on stderr.
 enum Terminal {
+    /// A reader gone (`r2up status | head`) is not an error: the rest is dropped
+    /// (FileHandle.write(_:) would trap on EPIPE).
     static func output(_ line: String) {
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        try? FileHandle.standardOutput.write(contentsOf: Data((line + "\n").utf8))
     }
 
     static func error(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        try? FileHandle.standardError.write(contentsOf: Data((line + "\n").utf8))
     }
 
     static var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) != 0 }

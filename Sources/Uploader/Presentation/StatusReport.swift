@@ -51,16 +51,20 @@ public struct StatusReport: Sendable, Equatable {
     public struct Track: Sendable, Equatable {
         public var record: TrackRecord
         public var icon: TrackIcon
+        /// Its tags, when grouping by album or artist.
+        public var tags: AudioTags? = nil
 
         /// The file's name, without its folder.
         public var name: String { (record.path as NSString).lastPathComponent }
     }
 
     public struct Group: Sendable, Equatable {
-        /// The folder the tracks are in.
+        /// The folder the tracks are in (by album or artist: the first track's).
         public var folder: String
         public var summary: GroupSummary
         public var tracks: [Track]
+        /// The album or artist the group stands for; nil for a folder group.
+        public var heading: GroupHeading? = nil
     }
 
     /// Groups ordered by folder, tracks by path.
@@ -100,14 +104,14 @@ public struct StatusReport: Sendable, Equatable {
     public func lines(style: TerminalStyle) -> [String] {
         var lines: [String] = []
         for group in groups {
-            var header = "\(TextColumns.printable(group.folder))  (\(group.tracks.count))"
+            var header = "\(TextColumns.printable(group.heading?.title ?? group.folder))  (\(group.tracks.count))"
             let label = group.summary.label(ascii: style.ascii)
             if !label.isEmpty { header += "  " + style.paint(label, group.summary.colour) }
             lines.append(header)
             for track in group.tracks {
                 let glyph = track.icon.glyph(ascii: style.ascii, colour: style.colour)
                 var line = "  " + (glyph.map { style.paint($0, track.icon.colour) } ?? " ") + " "
-                line += TextColumns.printable(track.name)
+                line += TextColumns.printable(group.heading.map { track.taggedName(by: $0.by) } ?? track.name)
                 if track.icon == .uploadError || track.icon == .downloadError,
                     let error = track.record.lastError, !error.isEmpty
                 {
@@ -133,7 +137,7 @@ extension StatusReport: Encodable {
 }
 
 extension StatusReport.Group: Encodable {
-    private enum CodingKeys: String, CodingKey { case folder, summary, tracks }
+    private enum CodingKeys: String, CodingKey { case folder, summary, tracks, by, album, artist, year, duration }
     private enum SummaryKeys: String, CodingKey { case name, uploaded, total, errors, uploading }
 
     public func encode(to encoder: any Encoder) throws {
@@ -146,11 +150,21 @@ extension StatusReport.Group: Encodable {
         try summary.encode(self.summary.errors, forKey: .errors)
         try summary.encode(self.summary.uploading, forKey: .uploading)
         try container.encode(tracks, forKey: .tracks)
+        if let heading {
+            try container.encode(heading.by.rawValue, forKey: .by)
+            try container.encode(heading.album, forKey: .album)
+            try container.encode(heading.artist, forKey: .artist)
+            try container.encode(heading.year, forKey: .year)
+            try container.encode(heading.durationMs.map { Double($0) / 1000 }, forKey: .duration)
+        }
     }
 }
 
 extension StatusReport.Track: Encodable {
-    private enum CodingKeys: String, CodingKey { case path, icon, uploadState, downloadState, key, etag, lastError, interrupted }
+    private enum CodingKeys: String, CodingKey {
+        case path, icon, uploadState, downloadState, key, etag, lastError, interrupted, title, artist, album, track, disc, year
+        case duration
+    }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
@@ -162,5 +176,14 @@ extension StatusReport.Track: Encodable {
         try container.encode(record.etag, forKey: .etag)
         try container.encode(record.lastError, forKey: .lastError)
         try container.encode(record.interrupted, forKey: .interrupted)
+        if let tags {
+            try container.encode(tags.title, forKey: .title)
+            try container.encode(tags.artist, forKey: .artist)
+            try container.encode(tags.album, forKey: .album)
+            try container.encode(tags.track, forKey: .track)
+            try container.encode(tags.disc, forKey: .disc)
+            try container.encode(tags.year, forKey: .year)
+            try container.encode(tags.durationMs.map { Double($0) / 1000 }, forKey: .duration)
+        }
     }
 }

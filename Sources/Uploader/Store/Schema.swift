@@ -13,6 +13,7 @@ enum Schema {
         migrator.registerMigration("v2", migrate: v2)
         migrator.registerMigration("v3-leases", migrate: v3Leases)
         migrator.registerMigration("v4-deletions", migrate: v4Deletions)
+        migrator.registerMigration("v5-audio", migrate: v5Audio)
         return migrator
     }
 
@@ -115,6 +116,38 @@ enum Schema {
                 deletedAt TEXT NOT NULL
             );
             CREATE INDEX deletions_on_target ON deletions(bucket, "key");
+            """)
+    }
+
+    /// Audio tags on tracks (DESIGN §12), with the size and mtime of the file they were read
+    /// from: tags are read again when the file changes. NULL `tagsSize`: never read.
+    /// `catalog_objects`: what a HEAD told of each object `catalog publish` saw, kept while the
+    /// object keeps its ETag, so a republish HEADs only new or changed objects.
+    private static func v5Audio(_ db: Database) throws {
+        try db.execute(sql: """
+            ALTER TABLE tracks ADD COLUMN title TEXT;
+            ALTER TABLE tracks ADD COLUMN artist TEXT;
+            ALTER TABLE tracks ADD COLUMN albumArtist TEXT;
+            ALTER TABLE tracks ADD COLUMN album TEXT;
+            ALTER TABLE tracks ADD COLUMN year INTEGER;
+            ALTER TABLE tracks ADD COLUMN trackNumber INTEGER;
+            ALTER TABLE tracks ADD COLUMN discNumber INTEGER;
+            ALTER TABLE tracks ADD COLUMN durationMs INTEGER;
+            ALTER TABLE tracks ADD COLUMN bitrateKbps INTEGER;
+            ALTER TABLE tracks ADD COLUMN sampleRate INTEGER;
+            ALTER TABLE tracks ADD COLUMN channels INTEGER;
+            ALTER TABLE tracks ADD COLUMN tagsSize INTEGER;
+            ALTER TABLE tracks ADD COLUMN tagsMtimeNs INTEGER;
+            CREATE TABLE catalog_objects (
+                bucket TEXT NOT NULL,
+                "key" TEXT NOT NULL,
+                etag TEXT NOT NULL,
+                size INTEGER NOT NULL,
+                contentType TEXT,
+                lastModified REAL,
+                metadata TEXT NOT NULL,
+                PRIMARY KEY (bucket, "key")
+            ) WITHOUT ROWID;
             """)
     }
 }

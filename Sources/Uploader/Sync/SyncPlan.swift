@@ -38,6 +38,8 @@ public struct SyncPlan: Sendable {
     private let minAgeNs: Int64
     private let nowNs: Int64
     private var byKey: [String: [PlannedUpload]] = [:]
+    /// The key of a file (`--key-template`); nil: the prefix and its relative path.
+    public var keyFor: (@Sendable (ScannedFile) -> String)?
     private var localKeys = Set<String>()
 
     /// An empty plan; `add` each scanned file, then `finish`.
@@ -70,7 +72,7 @@ public struct SyncPlan: Sendable {
 
     /// Decides one file, given what the store knows of it (nil: nothing).
     public mutating func add(_ file: ScannedFile, track: SyncTrackState?) {
-        let key = prefix + file.relativePath
+        let key = keyFor?(file) ?? prefix + file.relativePath
         if remote != nil { localKeys.insert(key) }
         guard filter.accepts(file.relativePath) else {
             filtered += 1
@@ -106,7 +108,9 @@ public struct SyncPlan: Sendable {
                 for path in paths {
                     rejected.append(SyncFailure(
                         path: path, key: key,
-                        error: "\(paths.count) files map to the key '\(key)' (names that differ only in Unicode normalisation); rename one"))
+                        error: keyFor == nil
+                            ? "\(paths.count) files map to the key '\(key)' (names that differ only in Unicode normalisation); rename one"
+                            : "\(paths.joined(separator: " and ")) map to the key '\(key)' with --key-template; tag them apart or change the template"))
                 }
             } else if key.utf8.count > ObjectKey.maximumBytes {
                 rejected.append(SyncFailure(

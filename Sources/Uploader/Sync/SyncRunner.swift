@@ -15,6 +15,10 @@ public struct SyncOptions: Sendable {
     /// Wait for another sync on the same database instead of exiting 4.
     public var waitForLock = false
     public var attributes = ObjectAttributes()
+    /// `--key-template`: keys from tags instead of paths.
+    public var keyTemplate: KeyTemplate?
+    /// Send the tags as `x-amz-meta-*` (`--no-tag-metadata` turns it off).
+    public var tagMetadata = true
     /// Live byte counts of the uploads, for a progress display.
     public var progress: TransferProgress?
 
@@ -62,6 +66,13 @@ public struct SyncRunner: Sendable {
         var plan = SyncPlan(
             prefix: prefix, bucket: service.bucket, filter: options.filter, remote: remote,
             minAgeNs: minAge.seconds * 1_000_000_000 + minAge.attoseconds / 1_000_000_000, nowNs: nowNs)
+        let tags = TagResolver(store: store)
+        try tags.preload(under: root)
+        if let template = options.keyTemplate {
+            plan.keyFor = { file in
+                prefix + template.key(tags: tags.tags(path: file.path, size: file.size, mtimeNs: file.mtimeNs), relativePath: file.relativePath)
+            }
+        }
         let scanner = SyncScanner(followSymlinks: options.followSymlinks)
         // The scan and the store walk side by side in path order: memory stays flat at 100,000 files.
         let problems: [ScanProblem]
@@ -96,6 +107,11 @@ public struct SyncRunner: Sendable {
                      CloudCopy(bucket: service.bucket, key: object.key, etag: object.etag), object.size)
                 })
             }
+            var options = options
+            // Tags of what is uploaded are read (or found unchanged) and stored whether or not they are sent.
+            let tagged = tags.attributes(options.attributes, forPaths: plan.uploads.map(\.file.path))
+            if options.tagMetadata { options.attributes = tagged }
+            try tags.save()
             try await upload(plan.uploads, store: store, options: options, into: &summary)
         }
         summary.failures.sort { $0.path < $1.path }

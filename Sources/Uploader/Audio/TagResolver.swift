@@ -1,0 +1,82 @@
+import Foundation
+import Synchronization
+
+/// Tags for files about to be queued: the stored ones while the file keeps the size and mtime
+/// they were read from, else read now with TagLib (and saved by `save`). Reading happens on the
+/// caller's task before the queue runs, never on the transfer thread.
+public final class TagResolver: Sendable {
+    private struct State {
+        var stored: [String: StoredTags]
+        var fresh: [(path: String, stored: StoredTags)] = []
+        /// Folders whose stored tags are all loaded: no lookup for a path under them (sync
+        /// resolves inside the store's read of its tracks, which must not be re-entered).
+        var preloaded: [String] = []
+    }
+    private let state: Mutex<State>
+    private let store: Store?
+
+    /// - Parameter store: where tags read before are looked up (nil: read every file).
+    public init(store: Store?) {
+        self.store = store
+        state = Mutex(State(stored: [:]))
+    }
+
+    /// Loads the stored tags of every track under a folder in one query (push DIR, sync).
+    public func preload(under folder: String) throws(StoreError) {
+        guard let store else { return }
+        var root = FilePath.absolute(folder)
+        while root.count > 1 && root.hasSuffix("/") { root.removeLast() }
+        let stored = try store.storedTags(under: root)
+        state.withLock {
+            $0.stored.merge(stored) { _, new in new }
+            $0.preloaded.append(root == "/" ? "" : root)
+        }
+    }
+
+    /// The tags of the file at an absolute path with this size and mtime; nil when it is not
+    /// audio or has no readable tags.
+    public func tags(path: String, size: Int64, mtimeNs: Int64) -> AudioTags? {
+        guard AudioTagReader.isAudio(path) else { return nil }
+        return state.withLock { state in
+            if state.stored[path] == nil, let store, !state.preloaded.contains(where: { path.hasPrefix($0 + "/") }), let row = try? store.storedTags(paths: [path])[path] {
+                state.stored[path] = row
+            }
+            if let known = state.stored[path], known.size == size, known.mtimeNs == mtimeNs { return known.tags }
+            let entry = StoredTags(size: size, mtimeNs: mtimeNs, tags: AudioTagReader.read(path: path))
+            state.stored[path] = entry
+            state.fresh.append((path, entry))
+            return entry.tags
+        }
+    }
+
+    /// The tags of a file, given by any path (stat'ed here); nil when it cannot be read.
+    public func tags(path: String) -> AudioTags? {
+        guard AudioTagReader.isAudio(path) else { return nil }
+        let absolute = FilePath.absolute(path)
+        var info = stat()
+        guard stat(absolute, &info) == 0 else { return nil }
+        let mtime = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+        return tags(path: absolute, size: Int64(info.st_size), mtimeNs: mtime)
+    }
+
+    /// Writes the tags read since the last save to the store.
+    public func save() throws(StoreError) {
+        guard let store else { return }
+        let fresh = state.withLock { state in
+            defer { state.fresh = [] }
+            return state.fresh
+        }
+        try store.saveTags(fresh)
+    }
+
+    /// The object attributes for these files: each one's tags as `x-amz-meta-*` under the
+    /// user's `--meta` (which wins over a tag), within R2's metadata limit.
+    public func attributes(_ base: ObjectAttributes, forPaths paths: [String]) -> ObjectAttributes {
+        var attributes = base
+        for path in paths {
+            guard let tags = tags(path: path) else { continue }
+            attributes.fileMetadata[FilePath.absolute(path)] = TagMetadata.merged(tags: tags, user: base.metadata)
+        }
+        return attributes
+    }
+}
