@@ -196,6 +196,16 @@ for i in range(int(os.environ['W3_FILES'])):
       measure "W3 r2up sync (default flags)" 0.03125 "$BIN" sync "$dir" --prefix "$p" --db "$WORK/w3.sqlite" --concurrency 4 --min-age 0 --quiet
       check "$p" "$W3_FILES" $((W3_FILES * 16384))
     fi
+    # `r2up queue --json` from a second process while a push of these files runs (it reads
+    # jobs, leases and progress the push is writing).
+    p=$(fresh_prefix w3queue)
+    rm -f "$WORK"/w3q.sqlite*
+    "$BIN" push "$dir" --prefix "$p" --db "$WORK/w3q.sqlite" --concurrency 4 >/dev/null 2>&1 &
+    pusher=$!
+    sleep 0.5
+    measure "W5 r2up queue --json (during the W3 push)" 1 "$BIN" queue --json --db "$WORK/w3q.sqlite"
+    wait "$pusher"
+    check "$p" "$W3_FILES" $((W3_FILES * 16384))
     p=$(fresh_prefix w3aws)
     measure "W3 aws-cli" 0.03125 aws --endpoint-url "$R2UP_ENDPOINT" s3 cp "$dir" "s3://$B/$p/" --recursive --only-show-errors
     check "$p" "$W3_FILES" $((W3_FILES * 16384))

@@ -104,6 +104,9 @@ public enum AudioTagReader {
     /// TagLib cannot open it (truncated, corrupt, unreadable): the caller falls back to the path.
     public static func read(path: String) -> AudioTags? {
         guard isAudio(path) else { return nil }
+        // TagLib opens by path and would wait forever on a FIFO: regular files only.
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
         return lock.withLock { _ -> AudioTags? in
             var raw = r2up_audiotags()
             guard r2up_audiotags_read(path, &raw) == 0 else { return nil }

@@ -40,6 +40,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
             "the database at \(path) was upgraded by a newer r2up (\(unknown.joined(separator: ", "))); use that version"
         case .busy(let path):
             "the database at \(path) stayed locked by another process"
+                + (Self.holders(of: path).map { " (\($0))" } ?? "") + "; try again when it is done"
         case .notFound(let what):
             "not found: \(what)"
         case .conflict(let what):
@@ -47,6 +48,30 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .sqlite(let code, let message):
             "database error \(code): \(message)"
         }
+    }
+
+    /// The other processes that have the database open, as "pid 123 python3, pid 456 r2up",
+    /// read from /proc (Linux); nil where none can be found.
+    static func holders(of path: String) -> String? {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return nil }
+        let targets = [path, path + "-wal", path + "-shm"].map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+        var found: [String] = []
+        for entry in entries {
+            guard let pid = Int32(entry), pid != getpid(),
+                let fds = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(entry)/fd")
+            else { continue }
+            let holds = fds.contains { fd in
+                guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(entry)/fd/\(fd)")
+                else { return false }
+                return targets.contains(target)
+            }
+            guard holds else { continue }
+            let name = (try? String(contentsOfFile: "/proc/\(entry)/comm", encoding: .utf8))?
+                .trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
+            found.append("pid \(pid) \(name)")
+            if found.count == 3 { break }
+        }
+        return found.isEmpty ? nil : "held by " + found.joined(separator: ", ")
     }
 
     /// Maps a GRDB error met while using the database at `path`.

@@ -347,4 +347,36 @@ struct TruthfulStateTests {
         #expect(try store.recentUploads(limit: 10).map(\.r2Key) == [scope + "mix.wav"])
         #expect(try store.rawRead { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") } == "ok")
     }
+
+    @Test("a database locked past the busy timeout: the push waits, then exits 5 with one line naming the database and the holder; nothing written or sent")
+    func databaseLockedTooLong() async throws {
+        let server = try TestServer.require()
+        let scope = server.scratchPrefix("truth-locked")
+        let directory = try TestDirectory()
+        let file = try directory.makeFile("take.flac", size: 1000, seed: 36)
+        var environment = server.environment
+        environment["HOME"] = directory.path
+        let database = directory.path + "/r2up.sqlite"
+        _ = try Store(path: database)
+        let python = Process()
+        python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        python.arguments = [
+            "python3", "-c",
+            "import sqlite3,sys,time; c=sqlite3.connect(sys.argv[1], isolation_level=None); c.execute('BEGIN EXCLUSIVE'); print('LOCKED', flush=True); time.sleep(14); c.execute('COMMIT')",
+            database,
+        ]
+        let out = Pipe()
+        python.standardOutput = out
+        try python.run()
+        _ = try await offThePool { out.fileHandleForReading.readData(ofLength: 6) }
+        let push = try await Subprocess.run(R2UpBinary.path, ["push", file.path, "--prefix", scope, "--db", database], environment: environment)
+        try await offThePool { python.waitUntilExit() }
+        #expect(push.status == 5)
+        let lines = push.stderrText.split(separator: "\n")
+        #expect(lines.count == 1, "\(push.stderrText)")
+        #expect(push.stderrText.hasPrefix("r2up: the database at \(database) stayed locked by another process (held by pid \(python.processIdentifier) python3"), "\(push.stderrText)")
+        let store = try Store(path: database)
+        #expect(try store.jobs(in: UploadJobState.allCases).isEmpty)
+        #expect(try await IndependentClient.fetch([scope + "take.flac"], bucket: server.bucket, server: server).isEmpty)
+    }
 }
