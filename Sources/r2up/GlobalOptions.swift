@@ -63,7 +63,7 @@ struct GlobalOptions: ParsableArguments {
 
 /// Options for commands that move bytes.
 struct TransferOptions: ParsableArguments {
-    @Option(help: "Requests in flight at once, parts included (1-64).")
+    @Option(parsing: .unconditional, help: "Requests in flight at once, parts included (1-64).")
     var concurrency = 4
 
     @Option(help: "Total upload rate limit, e.g. 500K, 10M (bytes a second).")
@@ -88,6 +88,7 @@ struct TransferOptions: ParsableArguments {
     var verify: SinglePutCheck = .head
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "How many times a failed request is sent again (0-20, default 4), with backoff: network errors, timeouts, 5xx, 429, SlowDown.",
             valueName: "N"))

@@ -13,7 +13,7 @@ extension R2Up {
 
         @OptionGroup var global: GlobalOptions
 
-        @Option(help: "How many uploads to list.")
+        @Option(parsing: .unconditional, help: "How many uploads to list.")
         var limit = 20
 
         @Flag(help: "Print a JSON array of the uploads (id, fileName, fileSize, r2Key, uploadDate, publicURL, bucket, etag).")

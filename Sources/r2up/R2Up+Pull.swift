@@ -18,7 +18,7 @@ extension R2Up {
 
         @OptionGroup var global: GlobalOptions
 
-        @Option(help: "Requests in flight at once, parts included (1-64).")
+        @Option(parsing: .unconditional, help: "Requests in flight at once, parts included (1-64).")
         var concurrency = 4
 
         @Option(help: "Total download rate limit, e.g. 500K, 10M (bytes a second).")

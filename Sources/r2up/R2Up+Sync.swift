@@ -62,10 +62,15 @@ extension R2Up {
 
         func validate() throws {
             if case .failure(let problem) = ObjectMetadata.parse(meta) { throw ValidationError(problem.description) }
-            if SyncDuration.parse(minAge) == nil {
+            guard let age = SyncDuration.parse(minAge) else {
                 throw ValidationError("--min-age '\(minAge)' is not a duration like 10s, 2m or 1h")
             }
+            guard age <= Self.maximumMinAge else {
+                throw ValidationError("--min-age must be from 0s to 365d, got \(minAge)")
+            }
         }
+
+        static let maximumMinAge = Duration.seconds(365 * 86_400)
 
         func run() async throws {
             let settings: Settings

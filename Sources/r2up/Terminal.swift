@@ -1,13 +1,37 @@
 import Foundation
 
 /// Writing to the terminal: results on stdout, everything else on stderr.
+///
+/// Everything goes through `write(_:to:)` (write(2), not FileHandle, whose `write` traps on
+/// EPIPE). A reader that closed stdout early (`r2up history | head -1`) ends the run quietly
+/// with exit 141, as a shell tool killed by SIGPIPE would: every upload reported so far is
+/// already committed (a completion is announced only after its history row is), and jobs in
+/// flight stay queued in the store for the next run to resume.
 enum Terminal {
+    /// 128 + SIGPIPE, what a shell shows for a writer whose reader went away.
+    static let closedOutputStatus: Int32 = 141
+
     static func output(_ line: String) {
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        write(line + "\n", to: STDOUT_FILENO)
     }
 
     static func error(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        write(line + "\n", to: STDERR_FILENO)
+    }
+
+    /// Writes all of `text`; a closed stdout ends the process (see above), a closed stderr drops the text.
+    static func write(_ text: String, to descriptor: Int32) {
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+            if written < 0 && errno == EINTR { continue }
+            if written < 0 && errno == EPIPE && descriptor == STDOUT_FILENO {
+                // _exit: other threads may still be running; nothing is buffered (write(2) above).
+                _exit(closedOutputStatus)
+            }
+            guard written > 0 else { return }
+            bytes = bytes.dropFirst(written)
+        }
     }
 
     static var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) != 0 }

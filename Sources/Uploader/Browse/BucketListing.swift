@@ -24,17 +24,10 @@ extension UploadService {
     /// does only when asked; here "Album" and "Album/" both list the folder's contents.
     public func browse(prefix: String) async throws(S3ClientError) -> BucketListing {
         let start = prefix.isEmpty || prefix.hasSuffix("/") ? prefix : prefix + "/"
-        var listing = BucketListing(bucket: bucket, prefix: start, folders: [], objects: [])
-        var token: String?
-        repeat {
-            let page = try await client.listObjects(bucket: bucket, prefix: start, delimiter: "/", continuationToken: token)
-            listing.folders += page.commonPrefixes
-            listing.objects += page.objects.map {
-                ListedObject(key: $0.key, size: $0.size, lastModified: $0.lastModified, etag: $0.etag)
-            }
-            token = page.continuationToken
-        } while token != nil
-        return listing
+        let all = try await client.listAllObjects(bucket: bucket, prefix: start, delimiter: "/")
+        return BucketListing(
+            bucket: bucket, prefix: start, folders: all.commonPrefixes,
+            objects: all.objects.map { ListedObject(key: $0.key, size: $0.size, lastModified: $0.lastModified, etag: $0.etag) })
     }
 }
 

@@ -59,15 +59,14 @@ public final class Puller: Sendable {
         }
         let prefix = target.isEmpty || target.hasSuffix("/") ? target : target + "/"
         var plan = PullPlan(items: [], refused: [])
-        var token: String?
-        repeat {
-            let page: ObjectListing
-            do {
-                page = try await service.client.listObjects(bucket: service.bucket, prefix: prefix, continuationToken: token)
-            } catch {
-                throw .s3(key: prefix, error)
-            }
-            for object in page.objects {
+        let listing: ObjectListing
+        do {
+            listing = try await service.client.listAllObjects(bucket: service.bucket, prefix: prefix)
+        } catch {
+            throw .s3(key: prefix, error)
+        }
+        do {
+            for object in listing.objects {
                 // A zero-byte "folder/" marker is not a file.
                 if object.key.hasSuffix("/") && object.size == 0 { continue }
                 do {
@@ -78,8 +77,7 @@ public final class Puller: Sendable {
                     plan.refused.append(error)
                 }
             }
-            token = page.continuationToken
-        } while token != nil
+        }
         if plan.items.isEmpty && plan.refused.isEmpty { throw .notFound(target: target, bucket: service.bucket) }
         return plan
     }

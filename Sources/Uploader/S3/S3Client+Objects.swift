@@ -72,15 +72,23 @@ extension S3Client {
         let call = Call(
             method: "PUT", bucket: bucket, key: key, headers: headers, body: body,
             payload: Self.payload(for: body), onProgress: onProgress)
-        return Self.etag(try await send(call))
+        return try Self.requiredETag(try await send(call))
     }
 
     /// HeadObject; nil when the object does not exist.
     public func headObject(bucket: String, key: String) async throws(S3ClientError) -> ObjectInfo? {
-        do {
+        do throws(S3ClientError) {
             let response = try await send(Call(method: "HEAD", bucket: bucket, key: key))
+            // S3 always sends both. Without them (a header block cut short, which libcurl accepts)
+            // the reply says nothing about the object: never read it as a 0-byte one.
+            guard let length = response.header("content-length").flatMap({ Int64($0) }), length >= 0,
+                !Self.etag(response).isEmpty
+            else {
+                throw .transfer(
+                    TransferError(kind: .connectionReset, message: "the HEAD reply came without Content-Length or ETag (cut short?)"))
+            }
             return ObjectInfo(
-                size: Int64(response.header("content-length") ?? "") ?? 0, etag: Self.etag(response),
+                size: length, etag: Self.etag(response),
                 contentType: response.header("content-type"),
                 lastModified: response.header("last-modified").flatMap(HTTPDate.parse))
         } catch .service(let failure) where failure.status == 404 && failure.code != "NoSuchBucket" {
@@ -95,7 +103,18 @@ extension S3Client {
     ) async throws(S3ClientError) -> HTTPResponse {
         var headers: [(name: String, value: String)] = []
         if let range { headers.append(("Range", "bytes=\(range.lowerBound)-\(range.upperBound)")) }
-        return try await send(Call(method: "GET", bucket: bucket, key: key, headers: headers, sink: sink, onProgress: onProgress))
+        let response = try await send(Call(method: "GET", bucket: bucket, key: key, headers: headers, sink: sink, onProgress: onProgress))
+        // A 206 must carry the range asked for: other bytes at this offset would corrupt the file.
+        if let range, response.status == 206 {
+            let sent = response.header("content-range") ?? ""
+            guard ContentRange.matches(sent, range) else {
+                throw .transfer(
+                    TransferError(
+                        kind: .connectionReset,
+                        message: "the server sent Content-Range '\(sent.prefix(80))' for bytes \(range.lowerBound)-\(range.upperBound)"))
+            }
+        }
+        return response
     }
 
     /// DeleteObject (S3 answers 204 whether or not the key existed).
@@ -113,18 +132,51 @@ extension S3Client {
         if let delimiter { query.append(("delimiter", delimiter)) }
         if let continuationToken { query.append(("continuation-token", continuationToken)) }
         let response = try await send(Call(method: "GET", bucket: bucket, key: nil, query: query))
+        return try Self.listing(response)
+    }
+
+    /// Reads a ListObjectsV2 page; an entry without a key or a size, or a page that says it is
+    /// truncated but gives no token to go on with, is not a listing to act on.
+    static func listing(_ response: HTTPResponse) throws(S3ClientError) -> ObjectListing {
         let root = try Self.document(response, root: "ListBucketResult")
-        let objects = root.children("Contents").map { node in
-            ObjectSummary(
-                key: node.value("Key") ?? "", size: Int64(node.value("Size") ?? "") ?? 0,
-                etag: Self.unquote(node.value("ETag") ?? ""),
-                lastModified: node.value("LastModified").flatMap(ISO8601.parse))
+        var objects: [ObjectSummary] = []
+        for node in root.children("Contents") {
+            guard let key = node.value("Key"), !key.isEmpty, let size = node.value("Size").flatMap({ Int64($0) }), size >= 0 else {
+                throw .unexpectedResponse("a listing entry has no key or size")
+            }
+            objects.append(
+                ObjectSummary(
+                    key: key, size: size, etag: Self.unquote(node.value("ETag") ?? ""),
+                    lastModified: node.value("LastModified").flatMap(ISO8601.parse)))
         }
         let prefixes = root.children("CommonPrefixes").compactMap { $0.value("Prefix") }
-        let truncated = root.value("IsTruncated") == "true"
-        return ObjectListing(
-            objects: objects, commonPrefixes: prefixes,
-            continuationToken: truncated ? root.value("NextContinuationToken") : nil)
+        guard root.value("IsTruncated") == "true" else {
+            return ObjectListing(objects: objects, commonPrefixes: prefixes, continuationToken: nil)
+        }
+        guard let token = root.value("NextContinuationToken"), !token.isEmpty else {
+            throw .unexpectedResponse("the listing says it is truncated but gives no continuation token")
+        }
+        return ObjectListing(objects: objects, commonPrefixes: prefixes, continuationToken: token)
+    }
+
+    /// Every page of ListObjectsV2 under `prefix`, in order. A token the server already gave
+    /// (a loop) ends the listing with an error instead of following it forever.
+    public func listAllObjects(
+        bucket: String, prefix: String = "", delimiter: String? = nil
+    ) async throws(S3ClientError) -> ObjectListing {
+        var all = ObjectListing(objects: [], commonPrefixes: [], continuationToken: nil)
+        var seen: Set<String> = []
+        var token: String?
+        repeat {
+            let page = try await listObjects(bucket: bucket, prefix: prefix, delimiter: delimiter, continuationToken: token)
+            all.objects += page.objects
+            all.commonPrefixes += page.commonPrefixes
+            token = page.continuationToken
+            if let token, !seen.insert(token).inserted {
+                throw .unexpectedResponse("the listing gave the same continuation token twice (a loop)")
+            }
+        } while token != nil
+        return all
     }
 
     /// CreateBucket (only `doctor` and tests call it: object-scoped tokens cannot).
@@ -145,6 +197,18 @@ extension S3Client {
         case .bytes(let bytes): return .sha256(hex: Digest.sha256Hex(bytes))
         case .file: return .unsigned
         }
+    }
+}
+
+/// `Content-Range: bytes START-END/TOTAL` of a 206 reply.
+enum ContentRange {
+    static func matches(_ header: String, _ range: ClosedRange<Int64>) -> Bool {
+        let text = header.trimmingCharacters(in: .whitespaces)
+        guard text.hasPrefix("bytes ") else { return false }
+        let span = text.dropFirst(6).split(separator: "/", maxSplits: 1).first ?? ""
+        let ends = span.split(separator: "-", omittingEmptySubsequences: false)
+        guard ends.count == 2, let start = Int64(ends[0]), let end = Int64(ends[1]) else { return false }
+        return start == range.lowerBound && end == range.upperBound
     }
 }
 

@@ -73,6 +73,9 @@ public enum SyncDuration {
             break
         }
         guard let value = Double(number), value >= 0, value.isFinite else { return nil }
-        return .milliseconds(Int64((value * scale * 1000).rounded()))
+        // Beyond ~292 million years the milliseconds would overflow Int64: clamped, for the caller's range check.
+        let milliseconds = (value * scale * 1000).rounded()
+        guard milliseconds < 9.0e18 else { return .seconds(Int64.max) }
+        return .milliseconds(Int64(milliseconds))
     }
 }

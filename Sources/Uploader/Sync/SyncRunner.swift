@@ -107,12 +107,9 @@ public struct SyncRunner: Sendable {
     /// Every object under the prefix, by key (ListObjectsV2, 1,000 a page).
     private func listing(prefix: String) async throws -> [String: ObjectSummary] {
         var objects: [String: ObjectSummary] = [:]
-        var token: String?
-        repeat {
-            let page = try await service.client.listObjects(bucket: service.bucket, prefix: prefix, continuationToken: token)
-            for object in page.objects { objects[ObjectKey.nfc(object.key)] = object }
-            token = page.continuationToken
-        } while token != nil
+        for object in try await service.client.listAllObjects(bucket: service.bucket, prefix: prefix).objects {
+            objects[ObjectKey.nfc(object.key)] = object
+        }
         return objects
     }
 

@@ -93,6 +93,29 @@ public struct FileUploader: Sendable {
         let checksum = try check.checksum(of: file, offset: 0, length: file.size)
         let sent = ByteCounter()
         var retrying = false
+        // A stored object that does not match (after a second HEAD) is uploaded once more before the job fails.
+        var uploads = 0
+        while true {
+            uploads += 1
+            let etag = try await putOnce(
+                file, bucket: bucket, key: key, attributes: attributes, checksum: checksum, sent: sent, retrying: &retrying,
+                journal: journal)
+            do throws(UploadError) {
+                if settings.headAfterPut { try await verify(bucket: bucket, key: key, size: file.size, etag: etag) }
+            } catch .verificationFailed where uploads < 2 {
+                continue
+            }
+            return UploadOutcome(
+                bucket: bucket, key: key, etag: etag, size: file.size, bytesSent: sent.value, partCount: 1,
+                multipart: false, partsResumed: 0)
+        }
+    }
+
+    /// One PUT of the whole file, with request retries; the file must not have moved since it was hashed.
+    private func putOnce(
+        _ file: LocalFile, bucket: String, key: String, attributes: ObjectAttributes, checksum: PayloadChecksum,
+        sent: ByteCounter, retrying: inout Bool, journal: (any UploadJournal)?
+    ) async throws(UploadError) -> String {
         let etag = try await withRetries("PUT \(key)") { () throws(UploadError) -> String in
             // Opened and hashed a moment ago; a retry comes later, when the file may have moved.
             if retrying { guard file.isUnchanged() else { throw .fileChanged(file.path) } }
@@ -115,10 +138,7 @@ public struct FileUploader: Sendable {
             try? await deleteQuietly(bucket: bucket, key: key)
             throw .fileChanged(file.path)
         }
-        if settings.headAfterPut { try await verify(bucket: bucket, key: key, size: file.size, etag: etag) }
-        return UploadOutcome(
-            bucket: bucket, key: key, etag: etag, size: file.size, bytesSent: sent.value, partCount: 1,
-            multipart: false, partsResumed: 0)
+        return etag
     }
 
     private func deleteQuietly(bucket: String, key: String) async throws(UploadError) {
@@ -126,7 +146,17 @@ public struct FileUploader: Sendable {
     }
 
     /// HEAD the finished object: it must exist with the size sent (and the ETag the PUT returned).
+    /// A mismatch is looked at once more after a moment (a replica may lag) before it counts.
     func verify(bucket: String, key: String, size: Int64, etag: String?) async throws(UploadError) {
+        do throws(UploadError) {
+            try await verifyOnce(bucket: bucket, key: key, size: size, etag: etag)
+        } catch .verificationFailed {
+            try? await Task.sleep(for: .milliseconds(250))
+            try await verifyOnce(bucket: bucket, key: key, size: size, etag: etag)
+        }
+    }
+
+    private func verifyOnce(bucket: String, key: String, size: Int64, etag: String?) async throws(UploadError) {
         let info = try await withRetries("HEAD \(key)") { () throws(UploadError) -> ObjectInfo? in
             do { return try await client.headObject(bucket: bucket, key: key) } catch { throw .s3(S3ClientError(error)) }
         }
