@@ -45,6 +45,11 @@ extension R2Up {
             if files.isEmpty { throw ValidationError("give at least one file to push") }
             if key != nil && files.count > 1 { throw ValidationError("--key needs exactly one file") }
             if case .failure(let problem) = ObjectMetadata.parse(meta) { throw ValidationError(problem.description) }
+            try HeaderFlags.check(["--content-type": contentType, "--cache-control": cacheControl])
+            if let prefix, let problem = ObjectKey.prefixProblem(prefix) { throw ValidationError(problem) }
+            if let key {
+                do { _ = try ObjectKey.validated(key) } catch { throw ValidationError("--key: \(error.description)") }
+            }
         }
 
         func run() async throws {
@@ -62,7 +67,11 @@ extension R2Up {
             var worst = ExitStatus.success
 
             var jobs: [UploadJob] = []
-            let requests = try requests(store: store)
+            let (requests, skipped) = try requests(store: store)
+            for problem in skipped {
+                Terminal.error("r2up: \(problem.path): \(problem.message)")
+                worst = max(worst, problem.status)
+            }
             let queued: [Result<UploadJob, any Error>]
             do { queued = try await queue.enqueue(requests) } catch { throw CommandFailure(error) }
             for (request, result) in zip(requests, queued) {
@@ -106,18 +115,33 @@ extension R2Up {
             if worst != .success { throw CommandFailure(status: worst) }
         }
 
-        /// The files to push: each file as given, each folder's eligible tracks.
-        private func requests(store: Store) throws -> [PushRequest] {
+        /// What could not be pushed before any upload: its path as printable text, why, and the exit code.
+        struct Skipped {
+            var path: String
+            var message: String
+            var status: ExitStatus
+        }
+
+        /// The files to push: each file as given, each folder's eligible tracks; and what was skipped.
+        private func requests(store: Store) throws -> ([PushRequest], [Skipped]) {
             var requests: [PushRequest] = []
+            var skipped: [Skipped] = []
+            let undecodable = RawArguments.notUTF8()
             for path in files {
+                if let raw = undecodable[path] {
+                    // Swift repaired the bytes to U+FFFD: that spelling names no file, so say what is wrong.
+                    skipped.append(Skipped(path: FilePath.escaped(raw), message: FilePath.notUTF8, status: .badInput))
+                    continue
+                }
                 var isDirectory: ObjCBool = false
                 if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
                     if key != nil { throw CommandFailure(Diagnosis(status: .badInput, message: "--key cannot name a folder's files; use --prefix")) }
-                    let eligible: [(path: String, relativePath: String)]
+                    let eligible: (files: [(path: String, relativePath: String)], problems: [ScanProblem])
                     do { eligible = try TrackFolder.eligibleFiles(in: path, store: store, onlyFailed: retryFailed) } catch {
                         throw CommandFailure(error)
                     }
-                    for file in eligible {
+                    skipped += eligible.problems.map { Skipped(path: $0.path, message: $0.message, status: .uploadFailed) }
+                    for file in eligible.files {
                         requests.append(request(path: file.path, key: ObjectKey.forFile(named: file.relativePath, prefix: prefix)))
                     }
                 } else {
@@ -125,7 +149,7 @@ extension R2Up {
                     requests.append(request(path: path, key: key ?? ObjectKey.forFile(named: name, prefix: prefix)))
                 }
             }
-            return requests
+            return (requests, skipped)
         }
 
         private func request(path: String, key: String) -> PushRequest {

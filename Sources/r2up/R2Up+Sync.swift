@@ -62,6 +62,15 @@ extension R2Up {
 
         func validate() throws {
             if case .failure(let problem) = ObjectMetadata.parse(meta) { throw ValidationError(problem.description) }
+            try HeaderFlags.check(["--cache-control": cacheControl])
+            if let prefix, let problem = ObjectKey.prefixProblem(prefix) { throw ValidationError(problem) }
+            for (flag, patterns) in [("--include", include), ("--exclude", exclude)] {
+                for pattern in patterns {
+                    if let problem = SyncFilter.problem(pattern) {
+                        throw ValidationError("\(flag) '\(pattern)' is not a valid glob: \(problem)")
+                    }
+                }
+            }
             guard let age = SyncDuration.parse(minAge) else {
                 throw ValidationError("--min-age '\(minAge)' is not a duration like 10s, 2m or 1h")
             }

@@ -48,3 +48,18 @@ enum JSONOutput {
         return String(decoding: data, as: UTF8.self)
     }
 }
+
+/// The command line as bytes: Swift hands arguments over as Strings, repairing bytes that are
+/// not UTF-8 into U+FFFD, and that repaired spelling names no file.
+enum RawArguments {
+    /// Each argument that is not valid UTF-8, keyed by the String Swift made of it.
+    static func notUTF8() -> [String: [UInt8]] {
+        var found: [String: [UInt8]] = [:]
+        for index in 0..<Int(CommandLine.argc) {
+            guard let pointer = CommandLine.unsafeArgv[index], String(validatingCString: pointer) == nil else { continue }
+            let bytes = Array(UnsafeRawBufferPointer(start: pointer, count: strlen(pointer)))
+            found[String(decoding: bytes, as: UTF8.self)] = bytes
+        }
+        return found
+    }
+}

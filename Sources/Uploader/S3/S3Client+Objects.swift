@@ -255,6 +255,8 @@ public enum ObjectMetadata {
             }
             guard isToken else { return .failure(.badKey(pair)) }
             guard value.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) else { return .failure(.badValue(pair)) }
+            // Header names ignore case: K=1 and k=2 are one key, and keeping either would lose the other.
+            guard metadata[key.lowercased()] == nil else { return .failure(.duplicateKey(key.lowercased())) }
             metadata[key.lowercased()] = value
         }
         return .success(metadata)
@@ -265,12 +267,14 @@ public enum ObjectMetadataError: Error, Equatable, CustomStringConvertible {
     case notAPair(String)
     case badKey(String)
     case badValue(String)
+    case duplicateKey(String)
 
     public var description: String {
         switch self {
         case .notAPair(let pair): "--meta '\(pair)' is not KEY=VALUE"
         case .badKey(let pair): "--meta '\(pair)': a key may hold only letters, digits, '-' and '_'"
         case .badValue(let pair): "--meta '\(pair)': a value must be printable ASCII (S3 sends metadata as HTTP headers)"
+        case .duplicateKey(let key): "--meta gives the key '\(key)' twice (keys ignore case); give each key once"
         }
     }
 }

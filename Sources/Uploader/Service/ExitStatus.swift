@@ -57,7 +57,12 @@ public struct Diagnosis: Sendable, Equatable {
             case "InvalidAccessKeyId":
                 return (.configuration, "the access key id is not known to the server (InvalidAccessKeyId); check AWS_ACCESS_KEY_ID or the profile")
             case "SignatureDoesNotMatch":
-                return (.configuration, "the secret access key is wrong (SignatureDoesNotMatch); check AWS_SECRET_ACCESS_KEY or the profile")
+                return (
+                    .configuration,
+                    "the server computed another signature (SignatureDoesNotMatch): either the secret access key is wrong (check AWS_SECRET_ACCESS_KEY or the profile) or something between r2up and the server rewrote the request (a proxy changing the path or headers)"
+                )
+            case "InvalidBucketName":
+                return (.configuration, "the server refused the bucket name (InvalidBucketName); check --bucket or R2UP_BUCKET")
             case "ExpiredToken", "InvalidToken", "TokenRefreshRequired":
                 return (.configuration, "the session token is expired or invalid (\(failure.code)); get new credentials")
             case "AccessDenied":

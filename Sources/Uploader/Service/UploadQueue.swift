@@ -160,6 +160,7 @@ public final class UploadQueue: Sendable {
                 job = try store.startJob(id: job.id)
             }
             onEvent(.started(job))
+            let publicURL = try service.publicObjectURL(for: job.key, in: job.bucket)  // before any byte is sent
             let file = try LocalFile(path: job.path)
             if file.size != job.length || file.modificationTimeNs != job.mtimeNs {
                 // Changed since it was queued: whatever was sent belongs to the old content.
@@ -186,7 +187,7 @@ public final class UploadQueue: Sendable {
                 journal: StoreJournal(store: store, jobID: job.id, before: recorder, progress: progress))
             let item = UploadItem(
                 fileName: FilePath.name(job.path), fileSize: outcome.size, r2Key: outcome.key,
-                uploadDate: Date(), publicURL: URL(string: service.publicURL(for: outcome.key, in: job.bucket))!,
+                uploadDate: Date(), publicURL: publicURL,
                 bucket: job.bucket, etag: outcome.etag)
             if batched {
                 job.state = .completed

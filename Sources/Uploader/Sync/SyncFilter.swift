@@ -12,12 +12,15 @@ public struct SyncFilter: Sendable, Equatable {
 
     public var includes: [String]
     public var excludes: [String]
+    /// Off with --no-default-excludes, which also takes hidden files.
+    public let usesDefaultExcludes: Bool
     private let includeMatchers: [Matcher]
     private let excludeMatchers: [Matcher]
 
     public init(includes: [String] = [], excludes: [String] = [], defaultExcludes: Bool = true) {
         self.includes = includes.map(ObjectKey.nfc)
         self.excludes = excludes.map(ObjectKey.nfc) + (defaultExcludes ? Self.defaultExcludes : [])
+        usesDefaultExcludes = defaultExcludes
         includeMatchers = self.includes.map(Matcher.init)
         excludeMatchers = self.excludes.map(Matcher.init)
     }
@@ -32,7 +35,29 @@ public struct SyncFilter: Sendable, Equatable {
     }
 
     public static func == (lhs: SyncFilter, rhs: SyncFilter) -> Bool {
-        lhs.includes == rhs.includes && lhs.excludes == rhs.excludes
+        lhs.includes == rhs.includes && lhs.excludes == rhs.excludes && lhs.usesDefaultExcludes == rhs.usesDefaultExcludes
+    }
+
+    /// Why `pattern` is not a glob fnmatch(3) reads as meant, or nil: an unclosed `[` or a
+    /// trailing `\` would silently match nothing.
+    public static func problem(_ pattern: String) -> String? {
+        if pattern.isEmpty { return "the pattern is empty" }
+        var bytes = Array(pattern.utf8)[...]
+        while let byte = bytes.popFirst() {
+            switch byte {
+            case UInt8(ascii: "\\"):
+                guard bytes.popFirst() != nil else { return "it ends with a lone '\\'" }
+            case UInt8(ascii: "["):
+                // A class: '!' or '^' may open it, ']' right after the opening is a member.
+                if bytes.first == UInt8(ascii: "!") || bytes.first == UInt8(ascii: "^") { bytes.removeFirst() }
+                if bytes.first == UInt8(ascii: "]") { bytes.removeFirst() }
+                guard let close = bytes.firstIndex(of: UInt8(ascii: "]")) else { return "'[' has no closing ']'" }
+                bytes = bytes[bytes.index(after: close)...]
+            default:
+                break
+            }
+        }
+        return nil
     }
 
     /// One glob, with a fast path for "*.ext" (the default excludes run on every file of a no-op sync).

@@ -38,9 +38,8 @@ public struct SyncRunner: Sendable {
     public func run(_ folder: String, options: SyncOptions) async throws -> SyncSummary {
         let started = ContinuousClock.now
         var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
-            throw SyncError.notAFolder(folder)
-        }
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) else { throw SyncError.notAFolder(folder) }
+        guard isFolder.boolValue else { throw SyncError.isAFile(folder) }
         let root = URL(fileURLWithPath: folder).standardizedFileURL.path
         let prefix = SyncPlan.normalizedPrefix(options.prefix)
 
@@ -62,7 +61,7 @@ public struct SyncRunner: Sendable {
         var plan = SyncPlan(
             prefix: prefix, bucket: service.bucket, filter: options.filter, remote: remote,
             minAgeNs: minAge.seconds * 1_000_000_000 + minAge.attoseconds / 1_000_000_000, nowNs: nowNs)
-        let scanner = SyncScanner(followSymlinks: options.followSymlinks)
+        let scanner = SyncScanner(followSymlinks: options.followSymlinks, skipHidden: options.filter.usesDefaultExcludes)
         // The scan and the store walk side by side in path order: memory stays flat at 100,000 files.
         let problems: [ScanProblem]
         if let store {

@@ -80,7 +80,12 @@ public struct SyncScanner: Sendable {
                     pointer.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(validatingCString: $0) }
                 }
                 guard let name = rawName else {
-                    problems.append(ScanProblem(path: folder, message: "a file name there is not valid UTF-8; it was skipped"))
+                    let bytes = withUnsafePointer(to: &entry.pointee.d_name) { pointer in
+                        pointer.withMemoryRebound(to: UInt8.self, capacity: Int(NAME_MAX) + 1) {
+                            Array(UnsafeBufferPointer(start: $0, count: strlen(UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self))))
+                        }
+                    }
+                    problems.append(ScanProblem(path: Self.join(folder, FilePath.escaped(bytes)), message: FilePath.notUTF8))
                     continue
                 }
                 if name == "." || name == ".." { continue }
