@@ -51,6 +51,6 @@ enum ReadOnlyStore {
     static func open(_ global: GlobalOptions) throws -> Store? {
         let path = try global.settings().database.value
         guard FileManager.default.fileExists(atPath: path) else { return nil }
-        return try Store(path: path)
+        return try Store.openForReading(path)
     }
 }

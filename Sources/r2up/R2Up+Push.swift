@@ -91,7 +91,8 @@ extension R2Up {
             display?.start()
             let summary = await queue.run(
                 jobs, attributes: ObjectAttributes(cacheControl: cacheControl, metadata: metadata),
-                progress: display == nil ? nil : progress  // counted only when drawn
+                progress: display == nil ? nil : progress,  // counted only when drawn
+                admit: { _ in Terminal.admitsMoreWork }
             ) { event in
                 if case .completed(_, let item, _) = event, !quiet {
                     if let display { display.print(item.publicURL.absoluteString) } else { Terminal.output(item.publicURL.absoluteString) }

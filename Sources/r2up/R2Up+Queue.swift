@@ -136,7 +136,7 @@ extension R2Up {
             let jobs = chosen.compactMap { try? store.job(id: $0) }
             let queue = UploadQueue(store: store, service: service)
             let quiet = global.quiet
-            let summary = await queue.run(jobs) { event in
+            let summary = await queue.run(jobs, attributes: ObjectAttributes(), admit: { _ in Terminal.admitsMoreWork }) { event in
                 if case .completed(_, let item, _) = event, !quiet { Terminal.output(item.publicURL.absoluteString) }
             }
             for (_, diagnosis) in summary.failed {

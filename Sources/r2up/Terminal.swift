@@ -1,15 +1,24 @@
 import Foundation
+import Synchronization
 
 /// Writing to the terminal: results on stdout, everything else on stderr.
 ///
 /// Everything goes through `write(_:to:)` (write(2), not FileHandle, whose `write` traps on
 /// EPIPE). A reader that closed stdout early (`r2up history | head -1`) ends the run quietly
-/// with exit 141, as a shell tool killed by SIGPIPE would: every upload reported so far is
-/// already committed (a completion is announced only after its history row is), and jobs in
-/// flight stay queued in the store for the next run to resume.
+/// with exit 141, as a shell tool killed by SIGPIPE would: nothing more is printed, uploads
+/// not yet started stay queued for the next run (`admitsMoreWork`), the ones in flight finish
+/// and are recorded, and `R2Up.main` exits 141.
 enum Terminal {
     /// 128 + SIGPIPE, what a shell shows for a writer whose reader went away.
     static let closedOutputStatus: Int32 = 141
+
+    private static let outputClosed = Atomic<Bool>(false)
+
+    /// True once a write to stdout failed with EPIPE.
+    static var isOutputClosed: Bool { outputClosed.load(ordering: .relaxed) }
+
+    /// For a queue run's `admit`: start no new upload once nobody reads what it would print.
+    static var admitsMoreWork: Bool { !isOutputClosed }
 
     static func output(_ line: String) {
         write(line + "\n", to: STDOUT_FILENO)
@@ -19,15 +28,16 @@ enum Terminal {
         write(line + "\n", to: STDERR_FILENO)
     }
 
-    /// Writes all of `text`; a closed stdout ends the process (see above), a closed stderr drops the text.
+    /// Writes all of `text`; a closed stdout is remembered (see above), a closed stderr drops the text.
     static func write(_ text: String, to descriptor: Int32) {
+        if descriptor == STDOUT_FILENO && isOutputClosed { return }
         var bytes = Array(text.utf8)[...]
         while !bytes.isEmpty {
             let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
             if written < 0 && errno == EINTR { continue }
             if written < 0 && errno == EPIPE && descriptor == STDOUT_FILENO {
-                // _exit: other threads may still be running; nothing is buffered (write(2) above).
-                _exit(closedOutputStatus)
+                outputClosed.store(true, ordering: .relaxed)
+                return
             }
             guard written > 0 else { return }
             bytes = bytes.dropFirst(written)
