@@ -178,7 +178,7 @@ struct ConfigDoctorCommandTests {
     }
 
     @Test("doctor: a wrong secret, a refused endpoint or a missing bucket exits 3 and says what to do", arguments: [
-        ("wrong secret", "✗ bucket: the secret access key is wrong (SignatureDoesNotMatch)"),
+        ("wrong secret", "✗ bucket: the server computed another signature (SignatureDoesNotMatch)"),
         ("refused", "✗ endpoint: http://127.0.0.1:9 is unreachable: it refused the connection"),
         ("missing bucket", "✗ bucket: the bucket 'r2up-no-such-bucket-doctor' does not exist (NoSuchBucket)"),
     ])

@@ -78,22 +78,25 @@ extension S3Client {
     /// HeadObject; nil when the object does not exist.
     public func headObject(bucket: String, key: String) async throws(S3ClientError) -> ObjectInfo? {
         do throws(S3ClientError) {
-            let response = try await send(Call(method: "HEAD", bucket: bucket, key: key))
-            // S3 always sends both. Without them (a header block cut short, which libcurl accepts)
-            // the reply says nothing about the object: never read it as a 0-byte one.
-            guard let length = response.header("content-length").flatMap({ Int64($0) }), length >= 0,
-                !Self.etag(response).isEmpty
-            else {
-                throw .transfer(
-                    TransferError(kind: .connectionReset, message: "the HEAD reply came without Content-Length or ETag (cut short?)"))
-            }
-            return ObjectInfo(
-                size: length, etag: Self.etag(response),
-                contentType: response.header("content-type"),
-                lastModified: response.header("last-modified").flatMap(HTTPDate.parse))
+            return try Self.objectInfo(try await send(Call(method: "HEAD", bucket: bucket, key: key)))
         } catch .service(let failure) where failure.status == 404 && failure.code != "NoSuchBucket" {
             return nil
         }
+    }
+
+    /// What a 2xx HEAD reply says. S3 always sends Content-Length and ETag; without them (a header
+    /// block cut short, which libcurl accepts) the reply says nothing about the object: never
+    /// read it as a 0-byte one. A retryable transfer error, as a broken connection is.
+    static func objectInfo(_ response: HTTPResponse) throws(S3ClientError) -> ObjectInfo {
+        guard let length = response.header("content-length").flatMap({ Int64($0) }), length >= 0,
+            !Self.etag(response).isEmpty
+        else {
+            throw .transfer(
+                TransferError(kind: .connectionReset, message: "the HEAD reply came without Content-Length or ETag (cut short?)"))
+        }
+        return ObjectInfo(
+            size: length, etag: Self.etag(response), contentType: response.header("content-type"),
+            lastModified: response.header("last-modified").flatMap(HTTPDate.parse))
     }
 
     /// GetObject, whole or a byte range (`range` is inclusive, as in HTTP).
