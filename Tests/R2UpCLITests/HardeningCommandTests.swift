@@ -45,19 +45,22 @@ struct HardeningCommandTests {
         let folder = try TemporaryFolder()
         let album = folder.path + "/album"
         try FileManager.default.createDirectory(atPath: album, withIntermediateDirectories: true)
-        let count = 60
-        for index in 0..<count { _ = folder.write("album/\(index).m4a", "track \(index)") }
+        // 256 KiB each at 2 MB/s: an upload takes ~0.13 s, so the run is still going when stdout fails.
+        let count = 20
+        for index in 0..<count {
+            try Data(repeating: UInt8(index), count: 256 << 10).write(to: URL(fileURLWithPath: album + "/\(index).m4a"))
+        }
         let scope = "tests/closed-stdout-\(UInt32.random(in: 0...UInt32.max))/"
         let database = folder.path + "/db.sqlite"
         let environment = CLI.environment(server: server, home: folder.path)
-        let arguments = ["push", album, "--prefix", scope, "--db", database, "--concurrency", "1"]
+        let arguments = ["push", album, "--prefix", scope, "--db", database, "--concurrency", "1", "--bwlimit", "2M"]
 
         let first = try await Self.runWithClosedStdout(arguments, environment: environment)
         #expect(first.status == 141, "stderr: \(first.stderr)")
         #expect(first.stderr.isEmpty, "stderr: \(first.stderr)")
         let afterFirst = try await StoredState.read(database: database, scope: scope)
-        // One at a time: the first URL's write fails, and at most the upload in flight then finishes.
-        #expect((1...2).contains(afterFirst.historyRows), "history rows \(afterFirst.historyRows)")
+        // The first URL's write fails; what finished by then is recorded, nothing new starts.
+        #expect(afterFirst.historyRows >= 1 && afterFirst.historyRows <= 3, "history rows \(afterFirst.historyRows)")
         #expect(afterFirst.objects.count == afterFirst.historyRows)
         let queue = try await CLI.run(["queue", "--db", database], environment: environment)
         #expect(queue.stdout.hasPrefix("\(count - afterFirst.historyRows) queued · 0 uploading · 0 failed"), "\(queue.stdout)")
