@@ -39,6 +39,7 @@ Reply rewrites (issue 15: a reply missing what S3 sends must never count as succ
   loop-token         a ListObjectsV2 reply says IsTruncated and gives the continuation
                      token the request carried (or "faultproxy-loop"): a token loop
   no-token           a ListObjectsV2 reply says IsTruncated with no NextContinuationToken
+  bad-length         a HEAD reply's Content-Length is one more than the object's size
 Requests without a body get no reset-during-body/corrupt-body (they pass clean); a reply
 a rewrite does not apply to (no 206, no listing) passes clean and is not counted.
 
@@ -67,7 +68,7 @@ from email.utils import formatdate
 
 FAULTS = ["reset-before", "reset-during-body", "reset-after", "error", "stall",
           "truncate", "trickle", "corrupt-body"]
-REWRITES = ["cut-head", "drop-etag", "wrong-range", "loop-token", "no-token"]
+REWRITES = ["cut-head", "drop-etag", "wrong-range", "loop-token", "no-token", "bad-length"]
 FAULTS += REWRITES
 ERROR_CODES = {
     500: ("Internal Server Error", "InternalError",
@@ -639,6 +640,14 @@ class Proxy:
             await cwriter.drain()
             await relay_body(ureader, cwriter, rframing, rlength)
             return False
+        if fault == "bad-length":
+            length = resp.get("content-length")
+            if method != "HEAD" or status != 200 or length is None or not length.isdigit():
+                return None
+            record("bad-length", upstream_status=status, was=length)
+            cwriter.write(build(drop({b"content-length"}) + [f"Content-Length: {int(length) + 1}".encode()]))
+            await cwriter.drain()
+            return not ("close" in resp.tokens("connection"))
         if fault == "wrong-range":
             cr = resp.get("content-range")
             m = re.match(r"bytes (\d+)-(\d+)/(\S+)", cr or "")

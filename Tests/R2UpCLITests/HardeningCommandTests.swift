@@ -73,6 +73,45 @@ struct HardeningCommandTests {
         #expect(afterSecond.objects.count == count)
     }
 
+    /// A stored object that does not match is looked at again, then uploaded again, in the same run.
+    @Test("a verification mismatch is HEADed again, then uploaded again, before the job fails")
+    func verificationRetried() async throws {
+        let server = try CLI.serverEnvironment()
+        let folder = try TemporaryFolder()
+        let track = folder.write("v.m4a", "verify me")
+        let log = folder.path + "/proxy.jsonl"
+        // The first two HEADs say the object is one byte longer than what was sent.
+        let proxy = try await HelperServer.start(
+            "faultproxy.py",
+            ["--upstream", server["R2UP_ENDPOINT"]!.replacingOccurrences(of: "http://", with: ""), "--only-methods", "HEAD",
+             "--script", "1=bad-length,2=bad-length", "--log", log, "--log-all", "--max-seconds", "120"])
+        defer { proxy.stop() }
+        var environment = CLI.environment(server: server, home: folder.path)
+        environment["R2UP_ENDPOINT"] = proxy.endpoint
+        let key = "tests/verify-\(UInt32.random(in: 0...UInt32.max))/v.m4a"
+        let run = try await CLI.run(["push", track, "--key", key, "--db", folder.path + "/db.sqlite"], environment: environment)
+        #expect(run.status == 0, "stderr: \(run.stderr)")
+        #expect(run.stdout.hasSuffix("/\(key)\n"))
+        let lines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
+        #expect(lines.filter { $0.contains("\"method\": \"PUT\"") }.count == 2)
+        #expect(lines.filter { $0.contains("\"method\": \"HEAD\"") }.count == 3)
+        #expect(lines.filter { $0.contains("\"fault\": \"bad-length\"") }.count == 2)
+
+        // Every HEAD wrong: the job fails after the second upload's second look, and nothing is recorded.
+        let always = try await HelperServer.start(
+            "faultproxy.py",
+            ["--upstream", server["R2UP_ENDPOINT"]!.replacingOccurrences(of: "http://", with: ""), "--only-methods", "HEAD",
+             "--bad-length", "1.0", "--max-seconds", "120"])
+        defer { always.stop() }
+        environment["R2UP_ENDPOINT"] = always.endpoint
+        let failed = try await CLI.run(
+            ["push", track, "--key", key + ".2", "--db", folder.path + "/db.sqlite"], environment: environment)
+        #expect(failed.status == 1)
+        #expect(failed.stderr.contains("the stored object does not match: its size is 10 bytes, 9 were sent"), "\(failed.stderr)")
+        let history = try await CLI.run(["history", "--db", folder.path + "/db.sqlite"], environment: environment)
+        #expect(history.stdout.split(separator: "\n").count == 2)  // the header and the first push
+    }
+
     /// 2,000 seeded mutations of real command lines through the built binary: whatever the
     /// arguments, r2up exits with a code of its own (never a signal, never >= 128) and never
     /// prints Swift's "Fatal error". No credentials and an endpoint on a closed port keep
