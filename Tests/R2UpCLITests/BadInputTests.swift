@@ -498,6 +498,15 @@ extension BadInputRow {
             return BadInputSetup(["copy-url", "--db", c.database], environment: c.environment, database: c.database, unprivileged: true)
         },
         // The PUT went through; only its check failed: the object is there, no history row claims it.
+        BadInputRow(id: "history on a read-only database that needs an upgrade", status: 5,
+                    phrase: "is from an older r2up and cannot be written to upgrade it; run r2up once with write access", earlierUploads: 1) { c in
+            try c.readOnlyDatabase()
+            // The last migration unrecorded: the database reads as one an older r2up left.
+            let forget = "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('DELETE FROM grdb_migrations WHERE rowid = (SELECT max(rowid) FROM grdb_migrations)'); c.commit()"
+            let result = try await ProcessRunner.run("/usr/bin/env", ["python3", "-c", forget, c.database], environment: ProcessInfo.processInfo.environment)
+            guard result.status == 0 else { throw HarnessError("sqlite3: \(result.stderr)") }
+            return BadInputSetup(["history", "--db", c.database], environment: c.environment, database: c.database, unprivileged: true)
+        },
         BadInputRow(id: "HEAD reply cut before Content-Length and ETag", status: 1,
                     phrase: "the HEAD reply came without Content-Length or ETag (cut short?)", objects: ["a.m4a"], historyRows: 0) { c in
             let proxy = try await c.proxy(["--cut-head", "1.0", "--only-methods", "HEAD"])
