@@ -522,6 +522,14 @@ extension BadInputRow {
             env["R2UP_ENDPOINT"] = proxy.endpoint
             return BadInputSetup(c.push(try c.file("a.m4a")), environment: env, database: c.database, helpers: [proxy])
         },
+        BadInputRow(id: "UploadPart reply without an ETag", status: 3,
+                    phrase: "the endpoint does not answer like S3: it answered no ETag (HTTP 200) to an upload") { c in
+            let proxy = try await c.proxy(["--drop-etag", "1.0", "--only-methods", "PUT"])
+            var env = c.environment
+            env["R2UP_ENDPOINT"] = proxy.endpoint
+            // Over the 8 MiB threshold: a multipart upload, whose parts are PUTs; it is aborted, no part left.
+            return BadInputSetup(c.push(try c.file("big.flac", bytes: 9 << 20)), environment: env, database: c.database, helpers: [proxy])
+        },
         BadInputRow(id: "listing that repeats its continuation token", status: 3,
                     phrase: "the endpoint does not answer like S3: the listing gave the same continuation token twice (a loop)") { c in
             let proxy = try await c.proxy(["--loop-token", "1.0", "--only-methods", "GET"])
