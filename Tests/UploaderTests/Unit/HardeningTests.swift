@@ -172,6 +172,19 @@ struct HardeningTests {
         #expect(FilePath.escaped(Array("a\\b".utf8)) == "a\\x5Cb")
     }
 
+    @Test("the transfer engine refuses to send a header value with CR LF, whoever built the request")
+    func engineRefusesInjectedHeaders() async throws {
+        let engine = try TransferEngine()
+        defer { engine.shutdown() }
+        let request = HTTPRequest(method: "GET", url: "http://127.0.0.1:1/x", headers: [("Content-Type", "text/plain\r\nX-Evil: 1")])
+        do {
+            _ = try await engine.perform(request)
+            Issue.record("the request was sent")
+        } catch let error as TransferError {
+            #expect(error.message == "the header Content-Type was not sent: it holds a control character (U+000D)")
+        }
+    }
+
     // MARK: - Settings
 
     @Test("--profile takes endpoint, credentials, bucket and public URL from the profile over the environment")
