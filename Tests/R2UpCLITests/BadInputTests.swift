@@ -28,7 +28,9 @@ struct BadInputTests {
             // argument-parser follows its "Error:" line with usage help; ours is the only line.
             if !line.hasPrefix("Error:") {
                 // A warning (a loose file mode, a public URL left with its bucket) may come first.
-                #expect(errorLines.filter { !$0.hasPrefix("warning:") }.count == 1, "\(row.id): more than one line: \(run.stderr)")
+                #expect(
+                    errorLines.filter { !$0.hasPrefix("warning:") }.count == 1 + row.summaryLines,
+                    "\(row.id): more than one line: \(run.stderr)")
                 #expect(line.hasPrefix("r2up: "))
             }
         } else {
@@ -108,6 +110,8 @@ struct BadInputRow: Sendable, CustomTestStringConvertible {
     var earlierUploads = 0
     /// History rows expected afterwards when not one per object (an object stored, but its reply refused).
     var historyRows: Int? = nil
+    /// Lines the command prints after the error by design (pull's "Pulled N files …; M failed.").
+    var summaryLines = 0
     var setup: @Sendable (BadInputContext) async throws -> BadInputSetup
 
     var testDescription: String { id }
@@ -529,6 +533,20 @@ extension BadInputRow {
             env["R2UP_ENDPOINT"] = proxy.endpoint
             // Over the 8 MiB threshold: a multipart upload, whose parts are PUTs; it is aborted, no part left.
             return BadInputSetup(c.push(try c.file("big.flac", bytes: 9 << 20)), environment: env, database: c.database, helpers: [proxy])
+        },
+        BadInputRow(id: "206 with another Content-Range than asked for", status: 1,
+                    phrase: "the server sent Content-Range 'bytes ", objects: ["big.flac"], summaryLines: 1) { c in
+            // Stored first, straight to the server; pulled through the proxy in ranged parts (over 16 MiB).
+            let stored = try await CLI.run(c.push(try c.file("big.flac", bytes: 17 << 20)), environment: c.environment)
+            guard stored.status == 0 else { throw HarnessError("setup push failed: \(stored.stderr)") }
+            let proxy = try await c.proxy(["--wrong-range", "1.0", "--only-methods", "GET"])
+            var env = c.environment
+            env["R2UP_ENDPOINT"] = proxy.endpoint
+            var setup = BadInputSetup(
+                ["pull", c.scope + "big.flac", c.folder + "/out", "--db", c.folder + "/pull.sqlite"], environment: env,
+                database: c.database, helpers: [proxy])
+            setup.verify = { c in #expect(!FileManager.default.fileExists(atPath: c.folder + "/out/big.flac")) }
+            return setup
         },
         BadInputRow(id: "listing that repeats its continuation token", status: 3,
                     phrase: "the endpoint does not answer like S3: the listing gave the same continuation token twice (a loop)") { c in
