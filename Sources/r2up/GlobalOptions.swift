@@ -80,13 +80,13 @@ struct TransferOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "Requests in flight at once, parts included (1-64).")
     var concurrency = 4
 
-    @Option(help: "Total upload rate limit, e.g. 500K, 10M (bytes a second).")
+    @Option(parsing: .unconditional, help: "Total upload rate limit, e.g. 500K, 10M (bytes a second).")
     var bwlimit: String?
 
-    @Option(name: .customLong("part-size"), help: "Multipart part size, e.g. 8M (5M to 5G).")
+    @Option(name: .customLong("part-size"), parsing: .unconditional, help: "Multipart part size, e.g. 8M (5M to 5G).")
     var partSize: String?
 
-    @Option(name: .customLong("multipart-threshold"), help: "Files above this size upload in parts (default 8M).")
+    @Option(name: .customLong("multipart-threshold"), parsing: .unconditional, help: "Files above this size upload in parts (default 8M).")
     var multipartThreshold: String?
 
     @Option(

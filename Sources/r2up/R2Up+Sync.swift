@@ -30,7 +30,7 @@ extension R2Up {
         @Flag(name: .customLong("no-default-excludes"), help: "Also take hidden files and *.part, *.tmp, … files.")
         var noDefaultExcludes = false
 
-        @Option(name: .customLong("min-age"), help: "Skip files changed more recently than this (e.g. 10s, 2m; default 10s).")
+        @Option(name: .customLong("min-age"), parsing: .unconditional, help: "Skip files changed more recently than this (e.g. 10s, 2m; default 10s).")
         var minAge = "10s"
 
         @Flag(name: .customLong("delete-after"), help: "Delete each local file once its upload is verified (never anything remote).")
@@ -74,7 +74,7 @@ extension R2Up {
             guard let age = SyncDuration.parse(minAge) else {
                 throw ValidationError("--min-age '\(minAge)' is not a duration like 10s, 2m or 1h")
             }
-            guard age <= Self.maximumMinAge else {
+            guard age >= .zero, age <= Self.maximumMinAge else {
                 throw ValidationError("--min-age must be from 0s to 365d, got \(minAge)")
             }
         }

@@ -159,6 +159,16 @@ struct BadInputContext: Sendable {
         if subfolder == nil { try FileManager.default.removeItem(atPath: folder + "/ok.m4a") }
     }
 
+    /// A file whose mtime is as far out as ext4 stores (2446-05-10), whatever the file system keeps of it.
+    func farFutureFile(_ name: String) throws -> String {
+        try FileManager.default.createDirectory(
+            atPath: (folder + "/" + name as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        let path = try file(name)
+        let times = [timespec(tv_sec: 15_032_385_535, tv_nsec: 0), timespec(tv_sec: 15_032_385_535, tv_nsec: 0)]
+        guard utimensat(AT_FDCWD, path, times, 0) == 0 else { throw HarnessError("utimensat failed") }
+        return path
+    }
+
     /// One upload recorded in the row's database, then the folder and file made read-only
     /// (readable by anyone: the row runs r2up as nobody, for whom the folder is not writable).
     func readOnlyDatabase() throws {
@@ -362,6 +372,9 @@ extension BadInputRow {
         BadInputRow(id: "--min-age 1e16", status: 2, phrase: "--min-age must be from 0s to 365d, got 1e16") { c in
             BadInputSetup(c.sync(try c.folder("album"), ["--min-age", "1e16"]), environment: c.environment, database: c.database)
         },
+        BadInputRow(id: "--min-age -5", status: 2, phrase: "--min-age must be from 0s to 365d, got -5") { c in
+            BadInputSetup(c.sync(try c.folder("album"), ["--min-age", "-5"]), environment: c.environment, database: c.database)
+        },
         BadInputRow(id: "--concurrency -3", status: 2, phrase: "--concurrency must be from 1 to 64, got -3") { c in
             BadInputSetup(c.push(try c.file("a.m4a"), ["--concurrency", "-3"]), environment: c.environment, database: c.database)
         },
@@ -462,6 +475,14 @@ extension BadInputRow {
             let album = try c.folder("album")
             _ = try c.file("album/.hidden.m4a")
             return BadInputSetup(c.sync(album, ["--no-default-excludes"]), environment: c.environment, database: c.database)
+        },
+        // ext4 keeps mtimes up to 2446, past Int64 nanoseconds (2262): r2up trapped on such a file.
+        BadInputRow(id: "a file modified in the year 2446", status: 0, phrase: "/far.m4a", objects: ["far.m4a"]) { c in
+            BadInputSetup(c.push(try c.farFutureFile("far.m4a")), environment: c.environment, database: c.database)
+        },
+        BadInputRow(id: "sync of a file modified in the year 2446", status: 0, phrase: "1 waiting (still being written)") { c in
+            _ = try c.farFutureFile("album/far.m4a")
+            return BadInputSetup(c.sync(c.folder + "/album"), environment: c.environment, database: c.database)
         },
         BadInputRow(id: "a file name that is not UTF-8, pushed by name", status: 2,
                     phrase: "\\xFF.m4a: the file name is not valid UTF-8, so it cannot be a key") { c in

@@ -159,7 +159,7 @@ public final class Puller: Sendable {
             let outcome = try await downloader.download(item, to: path)
             var info = stat()
             if stat(path, &info) == 0 {
-                let mtime = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+                let mtime = LocalFile.nanoseconds(info.st_mtim)
                 _ = try? store?.finishDownload(path: path, size: Int64(info.st_size), mtimeNs: mtime, cloud: cloud)
             }
             return .success(outcome)

@@ -97,10 +97,12 @@ public enum SyncDuration {
             scale = factor
             break
         }
-        guard let value = Double(number), value >= 0, value.isFinite else { return nil }
-        // Beyond ~292 million years the milliseconds would overflow Int64: clamped, for the caller's range check.
+        guard let value = Double(number), value.isFinite else { return nil }
+        // Beyond ~292 million years the milliseconds would overflow Int64: clamped, for the caller's
+        // range check (which also refuses a negative duration, with the range in its message).
         let milliseconds = (value * scale * 1000).rounded()
         guard milliseconds < 9.0e18 else { return .seconds(Int64.max) }
+        guard milliseconds > -9.0e18 else { return .seconds(Int64.min) }
         return .milliseconds(Int64(milliseconds))
     }
 }

@@ -60,7 +60,8 @@ public struct SyncRunner: Sendable {
         let minAge = options.minAge.components
         var plan = SyncPlan(
             prefix: prefix, bucket: service.bucket, filter: options.filter, remote: remote,
-            minAgeNs: minAge.seconds * 1_000_000_000 + minAge.attoseconds / 1_000_000_000, nowNs: nowNs)
+            minAgeNs: LocalFile.nanoseconds(timespec(tv_sec: Int(minAge.seconds), tv_nsec: Int(minAge.attoseconds / 1_000_000_000))),
+            nowNs: nowNs)
         let scanner = SyncScanner(followSymlinks: options.followSymlinks, skipHidden: options.filter.usesDefaultExcludes)
         // The scan and the store walk side by side in path order: memory stays flat at 100,000 files.
         let problems: [ScanProblem]
@@ -186,7 +187,7 @@ public struct SyncRunner: Sendable {
     static func isAsQueued(_ job: UploadJob) -> Bool {
         var info = stat()
         guard stat(job.path, &info) == 0 else { return false }
-        let mtime = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+        let mtime = LocalFile.nanoseconds(info.st_mtim)
         return Int64(info.st_size) == job.length && mtime == job.mtimeNs
     }
 }

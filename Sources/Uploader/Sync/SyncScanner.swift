@@ -115,8 +115,7 @@ public struct SyncScanner: Sendable {
                 try visit(
                     ScannedFile(
                         path: path, relativePath: ObjectKey.nfc(inner), size: Int64(info.st_size),
-                        mtimeNs: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec),
-                        ctimeNs: Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)))
+                        mtimeNs: LocalFile.nanoseconds(info.st_mtim), ctimeNs: LocalFile.nanoseconds(info.st_ctim)))
                 continue
             }
             let id = FileID(info)

@@ -14,6 +14,8 @@ struct HardeningTests {
         #expect(SyncDuration.parse("10s") == .seconds(10))
         #expect(PresignExpiry.seconds("1e16") == .failure(.outOfRange("1e16")))
         #expect(PresignExpiry.seconds("7d") == .success(604_800))
+        #expect(PresignExpiry.seconds("-5") == .failure(.outOfRange("-5")))
+        #expect(SyncDuration.parse("-2m") == .seconds(-120))
     }
 
     @Test("public URL bases: scheme and host required, no query, fragment, user, space or broken escape", arguments: [
