@@ -31,7 +31,17 @@ Faults (each request gets at most one; the rates are probabilities, summing to <
                      has no body, part of its status line), then close
   trickle            pace the request body and the response at --trickle-bps bytes/s
   corrupt-body       flip one bit of one request-body byte in transit
-Requests without a body get no reset-during-body/corrupt-body (they pass clean).
+Reply rewrites (issue 15: a reply missing what S3 sends must never count as success):
+  cut-head           send the response head only up to its Content-Length/ETag lines,
+                     end it there (a complete-looking head) with no body, then close
+  drop-etag          send the response without its ETag header
+  wrong-range        shift a 206's Content-Range by one byte (the body is unchanged)
+  loop-token         a ListObjectsV2 reply says IsTruncated and gives the continuation
+                     token the request carried (or "faultproxy-loop"): a token loop
+  no-token           a ListObjectsV2 reply says IsTruncated with no NextContinuationToken
+  bad-length         a HEAD reply's Content-Length is one more than the object's size
+Requests without a body get no reset-during-body/corrupt-body (they pass clean); a reply
+a rewrite does not apply to (no 206, no listing) passes clean and is not counted.
 
 Which requests are eligible: --only-methods, --path-regex, --skip-first-n-requests,
 --first-n-requests (counted among requests that pass the method/path filters),
@@ -58,6 +68,8 @@ from email.utils import formatdate
 
 FAULTS = ["reset-before", "reset-during-body", "reset-after", "error", "stall",
           "truncate", "trickle", "corrupt-body"]
+REWRITES = ["cut-head", "drop-etag", "wrong-range", "loop-token", "no-token", "bad-length"]
+FAULTS += REWRITES
 ERROR_CODES = {
     500: ("Internal Server Error", "InternalError",
           "We encountered an internal error. Please try again."),
@@ -572,6 +584,13 @@ class Proxy:
             fin(cwriter)
             return False
 
+        if fault in REWRITES:
+            done = await self.rewrite(fault, record, rec, head, resp, status, method, rframing, rlength,
+                                      ureader, cwriter)
+            if done is not None:
+                return done
+            fault = None
+
         # Logged before the reply goes out (see "error" above).
         if fault == "trickle":
             record("trickle", bps=self.a.trickle_bps, upstream_status=status)
@@ -587,6 +606,95 @@ class Proxy:
             await cwriter.drain()
         await relay_body(ureader, cwriter, rframing, rlength, pacer=pacer)
         return not (client_close or upstream_close or early)
+
+
+    async def rewrite(self, fault, record, rec, head, resp, status, method, rframing, rlength,
+                      ureader, cwriter):
+        """Send upstream's reply changed by a reply-rewrite fault; None when it does not apply."""
+        def drop(names):
+            lines = resp.raw[:-4].split(b"\r\n")
+            return [lines[0]] + [l for l in lines[1:] if l.split(b":", 1)[0].strip().lower() not in names]
+
+        def build(lines):
+            return b"\r\n".join(lines) + b"\r\n\r\n"
+
+        if fault == "cut-head":
+            lines = resp.raw[:-4].split(b"\r\n")
+            kept = [lines[0]]
+            for line in lines[1:]:
+                if line.split(b":", 1)[0].strip().lower() in (b"content-length", b"etag"):
+                    break
+                kept.append(line)
+            kept = [l for l in kept if not l.lower().startswith(b"connection:")] + [b"Connection: close",
+                                                                                 b"Content-Length: 0"]
+            record("cut-head", upstream_status=status, headers_kept=len(kept) - 3)
+            cwriter.write(build(kept))
+            await cwriter.drain()
+            fin(cwriter)
+            return False
+        if fault == "drop-etag":
+            if resp.get("etag") is None:
+                return None
+            record("drop-etag", upstream_status=status)
+            cwriter.write(build(drop({b"etag"})))
+            await cwriter.drain()
+            await relay_body(ureader, cwriter, rframing, rlength)
+            return False
+        if fault == "bad-length":
+            length = resp.get("content-length")
+            if method != "HEAD" or status != 200 or length is None or not length.isdigit():
+                return None
+            record("bad-length", upstream_status=status, was=length)
+            cwriter.write(build(drop({b"content-length"}) + [f"Content-Length: {int(length) + 1}".encode()]))
+            await cwriter.drain()
+            return not ("close" in resp.tokens("connection"))
+        if fault == "wrong-range":
+            cr = resp.get("content-range")
+            m = re.match(r"bytes (\d+)-(\d+)/(\S+)", cr or "")
+            if status != 206 or not m:
+                return None
+            shifted = f"bytes {int(m.group(1)) + 1}-{int(m.group(2)) + 1}/{m.group(3)}"
+            record("wrong-range", upstream_status=status, sent=shifted, was=cr)
+            cwriter.write(build(drop({b"content-range"}) + [f"Content-Range: {shifted}".encode()]))
+            await cwriter.drain()
+            await relay_body(ureader, cwriter, rframing, rlength)
+            return False
+        # loop-token / no-token: ListObjectsV2 replies only (GET ...?list-type=2).
+        target = rec["target"]
+        if method != "GET" or "list-type=2" not in target or status != 200 or rframing != "length":
+            return None
+        body = bytearray()
+        body_writer = _Collect(body)
+        await relay_body(ureader, body_writer, rframing, rlength)
+        text = bytes(body).decode("utf-8", "replace")
+        text = re.sub(r"<IsTruncated>\w+</IsTruncated>", "<IsTruncated>true</IsTruncated>", text)
+        text = re.sub(r"<NextContinuationToken>.*?</NextContinuationToken>", "", text, flags=re.S)
+        if fault == "loop-token":
+            from urllib.parse import parse_qs, urlsplit
+            asked = parse_qs(urlsplit(target).query).get("continuation-token", ["faultproxy-loop"])[0]
+            token = asked.replace("&", "&amp;").replace("<", "&lt;")
+            text = text.replace("</ListBucketResult>",
+                                f"<NextContinuationToken>{token}</NextContinuationToken></ListBucketResult>")
+        out = text.encode()
+        record(fault, upstream_status=status)
+        cwriter.write(build(drop({b"content-length", b"connection"}) + [f"Content-Length: {len(out)}".encode(),
+                                                                       b"Connection: close"]) + out)
+        await cwriter.drain()
+        fin(cwriter)
+        return False
+
+
+class _Collect:
+    """A writer that keeps what relay_body writes (to rewrite a whole reply body)."""
+
+    def __init__(self, buffer):
+        self.buffer = buffer
+
+    def write(self, data):
+        self.buffer.extend(data)
+
+    async def drain(self):
+        pass
 
 
 def parse_script(text):

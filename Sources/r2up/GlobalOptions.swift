@@ -33,9 +33,23 @@ struct GlobalOptions: ParsableArguments {
     @Flag(help: "Print errors only.")
     var quiet = false
 
+    /// Flags that build URLs or name the bucket are checked here, before anything is sent
+    /// (exit 2); the same values from the environment or a file are checked by the resolver (exit 3).
     func validate() throws {
         if pathStyle && virtualHosted {
             throw ValidationError("--path-style and --virtual-hosted cannot be used together")
+        }
+        if let endpoint {
+            do { _ = try S3Endpoint(url: endpoint) } catch { throw ValidationError("--endpoint: \(error.description)") }
+        }
+        if let publicURL, case .failure(let problem) = PublicBase.validated(publicURL) {
+            throw ValidationError("--public-url: \(problem.description)")
+        }
+        if let bucket, let rule = BucketName.problem(bucket) {
+            throw ValidationError("--bucket '\(bucket)' is not a valid bucket name: \(rule)")
+        }
+        if let region, let problem = HeaderValue.problem(region) {
+            throw ValidationError("--region: \(problem)")
         }
     }
 
@@ -63,16 +77,16 @@ struct GlobalOptions: ParsableArguments {
 
 /// Options for commands that move bytes.
 struct TransferOptions: ParsableArguments {
-    @Option(help: "Requests in flight at once, parts included (1-64).")
+    @Option(parsing: .unconditional, help: "Requests in flight at once, parts included (1-64).")
     var concurrency = 4
 
-    @Option(help: "Total upload rate limit, e.g. 500K, 10M (bytes a second).")
+    @Option(parsing: .unconditional, help: "Total upload rate limit, e.g. 500K, 10M (bytes a second).")
     var bwlimit: String?
 
-    @Option(name: .customLong("part-size"), help: "Multipart part size, e.g. 8M (5M to 5G).")
+    @Option(name: .customLong("part-size"), parsing: .unconditional, help: "Multipart part size, e.g. 8M (5M to 5G).")
     var partSize: String?
 
-    @Option(name: .customLong("multipart-threshold"), help: "Files above this size upload in parts (default 8M).")
+    @Option(name: .customLong("multipart-threshold"), parsing: .unconditional, help: "Files above this size upload in parts (default 8M).")
     var multipartThreshold: String?
 
     @Option(
@@ -88,6 +102,7 @@ struct TransferOptions: ParsableArguments {
     var verify: SinglePutCheck?
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "How many times a failed request is sent again (0-20, default 4), with backoff: network errors, timeouts, 5xx, 429, SlowDown.",
             valueName: "N"))
@@ -134,4 +149,14 @@ extension IntegrityCheck: ExpressibleByArgument {}
 /// `--verify`: what confirms a single-PUT upload.
 enum SinglePutCheck: String, ExpressibleByArgument, CaseIterable {
     case head, reply
+}
+
+/// Flags sent as HTTP header values: a CR, LF or other control character would end the header
+/// and start another (header injection), so such a value is refused before anything is sent.
+enum HeaderFlags {
+    static func check(_ flags: KeyValuePairs<String, String?>) throws {
+        for case let (flag, value?) in flags {
+            if let problem = HeaderValue.problem(value) { throw ValidationError("\(flag): \(problem); it is sent as an HTTP header") }
+        }
+    }
 }

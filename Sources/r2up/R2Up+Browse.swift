@@ -58,7 +58,7 @@ extension R2Up {
 
         @OptionGroup var global: GlobalOptions
 
-        @Option(help: "How long the URL works: 3600, 90m, 12h, 7d (1s to 7d; default 1h).")
+        @Option(parsing: .unconditional, help: "How long the URL works: 3600, 90m, 12h, 7d (1s to 7d; default 1h).")
         var expires = "1h"
 
         @Argument(help: "The object's key.")

@@ -120,7 +120,7 @@ private struct Prompter {
     func ask(_ question: String, current: String?, secret: Bool = false) -> String? {
         let prompt = question + (current.map { " [\($0)]" } ?? "") + ": "
         if interactive {
-            FileHandle.standardError.write(Data(prompt.utf8))
+            Terminal.write(prompt, to: STDERR_FILENO)
         } else {
             // Piped: each question on a line of its own, as a log would want it.
             Terminal.error(prompt.trimmingCharacters(in: .whitespaces))

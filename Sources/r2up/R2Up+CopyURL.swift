@@ -49,7 +49,7 @@ extension R2Up {
 
         /// Writes OSC 52 to stdout, which is the terminal.
         @Sendable static func writeToTerminal(_ text: String) {
-            FileHandle.standardOutput.write(Data(text.utf8))
+            Terminal.write(text, to: STDOUT_FILENO)
         }
 
         static let noUploads = CommandFailure(Diagnosis(status: .badInput, message: "no uploads yet"))

@@ -13,7 +13,7 @@ extension R2Up {
 
         @OptionGroup var global: GlobalOptions
 
-        @Option(help: "How many uploads to list (0: all).")
+        @Option(parsing: .unconditional, help: "How many uploads to list (0: all).")
         var limit = 20
 
         @Flag(help: "List every upload (same as --limit 0).")
@@ -112,6 +112,6 @@ enum ReadOnlyStore {
     static func open(_ global: GlobalOptions) throws -> Store? {
         let path = try global.settings().database.value
         guard FileManager.default.fileExists(atPath: path) else { return nil }
-        return try Store(path: path)
+        return try Store.openForReading(path)
     }
 }

@@ -18,10 +18,10 @@ extension R2Up {
 
         @OptionGroup var global: GlobalOptions
 
-        @Option(help: "Requests in flight at once, parts included (1-64).")
+        @Option(parsing: .unconditional, help: "Requests in flight at once, parts included (1-64).")
         var concurrency = 4
 
-        @Option(help: "Total download rate limit, e.g. 500K, 10M (bytes a second).")
+        @Option(parsing: .unconditional, help: "Total download rate limit, e.g. 500K, 10M (bytes a second).")
         var bwlimit: String?
 
         @Flag(help: "Print a JSON array of the objects instead of paths.")

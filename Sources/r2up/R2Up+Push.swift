@@ -47,6 +47,11 @@ extension R2Up {
             if key != nil && files.count > 1 { throw ValidationError("--key needs exactly one file") }
             if key != nil && tagOptions.keyTemplate != nil { throw ValidationError("give --key or --key-template, not both") }
             if case .failure(let problem) = ObjectMetadata.parse(meta) { throw ValidationError(problem.description) }
+            try HeaderFlags.check(["--content-type": contentType, "--cache-control": cacheControl])
+            if let prefix, let problem = ObjectKey.prefixProblem(prefix) { throw ValidationError(problem) }
+            if let key {
+                do { _ = try ObjectKey.validated(key) } catch { throw ValidationError("--key: \(error.description)") }
+            }
         }
 
         func run() async throws {
@@ -66,7 +71,11 @@ extension R2Up {
 
             var jobs: [UploadJob] = []
             let tags = TagResolver(store: store)
-            let requests = try requests(store: store, tags: tags)
+            let (requests, skipped) = try requests(store: store, tags: tags)
+            for problem in skipped {
+                Terminal.error("r2up: \(problem.path): \(problem.message)")
+                worst = max(worst, problem.status)
+            }
             var attributes = ObjectAttributes(cacheControl: cacheControl, metadata: metadata)
             // Tags are read (or found unchanged in the store) for every audio file, so status and
             // the catalog have them; --no-tag-metadata only keeps them off the objects.
@@ -101,7 +110,8 @@ extension R2Up {
                 await queue.abortAbandonedUploads()
                 return await queue.run(
                     toRun, attributes: runAttributes,
-                    progress: display == nil ? nil : progress  // counted only when drawn
+                    progress: display == nil ? nil : progress,  // counted only when drawn
+                    admit: { _ in Terminal.admitsMoreWork }  // a closed stdout starts nothing new
                 ) { event in
                     if case .completed(_, let item, _) = event, !quiet {
                         if let display { display.print(item.publicURL.absoluteString) } else { Terminal.output(item.publicURL.absoluteString) }
@@ -124,19 +134,36 @@ extension R2Up {
         }
 
         /// The files to push: each file as given, each folder's eligible tracks.
-        private func requests(store: Store, tags: TagResolver) throws -> [PushRequest] {
+        /// What could not be pushed before any upload: its path as printable text, why, and the exit code.
+        struct Skipped {
+            var path: String
+            var message: String
+            var status: ExitStatus
+        }
+
+        /// The files to push: each file as given, each folder's eligible tracks; and what was skipped.
+        private func requests(store: Store, tags: TagResolver) throws -> ([PushRequest], [Skipped]) {
             var requests: [PushRequest] = []
+            var skipped: [Skipped] = []
+            let undecodable = RawArguments.notUTF8()
             let template = try tagOptions.template()
             for path in files {
+                if let raw = undecodable[path] {
+                    // Swift repaired the bytes to U+FFFD: that spelling names no file, so say what is wrong.
+                    skipped.append(Skipped(path: FilePath.escaped(raw), message: FilePath.notUTF8, status: .badInput))
+                    continue
+                }
                 var isDirectory: ObjCBool = false
                 if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
                     if key != nil { throw CommandFailure(Diagnosis(status: .badInput, message: "--key cannot name a folder's files; use --prefix")) }
-                    let eligible: [(path: String, relativePath: String)]
-                    do { eligible = try TrackFolder.eligibleFiles(in: path, store: store, onlyFailed: retryFailed) } catch {
+                    let found: (files: [(path: String, relativePath: String)], problems: [ScanProblem])
+                    do { found = try TrackFolder.eligibleFiles(in: path, store: store, onlyFailed: retryFailed) } catch {
                         throw CommandFailure(error)
                     }
+                    skipped += found.problems.map { Skipped(path: $0.path, message: $0.message, status: .uploadFailed) }
+                    let eligible = found.files
                     do { try tags.preload(under: path) } catch { throw CommandFailure(error) }
-                    if eligible.isEmpty && !global.quiet {
+                    if eligible.isEmpty && found.problems.isEmpty && !global.quiet {
                         Terminal.error(
                             retryFailed
                                 ? "\(TextColumns.printable(path)): no failed tracks to upload again"
@@ -153,7 +180,7 @@ extension R2Up {
                 }
             }
             if template != nil { try Self.checkTemplatedKeys(requests) }
-            return requests
+            return (requests, skipped)
         }
 
         /// With --key-template, two files for one key or a key over 1,024 bytes stop the push

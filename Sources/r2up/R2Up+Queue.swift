@@ -229,7 +229,7 @@ extension R2Up {
             do { try tags.save() } catch { throw CommandFailure(error) }
             let summary = await Interruption.run {
                 await queue.abortAbandonedUploads()
-                return await queue.run(jobs, attributes: attributes) { event in
+                return await queue.run(jobs, attributes: attributes, admit: { _ in Terminal.admitsMoreWork }) { event in
                     if case .completed(_, let item, _) = event, !quiet { Terminal.output(item.publicURL.absoluteString) }
                 }
             }

@@ -31,7 +31,7 @@ extension R2Up {
         @Flag(name: .customLong("no-default-excludes"), help: "Also take hidden files and *.part, *.tmp, … files.")
         var noDefaultExcludes = false
 
-        @Option(name: .customLong("min-age"), help: "Skip files changed more recently than this (e.g. 10s, 2m; default 10s).")
+        @Option(name: .customLong("min-age"), parsing: .unconditional, help: "Skip files changed more recently than this (e.g. 10s, 2m; default 10s).")
         var minAge = "10s"
 
         @Flag(name: .customLong("delete-after"), help: "Delete each local file once its upload is verified (never anything remote).")
@@ -66,10 +66,24 @@ extension R2Up {
 
         func validate() throws {
             if case .failure(let problem) = ObjectMetadata.parse(meta) { throw ValidationError(problem.description) }
-            if SyncDuration.parse(minAge) == nil {
+            try HeaderFlags.check(["--cache-control": cacheControl])
+            if let prefix, let problem = ObjectKey.prefixProblem(prefix) { throw ValidationError(problem) }
+            for (flag, patterns) in [("--include", include), ("--exclude", exclude)] {
+                for pattern in patterns {
+                    if let problem = SyncFilter.problem(pattern) {
+                        throw ValidationError("\(flag) '\(pattern)' is not a valid glob: \(problem)")
+                    }
+                }
+            }
+            guard let age = SyncDuration.parse(minAge) else {
                 throw ValidationError("--min-age '\(minAge)' is not a duration like 10s, 2m or 1h")
             }
+            guard age >= .zero, age <= Self.maximumMinAge else {
+                throw ValidationError("--min-age must be from 0s to 365d, got \(minAge)")
+            }
         }
+
+        static let maximumMinAge = Duration.seconds(365 * 86_400)
 
         func run() async throws {
             _ = try tagOptions.template()  // a bad template stops everything before the store or the server

@@ -28,7 +28,10 @@ struct R2Up: AsyncParsableCommand {
             } else {
                 try command.run()
             }
+            if Terminal.isOutputClosed { Foundation.exit(Terminal.closedOutputStatus) }
         } catch let failure as CommandFailure {
+            // The reader went away: whatever went wrong after that, the run ended because of it.
+            if Terminal.isOutputClosed { Foundation.exit(Terminal.closedOutputStatus) }
             if !failure.diagnosis.message.isEmpty { Terminal.error("r2up: \(TextColumns.printable(failure.diagnosis.message))") }
             Foundation.exit(failure.diagnosis.status.rawValue)
         } catch {

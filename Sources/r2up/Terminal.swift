@@ -1,15 +1,47 @@
 import Foundation
+import Synchronization
 
 /// Writing to the terminal: results on stdout, everything else on stderr.
+///
+/// Everything goes through `write(_:to:)` (write(2), not FileHandle, whose `write` traps on
+/// EPIPE). A reader that closed stdout early (`r2up history | head -1`) ends the run quietly
+/// with exit 141, as a shell tool killed by SIGPIPE would: nothing more is printed, uploads
+/// not yet started stay queued for the next run (`admitsMoreWork`), the ones in flight finish
+/// and are recorded, and `R2Up.main` exits 141.
 enum Terminal {
-    /// A reader gone (`r2up status | head`) is not an error: the rest is dropped
-    /// (FileHandle.write(_:) would trap on EPIPE).
+    /// 128 + SIGPIPE, what a shell shows for a writer whose reader went away.
+    static let closedOutputStatus: Int32 = 141
+
+    private static let outputClosed = Atomic<Bool>(false)
+
+    /// True once a write to stdout failed with EPIPE.
+    static var isOutputClosed: Bool { outputClosed.load(ordering: .relaxed) }
+
+    /// For a queue run's `admit`: start no new upload once nobody reads what it would print.
+    static var admitsMoreWork: Bool { !isOutputClosed }
+
     static func output(_ line: String) {
-        try? FileHandle.standardOutput.write(contentsOf: Data((line + "\n").utf8))
+        write(line + "\n", to: STDOUT_FILENO)
     }
 
     static func error(_ line: String) {
-        try? FileHandle.standardError.write(contentsOf: Data((line + "\n").utf8))
+        write(line + "\n", to: STDERR_FILENO)
+    }
+
+    /// Writes all of `text`; a closed stdout is remembered (see above), a closed stderr drops the text.
+    static func write(_ text: String, to descriptor: Int32) {
+        if descriptor == STDOUT_FILENO && isOutputClosed { return }
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+            if written < 0 && errno == EINTR { continue }
+            if written < 0 && errno == EPIPE && descriptor == STDOUT_FILENO {
+                outputClosed.store(true, ordering: .relaxed)
+                return
+            }
+            guard written > 0 else { return }
+            bytes = bytes.dropFirst(written)
+        }
     }
 
     static var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) != 0 }
@@ -25,5 +57,20 @@ enum JSONOutput {
         encoder.dateEncodingStrategy = .iso8601
         guard let data = try? encoder.encode(value) else { return "[]" }
         return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// The command line as bytes: Swift hands arguments over as Strings, repairing bytes that are
+/// not UTF-8 into U+FFFD, and that repaired spelling names no file.
+enum RawArguments {
+    /// Each argument that is not valid UTF-8, keyed by the String Swift made of it.
+    static func notUTF8() -> [String: [UInt8]] {
+        var found: [String: [UInt8]] = [:]
+        for index in 0..<Int(CommandLine.argc) {
+            guard let pointer = CommandLine.unsafeArgv[index], String(validatingCString: pointer) == nil else { continue }
+            let bytes = Array(UnsafeRawBufferPointer(start: pointer, count: strlen(pointer)))
+            found[String(decoding: bytes, as: UTF8.self)] = bytes
+        }
+        return found
     }
 }

@@ -86,8 +86,9 @@ struct ConfigDoctorCommandTests {
         let settings = try #require(object["settings"] as? [[String: Any]])
         let rows = Dictionary(uniqueKeysWithValues: settings.map { ($0["id"] as! String, $0) })
         #expect(rows["region"]?["value"] as? String == "eu-west-1" && rows["region"]?["source"] as? String == "flag --region")
-        #expect(rows["bucket"]?["value"] as? String == "from-env"
-            && rows["bucket"]?["source"] as? String == "environment R2UP_BUCKET")
+        // An explicit --profile outranks the environment (as the AWS CLI's does), and says so.
+        #expect(rows["bucket"]?["value"] as? String == "scratch" && rows["bucket"]?["source"] as? String == "\(path) [local]")
+        #expect(object["profileNote"] as? String == "--profile local: the profile's settings win over R2UP_BUCKET from the environment")
         #expect(rows["endpoint"]?["source"] as? String == "\(path) [local]")
         #expect(rows["publicURL"]?["value"] is NSNull)
         for output in [show.stdout, show.stderr, json.stdout, json.stderr] {
@@ -178,7 +179,7 @@ struct ConfigDoctorCommandTests {
     }
 
     @Test("doctor: a wrong secret, a refused endpoint or a missing bucket exits 3 and says what to do", arguments: [
-        ("wrong secret", "✗ bucket: the secret access key is wrong (SignatureDoesNotMatch)"),
+        ("wrong secret", "✗ bucket: the server computed another signature (SignatureDoesNotMatch)"),
         ("refused", "✗ endpoint: http://127.0.0.1:9 is unreachable: it refused the connection"),
         ("missing bucket", "✗ bucket: the bucket 'r2up-no-such-bucket-doctor' does not exist (NoSuchBucket)"),
     ])

@@ -25,34 +25,19 @@ extension UploadService {
     /// `recursive` (`ls -r`): every object under the prefix, at any depth, and no folders.
     public func browse(prefix: String, recursive: Bool = false) async throws(S3ClientError) -> BucketListing {
         let start = prefix.isEmpty || prefix.hasSuffix("/") ? prefix : prefix + "/"
-        var listing = BucketListing(bucket: bucket, prefix: start, folders: [], objects: [])
-        var token: String?
-        repeat {
-            let page = try await client.listObjects(
-                bucket: bucket, prefix: start, delimiter: recursive ? nil : "/", continuationToken: token)
-            listing.folders += page.commonPrefixes
-            listing.objects += page.objects.map {
-                ListedObject(key: $0.key, size: $0.size, lastModified: $0.lastModified, etag: $0.etag)
-            }
-            token = page.continuationToken
-        } while token != nil
-        return listing
+        let all = try await client.listAllObjects(bucket: bucket, prefix: start, delimiter: recursive ? nil : "/")
+        return BucketListing(
+            bucket: bucket, prefix: start, folders: all.commonPrefixes,
+            objects: all.objects.map { ListedObject(key: $0.key, size: $0.size, lastModified: $0.lastModified, etag: $0.etag) })
     }
 }
 
 extension UploadService {
     /// Every object whose key starts with `prefix` as given (no "/" added), all pages: what `rm --prefix` deletes.
     public func objects(startingWith prefix: String) async throws(S3ClientError) -> [ListedObject] {
-        var objects: [ListedObject] = []
-        var token: String?
-        repeat {
-            let page = try await client.listObjects(bucket: bucket, prefix: prefix, continuationToken: token)
-            objects += page.objects.map {
-                ListedObject(key: $0.key, size: $0.size, lastModified: $0.lastModified, etag: $0.etag)
-            }
-            token = page.continuationToken
-        } while token != nil
-        return objects
+        try await client.listAllObjects(bucket: bucket, prefix: prefix).objects.map {
+            ListedObject(key: $0.key, size: $0.size, lastModified: $0.lastModified, etag: $0.etag)
+        }
     }
 }
 

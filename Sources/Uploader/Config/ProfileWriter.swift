@@ -87,6 +87,7 @@ public enum ProfileWriter {
 
         if let bucket = nonBlank(answers.bucket) {
             try checkToken(bucket, setting: "the bucket")
+            if let rule = BucketName.problem(bucket) { throw .invalid(setting: "the bucket", reason: "'\(bucket)': \(rule)") }
             result["bucket"] = bucket
         } else if nonBlank(current["bucket"]) == nil {
             throw .missing("the bucket")
@@ -96,10 +97,10 @@ public enum ProfileWriter {
             if answer == "-" {
                 if current["public_url"] != nil { result["public_url"] = .some(nil) }
             } else {
-                guard isHTTPURL(answer) else {
-                    throw .invalid(setting: "the public URL", reason: "'\(answer)' is not an http(s) URL")
+                switch PublicBase.validated(answer) {
+                case .success(let base): result["public_url"] = base
+                case .failure(let problem): throw .invalid(setting: "the public URL", reason: "'\(answer)': \(problem.reason)")
                 }
-                result["public_url"] = answer
             }
         }
 
@@ -133,14 +134,6 @@ public enum ProfileWriter {
     /// True for a Cloudflare account id: 32 hexadecimal digits.
     public static func isAccountID(_ text: String) -> Bool {
         text.count == 32 && text.allSatisfy(\.isHexDigit)
-    }
-
-    static func isHTTPURL(_ text: String) -> Bool {
-        guard !text.contains(" "), let components = URLComponents(string: text),
-            let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
-            let host = components.host, !host.isEmpty
-        else { return false }
-        return true
     }
 
     /// A value that must be one printable word (keys, bucket, region): no spaces or controls.

@@ -16,6 +16,11 @@ public enum SettingSource: Sendable, Equatable, CustomStringConvertible {
         case .builtIn: return "default"
         }
     }
+
+    public var isFlag: Bool {
+        if case .flag = self { return true }
+        return false
+    }
 }
 
 /// A resolved value and its origin.
@@ -54,6 +59,8 @@ public struct Settings: Sendable, Equatable {
     /// Files read, and warnings found while reading them (for example a world-readable secret).
     public var filesRead: [String] = []
     public var warnings: [String] = []
+    /// Environment variables set but not used because `--profile` named a profile that has the setting.
+    public var outrankedByProfile: [String] = []
 
     /// The endpoint, or the configuration error a command needing one reports.
     public func requireEndpoint() throws(ConfigurationError) -> S3Endpoint {
@@ -68,6 +75,9 @@ public struct Settings: Sendable, Equatable {
 
     public func requireBucket() throws(ConfigurationError) -> String {
         guard let bucket, !bucket.value.isEmpty else { throw .missingBucket }
+        if let rule = BucketName.problem(bucket.value) {
+            throw .invalidValue(setting: "the bucket (\(bucket.source))", value: bucket.value, reason: rule)
+        }
         return bucket.value
     }
 }

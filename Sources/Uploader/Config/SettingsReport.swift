@@ -23,6 +23,8 @@ public struct SettingsReport: Sendable, Equatable {
     public var rows: [Row]
     public var files: [File]
     public var warnings: [String]
+    /// Set when `--profile` outranked environment variables (the AWS CLI's rule).
+    public var profileNote: String?
 
     /// The report for `settings`, and the config files `resolver` reads.
     /// - Parameter ascii: mask with `...` instead of `…` (a terminal whose locale is not UTF-8).
@@ -60,6 +62,10 @@ public struct SettingsReport: Sendable, Equatable {
         ]
         files = resolver.configFiles.map { File(path: $0, read: settings.filesRead.contains($0)) }
         warnings = settings.warnings
+        if !settings.outrankedByProfile.isEmpty {
+            profileNote = "--profile \(settings.profile.value): the profile's settings win over "
+                + settings.outrankedByProfile.joined(separator: ", ") + " from the environment"
+        }
     }
 
     /// `set (40 characters)`: that a secret is there and how long, never any of it.
@@ -93,6 +99,7 @@ public struct SettingsReport: Sendable, Equatable {
         // No trailing blanks on a row without a source.
         table = table.map { $0.last == "" ? Array($0.dropLast()) : $0 }
         var lines = TextColumns.lines(table)
+        if let profileNote { lines += ["", TextColumns.printable(profileNote)] }
         lines.append("")
         lines.append("config files:")
         lines += TextColumns.lines(files.map { ["  " + TextColumns.printable($0.path), $0.read ? "read" : "not found"] })
@@ -101,7 +108,7 @@ public struct SettingsReport: Sendable, Equatable {
 }
 
 extension SettingsReport: Encodable {
-    private enum CodingKeys: String, CodingKey { case settings, files, warnings }
+    private enum CodingKeys: String, CodingKey { case settings, files, warnings, profileNote }
 
     /// `config show --json`: `{settings: [{id, label, value, source}], files: [{path, read}],
     /// warnings: [...]}`, with null for a setting that is not set.
@@ -110,6 +117,7 @@ extension SettingsReport: Encodable {
         try container.encode(rows, forKey: .settings)
         try container.encode(files, forKey: .files)
         try container.encode(warnings, forKey: .warnings)
+        try container.encodeIfPresent(profileNote, forKey: .profileNote)
     }
 }
 

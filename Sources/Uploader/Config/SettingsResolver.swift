@@ -67,39 +67,70 @@ public struct SettingsResolver: Sendable {
             return nil
         }
 
-        var endpoint: Sourced<String>? = flags.endpoint.map { Sourced(value: $0, source: .flag("--endpoint")) }
-            ?? fromEnvironment("R2UP_ENDPOINT", "AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL")
-        if endpoint == nil, let account = fromEnvironment("R2_ACCOUNT_ID") {
-            endpoint = Sourced(value: S3Endpoint.r2URL(account: account.value), source: account.source)
+        // A profile named on the command line wins over the environment for where to connect,
+        // as who and to which bucket (as the AWS CLI does): `--profile work` means that profile.
+        let profileFirst = flags.profile != nil
+        func endpointFromEnvironment() -> Sourced<String>? {
+            if let url = fromEnvironment("R2UP_ENDPOINT", "AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL") { return url }
+            return fromEnvironment("R2_ACCOUNT_ID").map { Sourced(value: S3Endpoint.r2URL(account: $0.value), source: $0.source) }
         }
-        endpoint = endpoint ?? fromFiles("endpoint_url")
-        if endpoint == nil, let account = fromFiles("r2_account_id") {
-            endpoint = Sourced(value: S3Endpoint.r2URL(account: account.value), source: account.source)
+        func endpointFromFiles() -> Sourced<String>? {
+            if let url = fromFiles("endpoint_url") { return url }
+            return fromFiles("r2_account_id").map { Sourced(value: S3Endpoint.r2URL(account: $0.value), source: $0.source) }
         }
+        let endpoint: Sourced<String>? = flags.endpoint.map { Sourced(value: $0, source: .flag("--endpoint")) }
+            ?? (profileFirst ? endpointFromFiles() ?? endpointFromEnvironment() : endpointFromEnvironment() ?? endpointFromFiles())
         if let text = endpoint?.value { _ = try S3Endpoint(url: text) }
         let isR2 = endpoint.map { (try? S3Endpoint(url: $0.value))?.isR2 ?? false } ?? false
 
         let region = flags.region.map { Sourced(value: $0, source: .flag("--region")) }
             ?? fromEnvironment("AWS_REGION", "AWS_DEFAULT_REGION") ?? fromFiles("region")
             ?? Sourced(value: isR2 ? "auto" : "us-east-1", source: .builtIn)
+        // The region is signed into the Authorization header.
+        if let problem = HeaderValue.problem(region.value) ?? (region.value.contains(" ") ? "it holds a space" : nil) {
+            throw .invalidValue(setting: "the region (\(region.source))", value: region.value, reason: problem)
+        }
 
-        var credentials: Sourced<Credentials>?
+        var credentialsFromEnvironment: Sourced<Credentials>?
+        var credentialsFromFiles: Sourced<Credentials>?
         if let key = fromEnvironment("AWS_ACCESS_KEY_ID"), let secret = fromEnvironment("AWS_SECRET_ACCESS_KEY") {
-            credentials = Sourced(
+            credentialsFromEnvironment = Sourced(
                 value: Credentials(accessKeyID: key.value, secretAccessKey: secret.value,
                                    sessionToken: nonEmpty(environment["AWS_SESSION_TOKEN"])),
                 source: key.source)
-        } else if let key = fromFiles("aws_access_key_id"), let secret = fromFiles("aws_secret_access_key") {
-            credentials = Sourced(
+        }
+        if let key = fromFiles("aws_access_key_id"), let secret = fromFiles("aws_secret_access_key") {
+            credentialsFromFiles = Sourced(
                 value: Credentials(accessKeyID: key.value, secretAccessKey: secret.value,
                                    sessionToken: fromFiles("aws_session_token")?.value),
                 source: key.source)
         }
+        let credentials = profileFirst
+            ? credentialsFromFiles ?? credentialsFromEnvironment : credentialsFromEnvironment ?? credentialsFromFiles
 
-        let bucket = flags.bucket.map { Sourced(value: $0, source: .flag("--bucket")) }
-            ?? fromEnvironment("R2UP_BUCKET") ?? fromFiles("bucket")
-        let publicURL = flags.publicURL.map { Sourced(value: $0, source: .flag("--public-url")) }
-            ?? fromEnvironment("R2UP_PUBLIC_URL") ?? fromFiles("public_url")
+        let configuredBucket = profileFirst
+            ? fromFiles("bucket") ?? fromEnvironment("R2UP_BUCKET") : fromEnvironment("R2UP_BUCKET") ?? fromFiles("bucket")
+        let bucket = flags.bucket.map { Sourced(value: $0, source: .flag("--bucket")) } ?? configuredBucket
+        var publicURL = flags.publicURL.map { Sourced(value: $0, source: .flag("--public-url")) }
+            ?? (profileFirst
+                ? fromFiles("public_url") ?? fromEnvironment("R2UP_PUBLIC_URL")
+                : fromEnvironment("R2UP_PUBLIC_URL") ?? fromFiles("public_url"))
+        if let base = publicURL {
+            switch PublicBase.validated(base.value) {
+            case .success(let text): publicURL = Sourced(value: text, source: base.source)
+            case .failure(let problem):
+                throw .invalidValue(setting: "the public URL (\(base.source))", value: base.value, reason: problem.reason)
+            }
+        }
+        // A configured public base serves the configured bucket; another --bucket gets its own
+        // path-style URLs (said once, on stderr) unless --public-url names a base for it.
+        if let base = publicURL, !base.source.isFlag, let bucket, bucket.source.isFlag, let configured = configuredBucket,
+            configured.value != bucket.value
+        {
+            warnings.append(
+                "warning: the public URL \(base.value) belongs to bucket '\(configured.value)'; URLs for '\(bucket.value)' are path-style (pass --public-url to set its own)")
+            publicURL = nil
+        }
         let database = flags.database.map { Sourced(value: $0, source: .flag("--db")) }
             ?? fromEnvironment("R2UP_DB")
             ?? Sourced(value: dataHome + "/r2up/r2up.sqlite", source: .builtIn)
@@ -110,11 +141,25 @@ public struct SettingsResolver: Sendable {
         let caBundle = flags.caBundle.map { Sourced(value: $0, source: .flag("--ca-bundle")) }
             ?? fromEnvironment("AWS_CA_BUNDLE") ?? fromFiles("ca_bundle")
 
+        // Environment variables the named profile outranked, for `config show`.
+        var outranked: [String] = []
+        if profileFirst {
+            let chosen: [(SettingSource?, [String])] = [
+                (endpoint?.source, ["R2UP_ENDPOINT", "AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL", "R2_ACCOUNT_ID"]),
+                (credentials?.source, ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"]),
+                (bucket?.source, ["R2UP_BUCKET"]), (publicURL?.source, ["R2UP_PUBLIC_URL"]),
+            ]
+            for (source, names) in chosen {
+                guard case .file? = source else { continue }
+                outranked += names.filter { nonEmpty(environment[$0]) != nil }
+            }
+        }
+
         return Settings(
             profile: profileName, endpoint: endpoint, region: region, credentials: credentials, bucket: bucket,
             publicURL: publicURL, database: database, addressing: addressing, caBundle: caBundle?.value,
             caBundleSource: caBundle?.source,
-            filesRead: filesRead, warnings: warnings)
+            filesRead: filesRead, warnings: warnings, outrankedByProfile: outranked)
     }
 
     /// A warning when a file holding secrets can be read by group or others.

@@ -302,8 +302,8 @@ public struct Doctor: Sendable {
                     "check AWS_ACCESS_KEY_ID or the profile's aws_access_key_id")
             case "SignatureDoesNotMatch":
                 return .fail(
-                    kind, "the secret access key is wrong (SignatureDoesNotMatch)",
-                    "check AWS_SECRET_ACCESS_KEY or the profile's aws_secret_access_key")
+                    kind, "the server computed another signature (SignatureDoesNotMatch)",
+                    "the secret access key is wrong (check AWS_SECRET_ACCESS_KEY or the profile's aws_secret_access_key), or something between r2up and the server rewrote the request")
             case "NoSuchBucket":
                 return .fail(
                     kind, "the bucket '\(bucket)' does not exist (NoSuchBucket)",

@@ -71,13 +71,22 @@ public struct Diagnosis: Sendable, Equatable {
             case "InvalidAccessKeyId":
                 return (.configuration, "the access key id is not known to the server (InvalidAccessKeyId); check AWS_ACCESS_KEY_ID or the profile")
             case "SignatureDoesNotMatch":
-                return (.configuration, "the secret access key is wrong (SignatureDoesNotMatch); check AWS_SECRET_ACCESS_KEY or the profile")
+                // Two causes look the same from here; a request rewritten on the way (a proxy
+                // that normalises paths or re-encodes headers) is the one people miss.
+                return (
+                    .configuration,
+                    "the server computed another signature (SignatureDoesNotMatch): the secret access key is wrong "
+                        + "(check AWS_SECRET_ACCESS_KEY or the profile), or something between r2up and the server "
+                        + "changed the request (a proxy rewriting the path or headers)"
+                )
             case "ExpiredToken", "InvalidToken", "TokenRefreshRequired":
                 return (.configuration, "the session token is expired or invalid (\(failure.code)); get new credentials")
             case "AccessDenied":
                 return (.configuration, "access denied (AccessDenied); the credentials are not allowed to write to this bucket")
             case "NoSuchBucket":
                 return (.configuration, "the bucket does not exist (NoSuchBucket); check --bucket or R2UP_BUCKET")
+            case "InvalidBucketName":
+                return (.configuration, "the server refused the bucket name (InvalidBucketName); check --bucket or R2UP_BUCKET")
             case "AuthorizationHeaderMalformed", "InvalidRegion", "IllegalLocationConstraintException":
                 return (.configuration, "the server rejected the region (\(failure.code)); check --region or AWS_REGION")
             case "RequestTimeTooSkewed":

@@ -22,15 +22,14 @@ public enum CloudOnly {
     ) async throws(DownloadError) -> [TrackRecord] {
         let knownPaths = Set(known.map(\.path))
         var found: [TrackRecord] = []
-        var token: String?
-        repeat {
-            let page: ObjectListing
-            do {
-                page = try await service.client.listObjects(bucket: service.bucket, prefix: prefix, continuationToken: token)
-            } catch {
-                throw .s3(key: prefix, error)
-            }
-            for object in page.objects where !(object.key.hasSuffix("/") && object.size == 0) {
+        let listing: ObjectListing
+        do {
+            listing = try await service.client.listAllObjects(bucket: service.bucket, prefix: prefix)
+        } catch {
+            throw .s3(key: prefix, error)
+        }
+        do {
+            for object in listing.objects where !(object.key.hasSuffix("/") && object.size == 0) {
                 guard let relative = try? DownloadPath.relativePath(key: object.key, prefix: prefix) else { continue }
                 let path = folder + "/" + relative
                 if knownPaths.contains(path) || FileManager.default.fileExists(atPath: path) { continue }
@@ -39,8 +38,7 @@ public enum CloudOnly {
                         path: path, size: object.size, mtimeNs: 0, bucket: service.bucket, key: object.key,
                         etag: object.etag, updatedAt: object.lastModified ?? Date()))
             }
-            token = page.continuationToken
-        } while token != nil
+        }
         return found
     }
 }

@@ -59,15 +59,14 @@ public final class Puller: Sendable {
         }
         let prefix = target.isEmpty || target.hasSuffix("/") ? target : target + "/"
         var plan = PullPlan(items: [], refused: [])
-        var token: String?
-        repeat {
-            let page: ObjectListing
-            do {
-                page = try await service.client.listObjects(bucket: service.bucket, prefix: prefix, continuationToken: token)
-            } catch {
-                throw .s3(key: prefix, error)
-            }
-            for object in page.objects {
+        let listing: ObjectListing
+        do {
+            listing = try await service.client.listAllObjects(bucket: service.bucket, prefix: prefix)
+        } catch {
+            throw .s3(key: prefix, error)
+        }
+        do {
+            for object in listing.objects {
                 // A zero-byte "folder/" marker is not a file.
                 if object.key.hasSuffix("/") && object.size == 0 { continue }
                 do {
@@ -78,8 +77,7 @@ public final class Puller: Sendable {
                     plan.refused.append(error)
                 }
             }
-            token = page.continuationToken
-        } while token != nil
+        }
         if plan.items.isEmpty && plan.refused.isEmpty { throw .notFound(target: target, bucket: service.bucket) }
         return plan
     }
@@ -183,7 +181,7 @@ public final class Puller: Sendable {
             let outcome = try await downloader.download(item, to: path, onBytes: progress)
             var info = stat()
             if stat(path, &info) == 0 {
-                let mtime = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+                let mtime = LocalFile.nanoseconds(info.st_mtim)
                 _ = try? store?.finishDownload(path: path, size: Int64(info.st_size), mtimeNs: mtime, cloud: cloud)
             }
             return .success(outcome)

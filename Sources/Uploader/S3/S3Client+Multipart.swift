@@ -67,7 +67,7 @@ extension S3Client {
                 method: "PUT", bucket: bucket, key: key,
                 query: [("partNumber", String(partNumber)), ("uploadId", uploadID)], headers: headers,
                 body: .file(body), payload: .unsigned, onProgress: onProgress))
-        return Self.etag(response)
+        return try Self.requiredETag(response)
     }
 
     /// CompleteMultipartUpload with the parts in order; returns the object's ETag.
@@ -97,7 +97,10 @@ extension S3Client {
         } catch .unexpectedResponse {
             root = try Self.document(response, root: "CompleteMultipartUploadResponse")
         }
-        return Self.unquote(root.value("ETag") ?? "")
+        guard let etag = root.value("ETag").map(Self.unquote), !etag.isEmpty else {
+            throw .unexpectedResponse("CompleteMultipartUpload answered without an ETag")
+        }
+        return etag
     }
 
     /// AbortMultipartUpload (free on R2). A missing upload counts as aborted.
@@ -113,20 +116,23 @@ extension S3Client {
     public func listParts(bucket: String, key: String, uploadID: String) async throws(S3ClientError) -> [UploadedPart] {
         var parts: [UploadedPart] = []
         var marker: String?
+        var seen: Set<String> = []
         repeat {
             var query: [(name: String, value: String)] = [("uploadId", uploadID)]
             if let marker { query.append(("part-number-marker", marker)) }
             let response = try await send(Call(method: "GET", bucket: bucket, key: key, query: query))
             let root = try Self.document(response, root: "ListPartsResult")
             for node in root.children("Part") {
-                guard let number = Int(node.value("PartNumber") ?? "") else { continue }
-                parts.append(
-                    UploadedPart(
-                        partNumber: number, etag: Self.unquote(node.value("ETag") ?? ""),
-                        size: Int64(node.value("Size") ?? "") ?? 0))
+                guard let number = Int(node.value("PartNumber") ?? ""), let etag = node.value("ETag").map(Self.unquote),
+                    !etag.isEmpty, let size = Int64(node.value("Size") ?? ""), size >= 0
+                else { throw .unexpectedResponse("a ListParts entry has no part number, ETag or size") }
+                parts.append(UploadedPart(partNumber: number, etag: etag, size: size))
             }
             let next = root.value("NextPartNumberMarker")
-            marker = root.value("IsTruncated") == "true" && next != marker ? next : nil
+            marker = root.value("IsTruncated") == "true" ? next : nil
+            if let marker, !seen.insert(marker).inserted {
+                throw .unexpectedResponse("ListParts gave the same part-number marker twice (a loop)")
+            }
         } while marker != nil
         return parts
     }

@@ -101,20 +101,31 @@ extension S3Client {
             method: "PUT", bucket: bucket, key: key, headers: headers, body: body,
             payload: Self.payload(for: body), onProgress: onProgress)
         let response = try await send(call)
-        return PutReply(etag: Self.etag(response), server: response.header("server"))
+        return PutReply(etag: try Self.requiredETag(response), server: response.header("server"))
     }
 
     /// HeadObject; nil when the object does not exist.
     public func headObject(bucket: String, key: String) async throws(S3ClientError) -> ObjectInfo? {
-        do {
-            let response = try await send(Call(method: "HEAD", bucket: bucket, key: key))
-            return ObjectInfo(
-                size: Int64(response.header("content-length") ?? "") ?? 0, etag: Self.etag(response),
-                contentType: response.header("content-type"),
-                lastModified: response.header("last-modified").flatMap(HTTPDate.parse))
+        do throws(S3ClientError) {
+            return try Self.objectInfo(try await send(Call(method: "HEAD", bucket: bucket, key: key)))
         } catch .service(let failure) where failure.status == 404 && failure.code != "NoSuchBucket" {
             return nil
         }
+    }
+
+    /// What a 2xx HEAD reply says. S3 always sends Content-Length and ETag; without them (a header
+    /// block cut short, which libcurl accepts) the reply says nothing about the object: never
+    /// read it as a 0-byte one. A retryable transfer error, as a broken connection is.
+    static func objectInfo(_ response: HTTPResponse) throws(S3ClientError) -> ObjectInfo {
+        guard let length = response.header("content-length").flatMap({ Int64($0) }), length >= 0,
+            !Self.etag(response).isEmpty
+        else {
+            throw .transfer(
+                TransferError(kind: .connectionReset, message: "the HEAD reply came without Content-Length or ETag (cut short?)"))
+        }
+        return ObjectInfo(
+            size: length, etag: Self.etag(response), contentType: response.header("content-type"),
+            lastModified: response.header("last-modified").flatMap(HTTPDate.parse))
     }
 
     /// GetObject, whole or a byte range (`range` is inclusive, as in HTTP).
@@ -124,7 +135,18 @@ extension S3Client {
     ) async throws(S3ClientError) -> HTTPResponse {
         var headers: [(name: String, value: String)] = []
         if let range { headers.append(("Range", "bytes=\(range.lowerBound)-\(range.upperBound)")) }
-        return try await send(Call(method: "GET", bucket: bucket, key: key, headers: headers, sink: sink, onProgress: onProgress))
+        let response = try await send(Call(method: "GET", bucket: bucket, key: key, headers: headers, sink: sink, onProgress: onProgress))
+        // A 206 must carry the range asked for: other bytes at this offset would corrupt the file.
+        if let range, response.status == 206 {
+            let sent = response.header("content-range") ?? ""
+            guard ContentRange.matches(sent, range) else {
+                throw .transfer(
+                    TransferError(
+                        kind: .connectionReset,
+                        message: "the server sent Content-Range '\(sent.prefix(80))' for bytes \(range.lowerBound)-\(range.upperBound)"))
+            }
+        }
+        return response
     }
 
     /// DeleteObject (S3 answers 204 whether or not the key existed).
@@ -146,25 +168,56 @@ extension S3Client {
         if let delimiter { query.append(("delimiter", delimiter)) }
         if let continuationToken { query.append(("continuation-token", continuationToken)) }
         let response = try await send(Call(method: "GET", bucket: bucket, key: nil, query: query))
+        return try Self.listing(response)
+    }
+
+    /// Reads a ListObjectsV2 page; an entry without a key or a size, or a page that says it is
+    /// truncated but gives no token to go on with, is not a listing to act on.
+    static func listing(_ response: HTTPResponse) throws(S3ClientError) -> ObjectListing {
         let root = try Self.document(response, root: "ListBucketResult")
         // Decoded only when the server says it encoded: one that ignores the parameter sends keys as they are.
         let encoded = root.value("EncodingType")?.lowercased() == "url"
         var objects: [ObjectSummary] = []
         for node in root.children("Contents") {
+            guard let rawKey = node.value("Key"), !rawKey.isEmpty, let size = node.value("Size").flatMap({ Int64($0) }), size >= 0 else {
+                throw .unexpectedResponse("a listing entry has no key or size")
+            }
             objects.append(
                 ObjectSummary(
-                    key: try Self.listedName(node.value("Key") ?? "", encoded: encoded),
-                    size: Int64(node.value("Size") ?? "") ?? 0, etag: Self.unquote(node.value("ETag") ?? ""),
+                    key: try Self.listedName(rawKey, encoded: encoded), size: size, etag: Self.unquote(node.value("ETag") ?? ""),
                     lastModified: node.value("LastModified").flatMap(ISO8601.parse)))
         }
         var prefixes: [String] = []
         for node in root.children("CommonPrefixes") {
             if let prefix = node.value("Prefix") { prefixes.append(try Self.listedName(prefix, encoded: encoded)) }
         }
-        let truncated = root.value("IsTruncated") == "true"
-        return ObjectListing(
-            objects: objects, commonPrefixes: prefixes,
-            continuationToken: truncated ? root.value("NextContinuationToken") : nil)
+        guard root.value("IsTruncated") == "true" else {
+            return ObjectListing(objects: objects, commonPrefixes: prefixes, continuationToken: nil)
+        }
+        guard let token = root.value("NextContinuationToken"), !token.isEmpty else {
+            throw .unexpectedResponse("the listing says it is truncated but gives no continuation token")
+        }
+        return ObjectListing(objects: objects, commonPrefixes: prefixes, continuationToken: token)
+    }
+
+    /// Every page of ListObjectsV2 under `prefix`, in order. A token the server already gave
+    /// (a loop) ends the listing with an error instead of following it forever.
+    public func listAllObjects(
+        bucket: String, prefix: String = "", delimiter: String? = nil
+    ) async throws(S3ClientError) -> ObjectListing {
+        var all = ObjectListing(objects: [], commonPrefixes: [], continuationToken: nil)
+        var seen: Set<String> = []
+        var token: String?
+        repeat {
+            let page = try await listObjects(bucket: bucket, prefix: prefix, delimiter: delimiter, continuationToken: token)
+            all.objects += page.objects
+            all.commonPrefixes += page.commonPrefixes
+            token = page.continuationToken
+            if let token, !seen.insert(token).inserted {
+                throw .unexpectedResponse("the listing gave the same continuation token twice (a loop)")
+            }
+        } while token != nil
+        return all
     }
 
     /// A key or prefix from a listing; with encoding-type=url, form-decoded ("+" is a space,
@@ -195,6 +248,18 @@ extension S3Client {
         case .bytes(let bytes): return .sha256(hex: Digest.sha256Hex(bytes))
         case .file: return .unsigned
         }
+    }
+}
+
+/// `Content-Range: bytes START-END/TOTAL` of a 206 reply.
+enum ContentRange {
+    static func matches(_ header: String, _ range: ClosedRange<Int64>) -> Bool {
+        let text = header.trimmingCharacters(in: .whitespaces)
+        guard text.hasPrefix("bytes ") else { return false }
+        let span = text.dropFirst(6).split(separator: "/", maxSplits: 1).first ?? ""
+        let ends = span.split(separator: "-", omittingEmptySubsequences: false)
+        guard ends.count == 2, let start = Int64(ends[0]), let end = Int64(ends[1]) else { return false }
+        return start == range.lowerBound && end == range.upperBound
     }
 }
 
@@ -241,6 +306,8 @@ public enum ObjectMetadata {
             }
             guard isToken else { return .failure(.badKey(pair)) }
             guard value.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) else { return .failure(.badValue(pair)) }
+            // Header names ignore case: K=1 and k=2 are one key, and keeping either would lose the other.
+            guard metadata[key.lowercased()] == nil else { return .failure(.duplicateKey(key.lowercased())) }
             metadata[key.lowercased()] = value
         }
         return .success(metadata)
@@ -251,12 +318,14 @@ public enum ObjectMetadataError: Error, Equatable, CustomStringConvertible {
     case notAPair(String)
     case badKey(String)
     case badValue(String)
+    case duplicateKey(String)
 
     public var description: String {
         switch self {
         case .notAPair(let pair): "--meta '\(pair)' is not KEY=VALUE"
         case .badKey(let pair): "--meta '\(pair)': a key may hold only letters, digits, '-' and '_'"
         case .badValue(let pair): "--meta '\(pair)': a value must be printable ASCII (S3 sends metadata as HTTP headers)"
+        case .duplicateKey(let key): "--meta gives the key '\(key)' twice (keys ignore case); give each key once"
         }
     }
 }

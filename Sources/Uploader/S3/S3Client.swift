@@ -70,15 +70,9 @@ public final class S3Client: Sendable {
             } catch {
                 throw .transfer(TransferError(kind: .cancelled, message: "cancelled"))
             }
-            if (200..<300).contains(response.status) {
-                // A 2xx is judged by what S3 always sends, never by its Content-Type (moto answers
-                // a good PUT with an empty text/html body): a PUT of an object or part has an ETag.
-                if call.method == "PUT", call.key != nil, Self.etag(response).isEmpty {
-                    throw .unexpectedResponse(
-                        "it answered a PUT with HTTP \(response.status) but no ETag; check --endpoint")
-                }
-                return response
-            }
+            // A 2xx is judged by what each call needs from it (an ETag, an XML root), never by its
+            // Content-Type: moto answers a good PUT with an empty text/html body.
+            if (200..<300).contains(response.status) { return response }
             let failure = S3ServiceError(response: response)
             // A HEAD reply has no body to say RequestTimeTooSkewed: a bare 403 whose Date is far
             // from our clock is taken as skew too, or a first HEAD on a wrong clock fails for good.
@@ -102,6 +96,16 @@ public final class S3Client: Sendable {
 
     static func etag(_ response: HTTPResponse) -> String {
         Self.unquote(response.header("etag") ?? "")
+    }
+
+    /// The ETag every S3 upload reply (PutObject, UploadPart) carries; a 2xx without one is not
+    /// S3's answer (a web server, a filer), and taking it as success would skip the ETag check.
+    static func requiredETag(_ response: HTTPResponse) throws(S3ClientError) -> String {
+        let etag = Self.etag(response)
+        guard etag.isEmpty else { return etag }
+        let html = response.header("content-type")?.lowercased().contains("text/html") == true && !response.body.isEmpty
+        let what = html ? "an HTML page" : "no ETag"
+        throw .unexpectedResponse("it answered \(what) (HTTP \(response.status)) to an upload, which S3 answers with an ETag; check --endpoint")
     }
 
     static func unquote(_ text: String) -> String {
@@ -150,8 +154,9 @@ enum HTTPDate {
 /// UTC calendar arithmetic without Foundation's Calendar (cheap and thread-safe).
 enum CivilTime {
     static func date(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) -> Date? {
-        guard (1...12).contains(month), (1...31).contains(day), (0...23).contains(hour), (0...59).contains(minute),
-            (0...60).contains(second)
+        // Years past 9999 are no real date, and far enough out (~3e11) overflow the arithmetic below.
+        guard (1...9999).contains(year), (1...12).contains(month), (1...31).contains(day), (0...23).contains(hour),
+            (0...59).contains(minute), (0...60).contains(second)
         else { return nil }
         // Days from 1970-01-01 (Howard Hinnant's days_from_civil).
         let y = month <= 2 ? year - 1 : year

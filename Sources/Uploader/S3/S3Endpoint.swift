@@ -18,9 +18,9 @@ public struct S3Endpoint: Sendable, Equatable {
 
     /// Parses an endpoint such as `https://ACCOUNT.r2.cloudflarestorage.com` or `http://127.0.0.1:8333`.
     public init(url text: String, addressing: Addressing = .pathStyle) throws(ConfigurationError) {
-        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
-            scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty,
-            components.query == nil, components.user == nil
+        guard URLText.problem(text) == nil, let components = URLComponents(string: text),
+            let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https", let host = components.host,
+            !host.isEmpty, components.query == nil, components.fragment == nil, components.user == nil
         else {
             throw ConfigurationError.invalidEndpoint(text)
         }

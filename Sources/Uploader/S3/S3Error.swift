@@ -89,7 +89,7 @@ public enum ConfigurationError: Error, Sendable, Equatable, CustomStringConverti
     public var description: String {
         switch self {
         case .invalidEndpoint(let text):
-            return "the endpoint '\(text)' is not an http(s) URL; give one like https://ACCOUNT_ID.r2.cloudflarestorage.com"
+            return "the endpoint '\(text)' is not an http(s) URL (scheme and host, no spaces, query or fragment); give one like https://ACCOUNT_ID.r2.cloudflarestorage.com"
         case .missingEndpoint:
             return "no endpoint is set; use --endpoint, R2UP_ENDPOINT or R2_ACCOUNT_ID"
         case .missingCredentials:

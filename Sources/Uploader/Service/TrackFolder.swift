@@ -12,10 +12,11 @@ public enum TrackFolder {
     }
 
     /// The files of `directory` to push, with their paths relative to it: those `isEligible`
-    /// says yes to, judged against the store's tracks (read in one query, not one per file).
+    /// says yes to, judged against the store's tracks (read in one query, not one per file);
+    /// and what the scan could not take (a name that is not UTF-8, an unreadable folder).
     public static func eligibleFiles(
         in directory: String, store: Store, onlyFailed: Bool
-    ) throws(StoreError) -> [(path: String, relativePath: String)] {
+    ) throws(StoreError) -> (files: [(path: String, relativePath: String)], problems: [ScanProblem]) {
         let root = URL(fileURLWithPath: directory).standardizedFileURL.path
         let known = Dictionary(
             try store.tracks(under: root).map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
@@ -23,11 +24,11 @@ public enum TrackFolder {
         // signing for 2,000 small files); its own stat decides, no second one per file. What it
         // cannot take (a symbolic link, an unreadable folder) is skipped.
         var eligible: [(path: String, relativePath: String)] = []
-        _ = SyncScanner().scan(root) { file in
+        let problems = SyncScanner().scan(root) { file in
             if isEligible(known[file.path], size: file.size, mtimeNs: file.mtimeNs, onlyFailed: onlyFailed) {
                 eligible.append((file.path, file.relativePath))
             }
         }
-        return eligible
+        return (eligible, problems)
     }
 }

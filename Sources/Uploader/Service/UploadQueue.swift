@@ -235,6 +235,7 @@ public final class UploadQueue: Sendable {
             if !batched, await !save(driver, control: control) { return }
             onEvent(.started(driver.job))
             do {
+                let publicURL = try service.publicObjectURL(for: job.key, in: job.bucket)  // before any byte is sent
                 let file = try LocalFile(path: job.path)
                 if file.size != job.length || file.modificationTimeNs != job.mtimeNs {
                     // Changed since it was queued: whatever was sent belongs to the old content.
@@ -251,13 +252,9 @@ public final class UploadQueue: Sendable {
                 let outcome = try await resumableUploader.upload(
                     file, bucket: job.bucket, key: job.key, attributes: objectAttributes, checkpoint: checkpoint,
                     journal: driver)
-                let link = service.publicURL(for: outcome.key, in: job.bucket)
-                guard let url = URL(string: link) else {
-                    throw ConfigurationError.invalidValue(setting: "public URL", value: link, reason: "it is not a valid URL")
-                }
                 let item = UploadItem(
                     fileName: FilePath.name(job.path), fileSize: outcome.size, r2Key: outcome.key, uploadDate: Date(),
-                    publicURL: url, bucket: job.bucket, etag: outcome.etag)
+                    publicURL: publicURL, bucket: job.bucket, etag: outcome.etag)
                 let completed = driver.verified(size: outcome.size)
                 if batched {
                     driver.recorder.completed(completed, item: item) { committed in

@@ -67,6 +67,15 @@ public final class UploadService: Sendable {
         return PublicURL.make(key: key, bucket: target, publicBase: base, endpoint: endpoint)
     }
 
+    /// `publicURL(for:in:)` as a URL, made before anything is uploaded for the key: the base is
+    /// validated with the settings and the key percent-encoded, so a refusal here is a bad key.
+    public func publicObjectURL(for key: String, in otherBucket: String? = nil) throws(UploadError) -> URL {
+        guard let url = URL(string: publicURL(for: key, in: otherBucket)) else {
+            throw .invalidKey("no public URL can be made for '\(key)'")
+        }
+        return url
+    }
+
     /// Uploads one file now, without the queue.
     public func upload(_ request: PushRequest, journal: (any UploadJournal)? = nil) async throws(UploadError) -> UploadOutcome {
         let file = try LocalFile(path: request.path)

@@ -45,6 +45,50 @@ public final class Store: Sendable {
         try migrate()
     }
 
+    /// Opens an existing database for reading only (history, status, queue, copy-url): where
+    /// the file or its folder cannot be written, no write is tried; SQLite opens it read-only,
+    /// and a schema older than this r2up's is a clear error rather than a failed migration.
+    public static func openForReading(_ path: String, now: @escaping @Sendable () -> Date = { Date() }) throws(StoreError) -> Store {
+        let folder = (path as NSString).deletingLastPathComponent
+        guard access(path, W_OK) != 0 || access(folder.isEmpty ? "." : folder, W_OK) != 0 else {
+            return try Store(path: path, now: now)
+        }
+        guard access(path, R_OK) == 0 else { throw .cannotOpen(path: path, reason: String(cString: strerror(errno))) }
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.label = "r2up"
+        // WAL needs a -shm file beside the database; when none is there and none can be made,
+        // SQLite reads the file as immutable (no writer can be at work in a folder nobody may write).
+        let uriPath = path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path
+        let shared = FileManager.default.fileExists(atPath: path + "-shm")
+        let uri = "file:\(uriPath)?" + (shared ? "mode=ro" : "immutable=1")
+        let store: Store
+        do {
+            store = Store(path: path, pool: try DatabasePool(path: uri, configuration: configuration), now: now)
+        } catch {
+            throw StoreError.wrap(error, path: path)
+        }
+        let migrator = Schema.migrator
+        let (tables, applied) = try store.read { db in
+            let tables = try String.fetchAll(
+                db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+            return (tables, tables.contains("grdb_migrations") ? try migrator.appliedIdentifiers(db) : [])
+        }
+        guard tables.contains("grdb_migrations") else { throw .foreignDatabase(path: path) }
+        let known = Set(migrator.migrations)
+        guard applied.isSubset(of: known) else {
+            throw .newerVersion(path: path, unknownMigrations: applied.subtracting(known).sorted())
+        }
+        guard applied == known else { throw .readOnlyNeedsUpgrade(path: path) }
+        return store
+    }
+
+    private init(path: String, pool: DatabasePool, now: @escaping @Sendable () -> Date) {
+        self.path = path
+        self.pool = pool
+        self.now = now
+    }
+
     /// The identifiers of the migrations applied to this database, in order.
     public func appliedMigrations() throws(StoreError) -> [String] {
         try read { db in try Schema.migrator.appliedMigrations(db) }

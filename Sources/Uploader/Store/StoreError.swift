@@ -15,6 +15,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case foreignDatabase(path: String)
     /// A newer r2up has upgraded this database; this one does not know its schema.
     case newerVersion(path: String, unknownMigrations: [String])
+    /// A read-only database (or folder) that an older r2up made: reading it needs an upgrade, which needs writing.
+    case readOnlyNeedsUpgrade(path: String)
     /// Another process held the database longer than the busy timeout.
     case busy(path: String)
     /// No row with that identity.
@@ -38,6 +40,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
             "\(path) is an SQLite database that r2up did not make; it was left as it is (use --db for another path)"
         case .newerVersion(let path, let unknown):
             "the database at \(path) was upgraded by a newer r2up (\(unknown.joined(separator: ", "))); use that version"
+        case .readOnlyNeedsUpgrade(let path):
+            "the database at \(path) is from an older r2up and cannot be written to upgrade it; run r2up once with write access to it (or its folder)"
         case .busy(let path):
             "the database at \(path) stayed locked by another process"
                 + (Self.holders(of: path).map { " (\($0))" } ?? "") + "; try again when it is done"

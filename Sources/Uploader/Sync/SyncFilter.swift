@@ -12,12 +12,15 @@ public struct SyncFilter: Sendable, Equatable {
 
     public var includes: [String]
     public var excludes: [String]
+    /// Off with --no-default-excludes, which also takes hidden files.
+    public let usesDefaultExcludes: Bool
     private let includeMatchers: [Matcher]
     private let excludeMatchers: [Matcher]
 
     public init(includes: [String] = [], excludes: [String] = [], defaultExcludes: Bool = true) {
         self.includes = includes.map(ObjectKey.nfc)
         self.excludes = excludes.map(ObjectKey.nfc) + (defaultExcludes ? Self.defaultExcludes : [])
+        usesDefaultExcludes = defaultExcludes
         includeMatchers = self.includes.map(Matcher.init)
         excludeMatchers = self.excludes.map(Matcher.init)
     }
@@ -32,7 +35,29 @@ public struct SyncFilter: Sendable, Equatable {
     }
 
     public static func == (lhs: SyncFilter, rhs: SyncFilter) -> Bool {
-        lhs.includes == rhs.includes && lhs.excludes == rhs.excludes
+        lhs.includes == rhs.includes && lhs.excludes == rhs.excludes && lhs.usesDefaultExcludes == rhs.usesDefaultExcludes
+    }
+
+    /// Why `pattern` is not a glob fnmatch(3) reads as meant, or nil: an unclosed `[` or a
+    /// trailing `\` would silently match nothing.
+    public static func problem(_ pattern: String) -> String? {
+        if pattern.isEmpty { return "the pattern is empty" }
+        var bytes = Array(pattern.utf8)[...]
+        while let byte = bytes.popFirst() {
+            switch byte {
+            case UInt8(ascii: "\\"):
+                guard bytes.popFirst() != nil else { return "it ends with a lone '\\'" }
+            case UInt8(ascii: "["):
+                // A class: '!' or '^' may open it, ']' right after the opening is a member.
+                if bytes.first == UInt8(ascii: "!") || bytes.first == UInt8(ascii: "^") { bytes.removeFirst() }
+                if bytes.first == UInt8(ascii: "]") { bytes.removeFirst() }
+                guard let close = bytes.firstIndex(of: UInt8(ascii: "]")) else { return "'[' has no closing ']'" }
+                bytes = bytes[bytes.index(after: close)...]
+            default:
+                break
+            }
+        }
+        return nil
     }
 
     /// One glob, with a fast path for "*.ext" (the default excludes run on every file of a no-op sync).
@@ -72,7 +97,12 @@ public enum SyncDuration {
             scale = factor
             break
         }
-        guard let value = Double(number), value >= 0, value.isFinite else { return nil }
-        return .milliseconds(Int64((value * scale * 1000).rounded()))
+        guard let value = Double(number), value.isFinite else { return nil }
+        // Beyond ~292 million years the milliseconds would overflow Int64: clamped, for the caller's
+        // range check (which also refuses a negative duration, with the range in its message).
+        let milliseconds = (value * scale * 1000).rounded()
+        guard milliseconds < 9.0e18 else { return .seconds(Int64.max) }
+        guard milliseconds > -9.0e18 else { return .seconds(Int64.min) }
+        return .milliseconds(Int64(milliseconds))
     }
 }

@@ -71,6 +71,7 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
     case locked(pid: Int32?)
     case lockFailed(path: String, reason: String)
     case notAFolder(String)
+    case isAFile(String)
 
     public var description: String {
         switch self {
@@ -81,6 +82,8 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
             return "cannot take the sync lock \(path): \(reason)"
         case .notAFolder(let path):
             return "\(path): no such folder; give the folder to sync"
+        case .isAFile(let path):
+            return "\(path) is a file, not a folder; sync takes a folder (r2up push uploads single files)"
         }
     }
 
@@ -89,7 +92,7 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .locked: Diagnosis(status: .locked, message: description)
         case .lockFailed: Diagnosis(status: .storeFailure, message: description)
-        case .notAFolder: Diagnosis(status: .badInput, message: description)
+        case .notAFolder, .isAFile: Diagnosis(status: .badInput, message: description)
         }
     }
 }

@@ -92,7 +92,9 @@ public struct SyncPlan: Sendable {
             reason = .new  // never uploaded, not finished, or uploaded to another bucket
         }
         // ctime too: a copier that restores the old mtime is still writing.
-        if nowNs - max(file.mtimeNs, file.ctimeNs) < minAgeNs {
+        // Overflow-safe: a clamped time far in the past (see LocalFile.nanoseconds) is simply old.
+        let (age, overflow) = nowNs.subtractingReportingOverflow(max(file.mtimeNs, file.ctimeNs))
+        if !overflow && age < minAgeNs {
             waiting.append(file)
             return
         }

@@ -42,9 +42,8 @@ public struct SyncRunner: Sendable {
     public func run(_ folder: String, options: SyncOptions) async throws -> SyncSummary {
         let started = ContinuousClock.now
         var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
-            throw SyncError.notAFolder(folder)
-        }
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) else { throw SyncError.notAFolder(folder) }
+        guard isFolder.boolValue else { throw SyncError.isAFile(folder) }
         let root = URL(fileURLWithPath: folder).standardizedFileURL.path
         let prefix = SyncPlan.normalizedPrefix(options.prefix)
 
@@ -65,7 +64,8 @@ public struct SyncRunner: Sendable {
         let minAge = options.minAge.components
         var plan = SyncPlan(
             prefix: prefix, bucket: service.bucket, filter: options.filter, remote: remote,
-            minAgeNs: minAge.seconds * 1_000_000_000 + minAge.attoseconds / 1_000_000_000, nowNs: nowNs)
+            minAgeNs: LocalFile.nanoseconds(timespec(tv_sec: Int(minAge.seconds), tv_nsec: Int(minAge.attoseconds / 1_000_000_000))),
+            nowNs: nowNs)
         let tags = TagResolver(store: store)
         try tags.preload(under: root)
         if let template = options.keyTemplate {
@@ -73,7 +73,7 @@ public struct SyncRunner: Sendable {
                 prefix + template.key(tags: tags.tags(path: file.path, size: file.size, mtimeNs: file.mtimeNs), relativePath: file.relativePath)
             }
         }
-        let scanner = SyncScanner(followSymlinks: options.followSymlinks)
+        let scanner = SyncScanner(followSymlinks: options.followSymlinks, skipHidden: options.filter.usesDefaultExcludes)
         // The scan and the store walk side by side in path order: memory stays flat at 100,000 files.
         let problems: [ScanProblem]
         if let store {
@@ -124,12 +124,9 @@ public struct SyncRunner: Sendable {
     /// Every object under the prefix, by key (ListObjectsV2, 1,000 a page).
     private func listing(prefix: String) async throws -> [String: ObjectSummary] {
         var objects: [String: ObjectSummary] = [:]
-        var token: String?
-        repeat {
-            let page = try await service.client.listObjects(bucket: service.bucket, prefix: prefix, continuationToken: token)
-            for object in page.objects { objects[ObjectKey.nfc(object.key)] = object }
-            token = page.continuationToken
-        } while token != nil
+        for object in try await service.client.listAllObjects(bucket: service.bucket, prefix: prefix).objects {
+            objects[ObjectKey.nfc(object.key)] = object
+        }
         return objects
     }
 
@@ -227,7 +224,7 @@ public struct SyncRunner: Sendable {
     static func isAsQueued(_ job: UploadJob) -> Bool {
         var info = stat()
         guard stat(job.path, &info) == 0 else { return false }
-        let mtime = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+        let mtime = LocalFile.nanoseconds(info.st_mtim)
         return Int64(info.st_size) == job.length && mtime == job.mtimeNs
     }
 }

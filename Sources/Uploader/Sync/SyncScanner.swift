@@ -80,7 +80,12 @@ public struct SyncScanner: Sendable {
                     pointer.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(validatingCString: $0) }
                 }
                 guard let name = rawName else {
-                    problems.append(ScanProblem(path: folder, message: "a file name there is not valid UTF-8; it was skipped"))
+                    let bytes = withUnsafePointer(to: &entry.pointee.d_name) { pointer in
+                        pointer.withMemoryRebound(to: UInt8.self, capacity: Int(NAME_MAX) + 1) {
+                            Array(UnsafeBufferPointer(start: $0, count: strlen(UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self))))
+                        }
+                    }
+                    problems.append(ScanProblem(path: Self.join(folder, FilePath.escaped(bytes)), message: FilePath.notUTF8))
                     continue
                 }
                 if name == "." || name == ".." { continue }
@@ -110,8 +115,7 @@ public struct SyncScanner: Sendable {
                 try visit(
                     ScannedFile(
                         path: path, relativePath: ObjectKey.nfc(inner), size: Int64(info.st_size),
-                        mtimeNs: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec),
-                        ctimeNs: Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)))
+                        mtimeNs: LocalFile.nanoseconds(info.st_mtim), ctimeNs: LocalFile.nanoseconds(info.st_ctim)))
                 continue
             }
             let id = FileID(info)

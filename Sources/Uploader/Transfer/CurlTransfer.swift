@@ -47,13 +47,27 @@ final class CurlTransfer {
 
     // MARK: - Setup
 
-    private func set(_ option: CURLoption, _ value: Int) {
-        _ = r2_easy_setopt_long(handle, option, value)
+    /// Every setopt's result is checked: an option libcurl refused would send another request
+    /// than the one signed (or none at all).
+    private func check(_ code: CURLcode, _ option: CURLoption) throws(TransferError) {
+        guard code == CURLE_OK else {
+            throw TransferError(
+                kind: .other, curlCode: Int(code.rawValue),
+                message: "libcurl refused option \(option.rawValue): \(String(cString: curl_easy_strerror(code)))")
+        }
     }
 
-    private func set(_ option: CURLoption, string: String) {
+    private func set(_ option: CURLoption, _ value: Int) throws(TransferError) {
+        try check(r2_easy_setopt_long(handle, option, value), option)
+    }
+
+    private func set(_ option: CURLoption, string: String) throws(TransferError) {
         // curl copies string options, so a temporary C string is enough.
-        _ = string.withCString { r2_easy_setopt_ptr(handle, option, $0) }
+        try check(string.withCString { r2_easy_setopt_ptr(handle, option, $0) }, option)
+    }
+
+    private func set(_ option: CURLoption, pointer: UnsafeRawPointer?) throws(TransferError) {
+        try check(r2_easy_setopt_ptr(handle, option, pointer), option)
     }
 
     private func configure(_ options: TransferEngine.Options) throws(TransferError) {
@@ -62,57 +76,68 @@ final class CurlTransfer {
         guard urlResult == CURLE_OK else {
             throw TransferError(kind: .malformedURL, message: "the URL \(request.url) is not valid")
         }
-        set(CURLOPT_NOSIGNAL, 1)
+        // The path goes out exactly as signed: without this curl folds "a/../b" and "./x" and the
+        // server sees another path than the signature covers.
+        try set(CURLOPT_PATH_AS_IS, 1)
+        try set(CURLOPT_NOSIGNAL, 1)
         if r2_curl_has_protocols_str() != 0 {
-            set(CURLOPT_PROTOCOLS_STR, string: "http,https")
+            try set(CURLOPT_PROTOCOLS_STR, string: "http,https")
         }
-        set(CURLOPT_FOLLOWLOCATION, 0)
-        set(CURLOPT_SSL_VERIFYPEER, 1)
-        set(CURLOPT_SSL_VERIFYHOST, 2)
+        try set(CURLOPT_FOLLOWLOCATION, 0)
+        try set(CURLOPT_SSL_VERIFYPEER, 1)
+        try set(CURLOPT_SSL_VERIFYHOST, 2)
         if let bundle = options.caBundle {
-            set(CURLOPT_CAINFO, string: bundle)
+            try set(CURLOPT_CAINFO, string: bundle)
         }
-        set(CURLOPT_CONNECTTIMEOUT_MS, options.connectTimeoutMilliseconds)
-        set(CURLOPT_LOW_SPEED_LIMIT, options.lowSpeedLimitBytesPerSecond)
-        set(CURLOPT_LOW_SPEED_TIME, options.lowSpeedTimeSeconds)
-        set(CURLOPT_TCP_KEEPALIVE, 1)
-        set(CURLOPT_USERAGENT, string: options.userAgent)
-        _ = r2_easy_setopt_ptr(handle, CURLOPT_ERRORBUFFER, errorBuffer)
+        try set(CURLOPT_CONNECTTIMEOUT_MS, options.connectTimeoutMilliseconds)
+        try set(CURLOPT_LOW_SPEED_LIMIT, options.lowSpeedLimitBytesPerSecond)
+        try set(CURLOPT_LOW_SPEED_TIME, options.lowSpeedTimeSeconds)
+        try set(CURLOPT_TCP_KEEPALIVE, 1)
+        try set(CURLOPT_USERAGENT, string: options.userAgent)
+        try set(CURLOPT_ERRORBUFFER, pointer: errorBuffer)
 
         // An empty "Expect:" stops curl waiting up to a second for a 100 that R2 never sends.
         var list: UnsafeMutablePointer<curl_slist>? = curl_slist_append(nil, "Expect:")
-        for (name, value) in request.headers {
-            list = curl_slist_append(list, "\(name): \(value)")
-        }
         headerList = list
-        _ = r2_easy_setopt_ptr(handle, CURLOPT_HTTPHEADER, list)
+        for (name, value) in request.headers {
+            // Last line of defence against header injection: the flags and settings were checked already.
+            if let problem = HeaderValue.problem(name) ?? HeaderValue.problem(value) {
+                throw TransferError(kind: .other, message: "the header \(name) was not sent: \(problem)")
+            }
+            guard let longer = curl_slist_append(list, "\(name): \(value)") else {
+                throw TransferError(kind: .other, message: "out of memory building the request headers")
+            }
+            list = longer
+            headerList = list
+        }
+        try set(CURLOPT_HTTPHEADER, pointer: list)
 
         switch request.method {
-        case "GET": set(CURLOPT_HTTPGET, 1)
-        case "HEAD": set(CURLOPT_NOBODY, 1)
+        case "GET": try set(CURLOPT_HTTPGET, 1)
+        case "HEAD": try set(CURLOPT_NOBODY, 1)
         default:
             if request.body != .none || request.method == "PUT" || request.method == "POST" {
-                set(CURLOPT_UPLOAD, 1)
-                _ = r2_easy_setopt_off(handle, CURLOPT_INFILESIZE_LARGE, curl_off_t(request.body.length))
-                _ = r2_easy_setopt_data_callback(handle, CURLOPT_READFUNCTION, curlReadBody)
-                _ = r2_easy_setopt_ptr(handle, CURLOPT_READDATA, context)
-                _ = r2_easy_setopt_seek_callback(handle, curlSeekBody)
-                _ = r2_easy_setopt_ptr(handle, CURLOPT_SEEKDATA, context)
+                try set(CURLOPT_UPLOAD, 1)
+                try check(r2_easy_setopt_off(handle, CURLOPT_INFILESIZE_LARGE, curl_off_t(request.body.length)), CURLOPT_INFILESIZE_LARGE)
+                try check(r2_easy_setopt_data_callback(handle, CURLOPT_READFUNCTION, curlReadBody), CURLOPT_READFUNCTION)
+                try set(CURLOPT_READDATA, pointer: context)
+                try check(r2_easy_setopt_seek_callback(handle, curlSeekBody), CURLOPT_SEEKFUNCTION)
+                try set(CURLOPT_SEEKDATA, pointer: context)
                 // curl allocates this buffer per handle: a small body needs no more than curl's minimum.
-                set(CURLOPT_UPLOAD_BUFFERSIZE, Int(min(Int64(options.uploadBufferSize), max(16_384, request.body.length))))
+                try set(CURLOPT_UPLOAD_BUFFERSIZE, Int(min(Int64(options.uploadBufferSize), max(16_384, request.body.length))))
             }
             if request.method != "PUT" {
-                set(CURLOPT_CUSTOMREQUEST, string: request.method)
+                try set(CURLOPT_CUSTOMREQUEST, string: request.method)
             }
         }
-        _ = r2_easy_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, curlWriteBody)
-        _ = r2_easy_setopt_ptr(handle, CURLOPT_WRITEDATA, context)
-        _ = r2_easy_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, curlHeaderLine)
-        _ = r2_easy_setopt_ptr(handle, CURLOPT_HEADERDATA, context)
+        try check(r2_easy_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, curlWriteBody), CURLOPT_WRITEFUNCTION)
+        try set(CURLOPT_WRITEDATA, pointer: context)
+        try check(r2_easy_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, curlHeaderLine), CURLOPT_HEADERFUNCTION)
+        try set(CURLOPT_HEADERDATA, pointer: context)
         if request.onProgress != nil {
-            set(CURLOPT_NOPROGRESS, 0)
-            _ = r2_easy_setopt_xferinfo_callback(handle, curlProgress)
-            _ = r2_easy_setopt_ptr(handle, CURLOPT_XFERINFODATA, context)
+            try set(CURLOPT_NOPROGRESS, 0)
+            try check(r2_easy_setopt_xferinfo_callback(handle, curlProgress), CURLOPT_XFERINFOFUNCTION)
+            try set(CURLOPT_XFERINFODATA, pointer: context)
         }
     }
 

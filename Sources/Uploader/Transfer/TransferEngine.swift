@@ -75,7 +75,10 @@ public final class TransferEngine: TaskExecutor, Sendable {
         }
         self.options = options
         multi = MultiHandle(pointer: pointer)
-        _ = r2_multi_setopt_long(pointer, CURLMOPT_MAXCONNECTS, options.maxConnections)
+        guard r2_multi_setopt_long(pointer, CURLMOPT_MAXCONNECTS, options.maxConnections) == CURLM_OK else {
+            curl_multi_cleanup(pointer)
+            throw TransferError(kind: .other, message: "libcurl refused the connection limit \(options.maxConnections)")
+        }
         let loop = EngineLoop(multi: pointer, options: options)
         let thread = Thread { [self] in
             loopThread.withLock { $0 = pthread_self() }
@@ -253,9 +256,14 @@ public final class TransferEngine: TaskExecutor, Sendable {
                         return granted
                     }
                 }
+                let added = curl_multi_add_handle(multi, transfer.handle)
+                guard added == CURLM_OK else {
+                    // Never started: the caller gets an error, not a request that waits forever.
+                    throw TransferError(
+                        kind: .other, message: "libcurl could not start the request: \(String(cString: curl_multi_strerror(added)))")
+                }
                 active[submission.id] = transfer
                 byHandle[transfer.handle] = submission.id
-                _ = curl_multi_add_handle(multi, transfer.handle)
             } catch {
                 recycle(handle)
                 submission.continuation.resume(throwing: error)

@@ -103,6 +103,40 @@ public struct FileUploader: Sendable {
         let checksum = try check.checksum(of: file, offset: 0, length: file.size)
         let sent = ByteCounter()
         var retrying = false
+        // A stored object that does not match (after a second HEAD) is uploaded once more before the job fails.
+        var uploads = 0
+        while true {
+            uploads += 1
+            let reply = try await putOnce(
+                file, bucket: bucket, key: key, attributes: attributes, checksum: checksum, sent: sent, retrying: &retrying,
+                journal: journal)
+            let etag = reply.etag
+            let profile = ServerProfile.identify(endpoint: client.endpoint, serverHeader: reply.server)
+            do throws(UploadError) {
+                // Where a single-PUT ETag is the hex MD5 of the stored bytes, it must match the MD5 r2up sent.
+                if profile.singlePutETagIsMD5, case .md5(let sentMD5) = checksum, let md5 = Self.hex(base64: sentMD5),
+                    Self.isHexMD5(etag), etag.lowercased() != md5
+                {
+                    throw .verificationFailed(key: key, reason: "its ETag is \(etag), the MD5 of the bytes sent is \(md5)")
+                }
+                do { try await journal?.bodySent() } catch { throw .store(error) }
+                if settings.headAfterPut ?? !profile.verifies(checksum.check) {
+                    try await verify(bucket: bucket, key: key, size: file.size, etag: etag)
+                }
+            } catch .verificationFailed where uploads < 2 {
+                continue
+            }
+            return UploadOutcome(
+                bucket: bucket, key: key, etag: etag, size: file.size, bytesSent: sent.value, partCount: 1,
+                multipart: false, partsResumed: 0)
+        }
+    }
+
+    /// One PUT of the whole file, with request retries; the file must not have moved since it was hashed.
+    private func putOnce(
+        _ file: LocalFile, bucket: String, key: String, attributes: ObjectAttributes, checksum: PayloadChecksum,
+        sent: ByteCounter, retrying: inout Bool, journal: (any UploadJournal)?
+    ) async throws(UploadError) -> PutReply {
         let reply = try await withRetries("PUT \(key)") { () throws(UploadError) -> PutReply in
             // Opened and hashed a moment ago; a retry comes later, when the file may have moved.
             if retrying { guard file.isUnchanged() else { throw .fileChanged(file.path) } }
@@ -125,22 +159,7 @@ public struct FileUploader: Sendable {
             try? await deleteQuietly(bucket: bucket, key: key)
             throw .fileChanged(file.path)
         }
-        let etag = reply.etag
-        let profile = ServerProfile.identify(endpoint: client.endpoint, serverHeader: reply.server)
-        // Where a single-PUT ETag is the hex MD5 of the stored bytes, it must match the MD5 r2up sent.
-        if profile.singlePutETagIsMD5, case .md5(let sentMD5) = checksum, let md5 = Self.hex(base64: sentMD5),
-            Self.isHexMD5(etag), etag.lowercased() != md5
-        {
-            throw .verificationFailed(key: key, reason: "its ETag is \(etag), the MD5 of the bytes sent is \(md5)")
-        }
-        do { try await journal?.bodySent() } catch { throw .store(error) }
-        let serverVerified = profile.verifies(checksum.check)
-        if settings.headAfterPut ?? !serverVerified {
-            try await verify(bucket: bucket, key: key, size: file.size, etag: etag)
-        }
-        return UploadOutcome(
-            bucket: bucket, key: key, etag: etag, size: file.size, bytesSent: sent.value, partCount: 1,
-            multipart: false, partsResumed: 0)
+        return reply
     }
 
     static func isHexMD5(_ text: String) -> Bool {
@@ -157,7 +176,17 @@ public struct FileUploader: Sendable {
     }
 
     /// HEAD the finished object: it must exist with the size sent (and the ETag the PUT returned).
+    /// A mismatch is looked at once more after a moment (a replica may lag) before it counts.
     func verify(bucket: String, key: String, size: Int64, etag: String?) async throws(UploadError) {
+        do throws(UploadError) {
+            try await verifyOnce(bucket: bucket, key: key, size: size, etag: etag)
+        } catch .verificationFailed {
+            try? await Task.sleep(for: .milliseconds(250))
+            try await verifyOnce(bucket: bucket, key: key, size: size, etag: etag)
+        }
+    }
+
+    private func verifyOnce(bucket: String, key: String, size: Int64, etag: String?) async throws(UploadError) {
         let info = try await withRetries("HEAD \(key)") { () throws(UploadError) -> ObjectInfo? in
             do { return try await client.headObject(bucket: bucket, key: key) } catch { throw .s3(S3ClientError(error)) }
         }

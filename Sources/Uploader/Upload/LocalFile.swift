@@ -36,7 +36,16 @@ public final class LocalFile: Sendable {
     deinit { close(descriptor) }
 
     static func nanoseconds(_ info: stat) -> Int64 {
-        Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+        nanoseconds(info.st_mtim)
+    }
+
+    /// A file time in nanoseconds since 1970, clamped: ext4 stores mtimes up to the year 2446,
+    /// past Int64 nanoseconds (2262), and `touch -d` sets them; such a file must not trap r2up.
+    public static func nanoseconds(_ time: timespec) -> Int64 {
+        let (seconds, overflow) = Int64(time.tv_sec).multipliedReportingOverflow(by: 1_000_000_000)
+        if overflow { return time.tv_sec < 0 ? Int64.min : Int64.max }
+        let (total, carry) = seconds.addingReportingOverflow(Int64(time.tv_nsec))
+        return carry ? Int64.max : total
     }
 
     /// True when the path still names a file of the same size and modification time.

@@ -22,10 +22,18 @@ struct ProfileWriterTests {
         #expect(values["public_url"] == nil)
     }
 
+    @Test("config init refuses a bucket name S3 refuses, naming the rule")
+    func badBucket() {
+        #expect(throws: ProfileAnswerError.invalid(setting: "the bucket", reason: "'Bad_Bucket': a bucket name holds only lower-case letters, digits, '.' and '-'")) {
+            try ProfileWriter.values(
+                from: ProfileAnswers(endpoint: "http://h", accessKeyID: "k", secretAccessKey: "s", bucket: "Bad_Bucket"), current: [:])
+        }
+    }
+
     @Test("another endpoint gets us-east-1; its trailing slash is dropped")
     func otherEndpoint() throws {
         let values = try ProfileWriter.values(
-            from: ProfileAnswers(endpoint: "http://127.0.0.1:8333/", accessKeyID: "k", secretAccessKey: "s", bucket: "b"),
+            from: ProfileAnswers(endpoint: "http://127.0.0.1:8333/", accessKeyID: "k", secretAccessKey: "s", bucket: "bkt"),
             current: [:])
         #expect(values["endpoint_url"] == "http://127.0.0.1:8333")
         #expect(values["region"] == "us-east-1")
@@ -57,16 +65,16 @@ struct ProfileWriterTests {
     }
 
     @Test("missing or malformed answers name the setting and never the secret", arguments: [
-        (ProfileAnswers(accessKeyID: "k", secretAccessKey: "s", bucket: "b"), "the endpoint is required and the profile has none"),
-        (ProfileAnswers(endpoint: "http://h", secretAccessKey: "s", bucket: "b"), "the access key id is required and the profile has none"),
-        (ProfileAnswers(endpoint: "http://h", accessKeyID: "k", bucket: "b"), "the secret access key is required and the profile has none"),
+        (ProfileAnswers(accessKeyID: "k", secretAccessKey: "s", bucket: "bkt"), "the endpoint is required and the profile has none"),
+        (ProfileAnswers(endpoint: "http://h", secretAccessKey: "s", bucket: "bkt"), "the access key id is required and the profile has none"),
+        (ProfileAnswers(endpoint: "http://h", accessKeyID: "k", bucket: "bkt"), "the secret access key is required and the profile has none"),
         (ProfileAnswers(endpoint: "http://h", accessKeyID: "k", secretAccessKey: "s"), "the bucket is required and the profile has none"),
-        (ProfileAnswers(endpoint: "ftp://h", accessKeyID: "k", secretAccessKey: "s", bucket: "b"),
+        (ProfileAnswers(endpoint: "ftp://h", accessKeyID: "k", secretAccessKey: "s", bucket: "bkt"),
          "the endpoint: 'ftp://h' is neither an http(s) URL nor a 32-hex-digit R2 account id"),
-        (ProfileAnswers(endpoint: "http://h", accessKeyID: "k", secretAccessKey: "two words", bucket: "b"),
+        (ProfileAnswers(endpoint: "http://h", accessKeyID: "k", secretAccessKey: "two words", bucket: "bkt"),
          "the secret access key: must not contain spaces or control characters"),
-        (ProfileAnswers(endpoint: "http://h", accessKeyID: "k", secretAccessKey: "s", bucket: "b", publicURL: "cdn.example.com"),
-         "the public URL: 'cdn.example.com' is not an http(s) URL"),
+        (ProfileAnswers(endpoint: "http://h", accessKeyID: "k", secretAccessKey: "s", bucket: "bkt", publicURL: "cdn.example.com"),
+         "the public URL: 'cdn.example.com': it has no scheme; give it as https://cdn.example.com"),
     ])
     func badAnswers(answers: ProfileAnswers, message: String) {
         #expect(throws: ProfileAnswerError.self) { try ProfileWriter.values(from: answers, current: [:]) }
@@ -124,10 +132,10 @@ struct ProfileWriterTests {
         let directory = try TestDirectory()
         let path = directory.path + "/config/r2up/config"
         let answers = ProfileAnswers(
-            endpoint: "http://127.0.0.1:8333", accessKeyID: "key-one", secretAccessKey: "secret-one", bucket: "b1")
+            endpoint: "http://127.0.0.1:8333", accessKeyID: "key-one", secretAccessKey: "secret-one", bucket: "bkt1")
         try ProfileWriter.save(answers, profile: "default", at: path)
         try ProfileWriter.save(
-            ProfileAnswers(endpoint: Self.account, accessKeyID: "key-two", secretAccessKey: "secret-two", bucket: "b2"),
+            ProfileAnswers(endpoint: Self.account, accessKeyID: "key-two", secretAccessKey: "secret-two", bucket: "bkt2"),
             profile: "r2", at: path)
         let file = try #require(try INIFile.load(path))
         #expect(file.sections["default"]?["aws_secret_access_key"] == "secret-one")
@@ -152,7 +160,7 @@ struct ProfileWriterTests {
         try "[default\nnot ini at all\n".write(toFile: path, atomically: false, encoding: .utf8)
         #expect {
             try ProfileWriter.save(
-                ProfileAnswers(endpoint: "http://h", accessKeyID: "k", secretAccessKey: "s", bucket: "b"),
+                ProfileAnswers(endpoint: "http://h", accessKeyID: "k", secretAccessKey: "s", bucket: "bkt"),
                 profile: "default", at: path)
         } throws: { error in
             (error as? ProfileWriteError)?.status == .configuration
