@@ -189,6 +189,16 @@ final class JobDriver: UploadJournal, Sendable {
         }
     }
 
+    /// The file is not what the job was queued with: start over from it.
+    func fileChanged() -> UploadJobAction {
+        state.withLock { s in
+            let action = s.machine.fileChanged()
+            s.job.apply(s.machine)
+            s.job.lastError = nil
+            return action
+        }
+    }
+
     /// The run stops while this job waits: it is left to the next run.
     func interrupt() -> UploadJobAction {
         state.withLock { interrupt(&$0) }

@@ -238,8 +238,16 @@ public final class UploadQueue: Sendable {
                 let publicURL = try service.publicObjectURL(for: job.key, in: job.bucket)  // before any byte is sent
                 let file = try LocalFile(path: job.path)
                 if file.size != job.length || file.modificationTimeNs != job.mtimeNs {
-                    // Changed since it was queued: whatever was sent belongs to the old content.
-                    throw UploadError.fileChanged(job.path)
+                    // Changed since it was queued, before this run sent anything: whatever an earlier
+                    // run sent belongs to the old content. Start over with the file as it is now.
+                    restarts += 1
+                    if case .restage(let abandoned?) = driver.fileChanged() {
+                        await abort(bucket: job.bucket, key: job.key, uploadID: abandoned)
+                    }
+                    driver.refreshFile()
+                    guard restarts <= Self.maxRestarts, await save(driver, control: control) else { return }
+                    batched = false
+                    continue
                 }
                 var checkpoint = driver.checkpoint
                 if checkpoint == nil, job.uploadID != nil {

@@ -57,7 +57,7 @@ struct AudioStoreTests {
         #expect(report.lines(style: TerminalStyle(ascii: false, colour: false)) == [
             "Only Built 4 Cuban Linx... (1995) — Raekwon · 7:51  (3)  ↑ 1/3",
             "  ↑ 02 Knuckleheadz  4:01",
-            "  ↑ 03 Ice Water  3:50",
+            "  ⇡ 03 Ice Water  3:50",  // uploading, hollow where colour is off
             "    2-01 Bonus",
             "/m/loose  (1)  ↑",
             "  ↑ x.wav",
@@ -65,7 +65,7 @@ struct AudioStoreTests {
         #expect(StatusReport(tracks: tracks, tags: tags, by: .folder) == StatusReport(tracks: tracks))
         #expect(StatusReport(tracks: tracks, tags: [:], by: nil) == StatusReport(tracks: tracks))
         let byArtist = StatusReport(tracks: tracks, tags: tags, by: .artist).lines(style: TerminalStyle(ascii: true, colour: false))
-        #expect(byArtist.first == "Raekwon  (3)  ^ 1/3")
+        #expect(byArtist.first == "Raekwon  (3)  * 1/3")
         #expect(byArtist[1] == "  ^ 02 Knuckleheadz  4:01  (Only Built 4 Cuban Linx...)")
         let json = String(decoding: try JSONEncoder().encode(report), as: UTF8.self)
         #expect(json.contains(#""by":"album""#) && json.contains(#""year":1995"#) && json.contains(#""title":"Ice Water""#))
