@@ -38,17 +38,11 @@ enum Interruption {
 }
 
 extension QueueRunSummary {
-    /// The lines a run ends with when it did not finish: why it stopped, or that it was
-    /// interrupted, and what is left to resume.
+    /// The line a run that did not finish ends with (none when it finished).
     var stopLines: [String] {
-        var lines: [String] = []
-        let left = leftResumable == 1 ? "1 upload is" : "\(leftResumable) uploads are"
-        if let stoppedBy {
-            // One line: the jobs stay queued and the next run takes them, as `r2up queue` shows.
-            lines.append("r2up: \(stoppedBy.diagnosis.message)")
-        } else if interrupted {
-            lines.append("r2up: interrupted; \(left) left to resume: run the same command again (or r2up retry)")
-        }
-        return lines
+        RunEnding.line(
+            stoppedBy: stoppedBy?.diagnosis.message, interrupted: interrupted, leftResumable: leftResumable,
+            resume: "run the same command again (or r2up retry)"
+        ).map { ["r2up: \($0)"] } ?? []
     }
 }

@@ -143,12 +143,11 @@ extension R2Up {
             }
             for problem in summary.problems { Terminal.error("r2up: \(TextColumns.printable(problem.path)): \(TextColumns.printable(problem.message))") }
             for failure in summary.failures { Terminal.error("r2up: \(TextColumns.printable(failure.path)): \(TextColumns.printable(failure.error))") }
-            let left = summary.leftResumable == 1 ? "1 upload is" : "\(summary.leftResumable) uploads are"
-            if let stopped = summary.stoppedBy {
-                // One line; the summary says how many are left to resume.
-                Terminal.error("r2up: \(stopped)")
-            } else if summary.interrupted {
-                Terminal.error("r2up: interrupted; \(left) left to resume: the next sync takes them")
+            if let line = RunEnding.line(
+                stoppedBy: summary.stoppedBy, interrupted: summary.interrupted, leftResumable: summary.leftResumable,
+                resume: "the next sync takes them")
+            {
+                Terminal.error("r2up: \(TextColumns.printable(line))")
             }
             guard !global.quiet else { return }
             for file in summary.planned {

@@ -34,6 +34,19 @@ public struct QueueRunSummary: Sendable {
     }
 }
 
+/// The one line a run that did not finish ends with: why it stopped, or that it was
+/// interrupted and what the next run resumes. nil for a run that finished.
+public enum RunEnding {
+    /// - Parameter resume: what takes the rest, e.g. "run the same command again".
+    public static func line(stoppedBy: String?, interrupted: Bool, leftResumable: Int, resume: String) -> String? {
+        // A stop is one line: its jobs stay queued, as `r2up queue` and a summary show.
+        if let stoppedBy { return stoppedBy }
+        guard interrupted else { return nil }
+        let left = leftResumable == 1 ? "1 upload is" : "\(leftResumable) uploads are"
+        return "interrupted; \(left) left to resume: \(resume)"
+    }
+}
+
 /// The durable upload queue (seed 003): jobs live in the store, so a run that dies is
 /// continued by the next one — a multipart upload resumes from its recorded parts.
 ///

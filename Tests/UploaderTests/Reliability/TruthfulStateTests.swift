@@ -50,6 +50,22 @@ struct TruthfulStateTests {
         return Subprocess.Result(status: process.terminationStatus, stdout: stdout, stderr: stderr)
     }
 
+    /// python3 holding the database's write lock (BEGIN EXCLUSIVE) for `seconds`; returns once it holds it.
+    static func holdWriteLock(_ database: String, seconds: Int) throws -> Process {
+        let python = Process()
+        python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        python.arguments = [
+            "python3", "-c",
+            "import sqlite3,sys,time; c=sqlite3.connect(sys.argv[1], isolation_level=None); c.execute('BEGIN EXCLUSIVE'); print('LOCKED', flush=True); time.sleep(int(sys.argv[2])); c.execute('COMMIT')",
+            database, String(seconds),
+        ]
+        let out = Pipe()
+        python.standardOutput = out
+        try python.run()
+        _ = out.fileHandleForReading.readData(ofLength: 6)
+        return python
+    }
+
     static func json(_ data: Data) -> [String: Any] {
         (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
     }
@@ -316,18 +332,7 @@ struct TruthfulStateTests {
                 if (parts ?? 0) > 0 { break }
                 usleep(50_000)
             }
-            let python = Process()
-            python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            python.arguments = [
-                "python3", "-c",
-                "import sqlite3,sys,time; c=sqlite3.connect(sys.argv[1], isolation_level=None); c.execute('BEGIN EXCLUSIVE'); print('LOCKED', flush=True); time.sleep(5); c.execute('COMMIT')",
-                database,
-            ]
-            let out = Pipe()
-            python.standardOutput = out
-            try python.run()
-            _ = out.fileHandleForReading.readData(ofLength: 6)
-            return python
+            return try Self.holdWriteLock(database, seconds: 5)
         }
         let lockedAt = proxy.injectedFaults(includingClean: true).last?["t"] as? Double ?? 0
         try await offThePool { locker.waitUntilExit() }
@@ -358,17 +363,7 @@ struct TruthfulStateTests {
         environment["HOME"] = directory.path
         let database = directory.path + "/r2up.sqlite"
         _ = try Store(path: database)
-        let python = Process()
-        python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        python.arguments = [
-            "python3", "-c",
-            "import sqlite3,sys,time; c=sqlite3.connect(sys.argv[1], isolation_level=None); c.execute('BEGIN EXCLUSIVE'); print('LOCKED', flush=True); time.sleep(14); c.execute('COMMIT')",
-            database,
-        ]
-        let out = Pipe()
-        python.standardOutput = out
-        try python.run()
-        _ = try await offThePool { out.fileHandleForReading.readData(ofLength: 6) }
+        let python = try await offThePool { try Self.holdWriteLock(database, seconds: 14) }
         let push = try await Subprocess.run(R2UpBinary.path, ["push", file.path, "--prefix", scope, "--db", database], environment: environment)
         try await offThePool { python.waitUntilExit() }
         #expect(push.status == 5)
