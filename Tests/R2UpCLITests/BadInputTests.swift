@@ -291,7 +291,7 @@ extension BadInputRow {
         BadInputRow(id: "endpoint refusing connections", status: 1, phrase: "the endpoint refused the connection") { c in
             BadInputSetup(c.push(try c.file("a.m4a"), ["--endpoint", "http://127.0.0.1:1"]), environment: c.environment, database: c.database)
         },
-        BadInputRow(id: "endpoint that is not S3", status: 3, phrase: "the endpoint does not answer like S3: it answered a PUT with HTTP 200 but no ETag") { c in
+        BadInputRow(id: "endpoint that is not S3", status: 3, phrase: "the endpoint does not answer like S3: it answered an HTML page (HTTP 200) to an upload") { c in
             let html = try await HelperServer.start("testservers.py", ["html"])
             return BadInputSetup(
                 c.push(try c.file("a.m4a"), ["--endpoint", html.endpoint]), environment: c.environment, database: c.database,
@@ -381,7 +381,7 @@ extension BadInputRow {
         BadInputRow(id: "--retries -1", status: 2, phrase: "--retries must be from 0 to 20, got -1") { c in
             BadInputSetup(c.push(try c.file("a.m4a"), ["--retries", "-1"]), environment: c.environment, database: c.database)
         },
-        BadInputRow(id: "--limit -5", status: 2, phrase: "--limit must be 1 or more, got -5") { c in
+        BadInputRow(id: "--limit -5", status: 2, phrase: "--limit must be 0 (all) or more, got -5") { c in
             BadInputSetup(["history", "--limit", "-5", "--db", c.database], environment: c.environment, database: c.database)
         },
         BadInputRow(id: "--concurrency too big for Int", status: 2, phrase: "The value '99999999999999999999' is invalid for '--concurrency") { c in
@@ -537,7 +537,10 @@ extension BadInputRow {
             let proxy = try await c.proxy(["--cut-head", "1.0", "--only-methods", "HEAD"])
             var env = c.environment
             env["R2UP_ENDPOINT"] = proxy.endpoint
-            return BadInputSetup(c.push(try c.file("a.m4a"), ["--retries", "1"]), environment: env, database: c.database, helpers: [proxy])
+            // --verify head: SeaweedFS verifies the checksum a PUT carries, so by default no HEAD follows.
+            return BadInputSetup(
+                c.push(try c.file("a.m4a"), ["--retries", "1", "--verify", "head"]), environment: env, database: c.database,
+                helpers: [proxy])
         },
         BadInputRow(id: "PUT reply without an ETag", status: 3,
                     phrase: "the endpoint does not answer like S3: it answered no ETag (HTTP 200) to an upload", objects: ["a.m4a"],

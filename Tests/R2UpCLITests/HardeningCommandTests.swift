@@ -89,7 +89,9 @@ struct HardeningCommandTests {
         var environment = CLI.environment(server: server, home: folder.path)
         environment["R2UP_ENDPOINT"] = proxy.endpoint
         let key = "tests/verify-\(UInt32.random(in: 0...UInt32.max))/v.m4a"
-        let run = try await CLI.run(["push", track, "--key", key, "--db", folder.path + "/db.sqlite"], environment: environment)
+        // --verify head: SeaweedFS verifies the checksum a PUT carries, so by default no HEAD follows.
+        let run = try await CLI.run(
+            ["push", track, "--key", key, "--verify", "head", "--db", folder.path + "/db.sqlite"], environment: environment)
         #expect(run.status == 0, "stderr: \(run.stderr)")
         #expect(run.stdout.hasSuffix("/\(key)\n"))
         let lines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
@@ -105,7 +107,7 @@ struct HardeningCommandTests {
         defer { always.stop() }
         environment["R2UP_ENDPOINT"] = always.endpoint
         let failed = try await CLI.run(
-            ["push", track, "--key", key + ".2", "--db", folder.path + "/db.sqlite"], environment: environment)
+            ["push", track, "--key", key + ".2", "--verify", "head", "--db", folder.path + "/db.sqlite"], environment: environment)
         #expect(failed.status == 1)
         #expect(failed.stderr.contains("the stored object does not match: its size is 10 bytes, 9 were sent"), "\(failed.stderr)")
         let history = try await CLI.run(["history", "--db", folder.path + "/db.sqlite"], environment: environment)

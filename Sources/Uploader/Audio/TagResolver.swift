@@ -55,7 +55,7 @@ public final class TagResolver: Sendable {
         let absolute = FilePath.absolute(path)
         var info = stat()
         guard stat(absolute, &info) == 0 else { return nil }
-        let mtime = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+        let mtime = LocalFile.nanoseconds(info.st_mtim)
         return tags(path: absolute, size: Int64(info.st_size), mtimeNs: mtime)
     }
 

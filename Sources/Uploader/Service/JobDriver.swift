@@ -61,6 +61,9 @@ final class JobDriver: UploadJournal, Sendable {
         }
     }
 
+    /// Whether any part of the multipart upload is known (sent in this run or recorded earlier).
+    var hasRecordedParts: Bool { state.withLock { !($0.parts ?? []).isEmpty } }
+
     /// The parts this run has sent, to resume from in the same run.
     var checkpoint: MultipartCheckpoint? {
         state.withLock { s in

@@ -333,7 +333,14 @@ public final class UploadQueue: Sendable {
                     guard restarts <= Self.maxRestarts, await save(driver, control: control) else { return }
                 case .suspend:
                     // Interrupted, or the whole run is stopping: resumable, not failed.
-                    if failure.scope == .run { control.stop(failure) }
+                    if failure.scope == .run {
+                        control.stop(failure)
+                        // A multipart upload with no part recorded has nothing to resume: it goes
+                        // (the next run's ListParts finds it gone and starts a new one).
+                        if let uploadID = driver.job.uploadID, !driver.hasRecordedParts {
+                            await abort(bucket: job.bucket, key: job.key, uploadID: uploadID)
+                        }
+                    }
                     _ = await save(driver, control: control)
                     return
                 case .giveUp(let next):
