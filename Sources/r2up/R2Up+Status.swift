@@ -22,13 +22,13 @@ extension R2Up {
         @Flag(help: "Also list the folder's prefix in the bucket: objects with no local file show as cloud only (☁).")
         var remote = false
 
-        @Option(help: "With --remote: the key prefix the folder maps to (default: read off its uploaded tracks).")
+        @Option(help: "With --remote: the key prefix the folder maps to (default: the one all its known tracks agree on).")
         var prefix: String?
 
         @Option(help: "Group by folder, album or artist (default: album when tracks carry tags, else folder).")
         var by: StatusGrouping?
 
-        @Argument(help: "Only the tracks in this folder and its subfolders (default: all).")
+        @Argument(help: "Every file in this folder and its subfolders that push would take, known or not (default: all known tracks).")
         var folder: String?
 
         func validate() throws {
@@ -39,9 +39,15 @@ extension R2Up {
         func run() async throws {
             var tracks: [TrackRecord]
             var tags: [String: AudioTags] = [:]
+            let root = folder.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
             do {
                 let store = try ReadOnlyStore.open(global)
-                tracks = try store.map(tracks(in:)) ?? []
+                // A folder: every file push would take, known or not; else the known tracks.
+                if let root {
+                    tracks = try TrackScan.tracks(under: root, store: store)
+                } else {
+                    tracks = TrackScan.following(try store?.tracks(under: "/") ?? [])
+                }
                 if by != .folder, let store {
                     let stored = try store.storedTags(under: nil)
                     for track in tracks { if let found = stored[track.path]?.tags { tags[track.path] = found } }
@@ -49,14 +55,11 @@ extension R2Up {
             } catch {
                 throw CommandFailure(error)
             }
-            if remote, let folder {
-                tracks += try await cloudOnly(folder: URL(fileURLWithPath: folder).standardizedFileURL.path, known: tracks)
+            if remote, let root {
+                tracks += try await cloudOnly(folder: root, known: tracks)
                 tracks.sort { $0.path < $1.path }
             }
-            let report = StatusReport(tracks: tracks, tags: tags, by: by) { track in
-                // A file gone from disk but known in the cloud shows as cloud only.
-                !track.isInCloud || FileManager.default.fileExists(atPath: track.path)
-            }
+            let report = StatusReport(tracks: tracks, tags: tags, by: by) { $0.isOnDisk }
             if json {
                 Terminal.output(report.isEmpty ? "[]" : JSONOutput.encode(report))
                 return
@@ -73,14 +76,8 @@ extension R2Up {
 
         /// The objects under the folder's prefix that have no local file (seed 004: metadata first).
         private func cloudOnly(folder: String, known: [TrackRecord]) async throws -> [TrackRecord] {
-            guard var prefix = prefix ?? CloudOnly.inferPrefix(folder: folder, tracks: known) else {
-                throw CommandFailure(
-                    Diagnosis(
-                        status: .badInput,
-                        message: "no track in \(TextColumns.printable(folder)) says which prefix it maps to; give --prefix"))
-            }
-            if !prefix.isEmpty && !prefix.hasSuffix("/") { prefix += "/" }
             do {
+                let prefix = try CloudOnly.prefix(folder: folder, tracks: known, given: prefix)
                 let service = try UploadService(settings: try global.settings(), options: RunOptions())
                 return try await CloudOnly.tracks(service: service, folder: folder, prefix: prefix, known: known)
             } catch let error as DownloadError {
@@ -88,16 +85,6 @@ extension R2Up {
             } catch {
                 throw CommandFailure(error)
             }
-        }
-
-        /// The tracks under `folder` as given, else (a link to it) under its real path; all without one.
-        private func tracks(in store: Store) throws -> [TrackRecord] {
-            guard let folder else { return try store.tracks(under: "/") }
-            let url = URL(fileURLWithPath: folder).standardizedFileURL
-            let found = try store.tracks(under: url.path)
-            let real = url.resolvingSymlinksInPath().path
-            if found.isEmpty && real != url.path { return try store.tracks(under: real) }
-            return found
         }
     }
 }

@@ -118,6 +118,8 @@ public struct StatusReport: Sendable, Equatable {
                     line += ": " + TextColumns.printable(error)
                 } else if track.record.interrupted {
                     line += " (interrupted, resumes on the next run)"
+                } else if track.record.changedSinceUpload {
+                    line += " (changed since upload)"
                 }
                 lines.append(line)
             }
@@ -128,7 +130,8 @@ public struct StatusReport: Sendable, Equatable {
 
 extension StatusReport: Encodable {
     /// `status --json`: `[{folder, summary: {name, uploaded, total, errors, uploading},
-    /// tracks: [{path, icon, uploadState, downloadState, key, etag, lastError}]}]`,
+    /// tracks: [{path, icon, uploadState, downloadState, key, etag, lastError, interrupted,
+    /// changedSinceUpload}]}]`,
     /// with null for what is unknown rather than a missing key.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
@@ -162,7 +165,7 @@ extension StatusReport.Group: Encodable {
 
 extension StatusReport.Track: Encodable {
     private enum CodingKeys: String, CodingKey {
-        case path, icon, uploadState, downloadState, key, etag, lastError, interrupted, title, artist, album, track, disc, year
+        case path, icon, uploadState, downloadState, key, etag, lastError, interrupted, changedSinceUpload, title, artist, album, track, disc, year
         case duration
     }
 
@@ -176,6 +179,7 @@ extension StatusReport.Track: Encodable {
         try container.encode(record.etag, forKey: .etag)
         try container.encode(record.lastError, forKey: .lastError)
         try container.encode(record.interrupted, forKey: .interrupted)
+        try container.encode(record.changedSinceUpload, forKey: .changedSinceUpload)
         if let tags {
             try container.encode(tags.title, forKey: .title)
             try container.encode(tags.artist, forKey: .artist)
