@@ -37,29 +37,36 @@ extension R2Up {
         }
 
         func run() async throws {
-            var tracks: [TrackRecord]
+            var scanned: ScannedTracks?
+            var tracks: [TrackRecord] = []
             var tags: [String: AudioTags] = [:]
             let root = folder.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
             do {
                 let store = try ReadOnlyStore.open(global)
                 // A folder: every file push would take, known or not; else the known tracks.
                 if let root {
-                    tracks = try TrackScan.tracks(under: root, store: store)
+                    scanned = try TrackScan.tracks(under: root, store: store)
                 } else {
                     tracks = TrackScan.following(try store?.tracks(under: "/") ?? [])
                 }
                 if by != .folder, let store {
                     let stored = try store.storedTags(under: nil)
-                    for track in tracks { if let found = stored[track.path]?.tags { tags[track.path] = found } }
+                    for track in scanned?.known ?? tracks { if let found = stored[track.path]?.tags { tags[track.path] = found } }
                 }
             } catch {
                 throw CommandFailure(error)
             }
-            if remote, let root {
+            if remote, let root, let found = scanned {
+                tracks = Array(found)
+                scanned = nil
                 tracks += try await cloudOnly(folder: root, known: tracks)
                 tracks.sort { $0.path < $1.path }
             }
-            let report = StatusReport(tracks: tracks, tags: tags, by: by) { $0.isOnDisk }
+            if StatusReport.grouping(by, tags: tags) == .folder {
+                if let scanned { printByFolder(scanned) } else { printByFolder(tracks) }
+                return
+            }
+            let report = StatusReport(tracks: scanned.map { Array($0) } ?? tracks, tags: tags, by: by) { $0.isOnDisk }
             if json {
                 Terminal.output(report.isEmpty ? "[]" : JSONOutput.encode(report))
                 return
@@ -72,6 +79,28 @@ extension R2Up {
             }
             let style = TerminalStyle(environment: ProcessInfo.processInfo.environment, isTerminal: Terminal.stdoutIsTerminal)
             for line in report.lines(style: style) { Terminal.output(line) }
+        }
+
+        /// The folder groups printed one at a time (100,000 files: no second copy as groups and lines).
+        private func printByFolder<Tracks: RandomAccessCollection<TrackRecord>>(_ tracks: Tracks) where Tracks.Index == Int {
+            let style = TerminalStyle(environment: ProcessInfo.processInfo.environment, isTerminal: Terminal.stdoutIsTerminal)
+            var pending: String?
+            var empty = true
+            StatusReport.forEachFolderGroup(tracks, isLocal: { $0.isOnDisk }) { group in
+                empty = false
+                guard json else {
+                    Terminal.output(StatusReport.lines(of: group, style: style).joined(separator: "\n"))
+                    return
+                }
+                // One JSON array, written a group at a time.
+                Terminal.output(pending.map { $0 + "," } ?? "[")
+                pending = JSONOutput.encode(group)
+            }
+            if json {
+                if let pending { Terminal.output(pending + "\n]") } else { Terminal.output("[]") }
+            } else if empty && !global.quiet {
+                Terminal.error(folder.map { "No tracks under \(TextColumns.printable($0))." } ?? "No tracks yet.")
+            }
         }
 
         /// The objects under the folder's prefix that have no local file (seed 004: metadata first).
