@@ -30,7 +30,7 @@ for a in range(1000):
     folder = os.path.join(root, f"Artist {a // 10:03d}", f"Album {a:04d}")
     os.makedirs(folder, exist_ok=True)
     for t in range(100):
-        with open(os.path.join(folder, f"{t:02d} Track.flac"), "w") as f:
+        with open(os.path.join(folder, f"{t:02d} - A Track Title Long Enough.flac"), "w") as f:
             f.write("x" * (t + 1))
 PY
   # Creates the store (the run itself stops at the missing configuration).
