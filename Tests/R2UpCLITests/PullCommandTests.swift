@@ -78,6 +78,23 @@ struct PullCommandTests {
         #expect(quiet.stderr == "Pulled 0 files (0 bytes); 3 identical skipped.\n")
     }
 
+    @Test("a file only touched since its download (same bytes as the track's ETag) is r2up's copy: a newer object replaces it")
+    func touchedNotEdited() async throws {
+        let folder = try TemporaryFolder()
+        let prefix = PullFixtures.scratchPrefix("pull-touched")
+        try await PullFixtures.put([(prefix + "t.m4a", .text("first take"))])
+        let env = try PullFixtures.env(folder)
+        let dest = folder.path + "/dest"
+        let first = try await CLI.run(PullFixtures.pull([prefix, dest], folder), environment: env)
+        #expect(first.status == 0, "stderr: \(first.stderr)")
+        // A new mtime, the same bytes; then the object changes in the bucket.
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: 3600)], ofItemAtPath: dest + "/t.m4a")
+        try await PullFixtures.put([(prefix + "t.m4a", .text("second take, longer"))])
+        let second = try await CLI.run(PullFixtures.pull([prefix, dest], folder), environment: env)
+        #expect(second.status == 0, "stderr: \(second.stderr)")
+        #expect(PullFixtures.text(dest + "/t.m4a") == "second take, longer")
+    }
+
     @Test("a pull over a pushed track edited since its upload is refused; a file r2up never wrote is refused too")
     func editedPushedTrack() async throws {
         let folder = try TemporaryFolder()

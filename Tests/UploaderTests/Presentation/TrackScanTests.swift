@@ -89,5 +89,13 @@ struct TrackScanTests {
         #expect(tracks.map { String($0.path.dropFirst(root.count + 1)) } == ["a-b", "a/gone", "a/x", "a/y", "z"])
         #expect(tracks.map { $0.icon(isLocal: $0.isOnDisk) } == [.localOnly, .cloudOnly, .localOnly, .localOnly, .localOnly])
         #expect(tracks.map(\.changedSinceUpload) == [false, false, false, true, false])
+
+        // Grouped one folder at a time from the compact scan: the same groups as from records.
+        var streamed: [StatusReport.Group] = []
+        StatusReport.forEachFolderGroup(tracks, isLocal: { $0.isOnDisk }) { streamed.append($0) }
+        #expect(streamed == StatusReport(tracks: Array(tracks), isLocal: { $0.isOnDisk }).groups)
+        #expect(streamed.map(\.folder) == [root, root + "/a"])
+        #expect(streamed.map { $0.tracks.map(\.name) } == [["a-b", "z"], ["gone", "x", "y"]])
+        #expect(streamed.map(\.summary.total) == [2, 3])
     }
 }
