@@ -12,7 +12,8 @@ extension R2Up {
                 Large objects come as parallel 8 MiB ranged GETs into a hidden temporary file that is \
                 renamed into place once its size (and MD5, when the ETag is one) checks out; an \
                 interrupted pull resumes from the parts verified on disk. A file already identical is \
-                skipped. Keys with '..', a leading '/' or a backslash are refused. Each downloaded path \
+                skipped. A local file that changed since r2up last uploaded or downloaded it is not \
+                replaced: it is named and counted as failed (exit 1) unless --overwrite. Keys with '..', a leading '/' or a backslash are refused. Each downloaded path \
                 is printed; a summary goes to stderr.
                 """)
 
@@ -23,6 +24,9 @@ extension R2Up {
 
         @Option(parsing: .unconditional, help: "Total download rate limit, e.g. 500K, 10M (bytes a second).")
         var bwlimit: String?
+
+        @Flag(help: "Replace local files even when they changed since r2up last uploaded or downloaded them.")
+        var overwrite = false
 
         @Flag(help: "Print a JSON array of the objects instead of paths.")
         var json = false
@@ -52,7 +56,7 @@ extension R2Up {
                 options.bandwidthLimit = bwlimit.flatMap(ByteSize.parse)
                 let service = try UploadService(settings: settings, options: options)
                 let store = try Store(path: settings.database.value)
-                puller = Puller(service: service, store: store)
+                puller = Puller(service: service, store: store, overwrite: overwrite)
                 folder = try Puller.prepareDestination(destination)
             } catch let error as DownloadError {
                 throw CommandFailure(error.diagnosis)

@@ -22,13 +22,13 @@ extension R2Up {
         @Flag(help: "Also list the folder's prefix in the bucket: objects with no local file show as cloud only (☁).")
         var remote = false
 
-        @Option(help: "With --remote: the key prefix the folder maps to (default: read off its uploaded tracks).")
+        @Option(help: "With --remote: the key prefix the folder maps to (default: the one all its known tracks agree on).")
         var prefix: String?
 
         @Option(help: "Group by folder, album or artist (default: album when tracks carry tags, else folder).")
         var by: StatusGrouping?
 
-        @Argument(help: "Only the tracks in this folder and its subfolders (default: all).")
+        @Argument(help: "Every file in this folder and its subfolders that push would take, known or not (default: all known tracks).")
         var folder: String?
 
         func validate() throws {
@@ -37,26 +37,36 @@ extension R2Up {
         }
 
         func run() async throws {
-            var tracks: [TrackRecord]
+            var scanned: ScannedTracks?
+            var tracks: [TrackRecord] = []
             var tags: [String: AudioTags] = [:]
+            let root = folder.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
             do {
                 let store = try ReadOnlyStore.open(global)
-                tracks = try store.map(tracks(in:)) ?? []
+                // A folder: every file push would take, known or not; else the known tracks.
+                if let root {
+                    scanned = try TrackScan.tracks(under: root, store: store)
+                } else {
+                    tracks = TrackScan.following(try store?.tracks(under: "/") ?? [])
+                }
                 if by != .folder, let store {
                     let stored = try store.storedTags(under: nil)
-                    for track in tracks { if let found = stored[track.path]?.tags { tags[track.path] = found } }
+                    for track in scanned?.known ?? tracks { if let found = stored[track.path]?.tags { tags[track.path] = found } }
                 }
             } catch {
                 throw CommandFailure(error)
             }
-            if remote, let folder {
-                tracks += try await cloudOnly(folder: URL(fileURLWithPath: folder).standardizedFileURL.path, known: tracks)
+            if remote, let root, let found = scanned {
+                tracks = Array(found)
+                scanned = nil
+                tracks += try await cloudOnly(folder: root, known: tracks)
                 tracks.sort { $0.path < $1.path }
             }
-            let report = StatusReport(tracks: tracks, tags: tags, by: by) { track in
-                // A file gone from disk but known in the cloud shows as cloud only.
-                !track.isInCloud || FileManager.default.fileExists(atPath: track.path)
+            if StatusReport.grouping(by, tags: tags) == .folder {
+                if let scanned { printByFolder(scanned) } else { printByFolder(tracks) }
+                return
             }
+            let report = StatusReport(tracks: scanned.map { Array($0) } ?? tracks, tags: tags, by: by) { $0.isOnDisk }
             if json {
                 Terminal.output(report.isEmpty ? "[]" : JSONOutput.encode(report))
                 return
@@ -71,16 +81,32 @@ extension R2Up {
             for line in report.lines(style: style) { Terminal.output(line) }
         }
 
+        /// The folder groups printed one at a time (100,000 files: no second copy as groups and lines).
+        private func printByFolder<Tracks: RandomAccessCollection<TrackRecord>>(_ tracks: Tracks) where Tracks.Index == Int {
+            let style = TerminalStyle(environment: ProcessInfo.processInfo.environment, isTerminal: Terminal.stdoutIsTerminal)
+            var pending: String?
+            var empty = true
+            StatusReport.forEachFolderGroup(tracks, isLocal: { $0.isOnDisk }) { group in
+                empty = false
+                guard json else {
+                    Terminal.output(StatusReport.lines(of: group, style: style).joined(separator: "\n"))
+                    return
+                }
+                // One JSON array, written a group at a time.
+                Terminal.output(pending.map { $0 + "," } ?? "[")
+                pending = JSONOutput.encode(group)
+            }
+            if json {
+                if let pending { Terminal.output(pending + "\n]") } else { Terminal.output("[]") }
+            } else if empty && !global.quiet {
+                Terminal.error(folder.map { "No tracks under \(TextColumns.printable($0))." } ?? "No tracks yet.")
+            }
+        }
+
         /// The objects under the folder's prefix that have no local file (seed 004: metadata first).
         private func cloudOnly(folder: String, known: [TrackRecord]) async throws -> [TrackRecord] {
-            guard var prefix = prefix ?? CloudOnly.inferPrefix(folder: folder, tracks: known) else {
-                throw CommandFailure(
-                    Diagnosis(
-                        status: .badInput,
-                        message: "no track in \(TextColumns.printable(folder)) says which prefix it maps to; give --prefix"))
-            }
-            if !prefix.isEmpty && !prefix.hasSuffix("/") { prefix += "/" }
             do {
+                let prefix = try CloudOnly.prefix(folder: folder, tracks: known, given: prefix)
                 let service = try UploadService(settings: try global.settings(), options: RunOptions())
                 return try await CloudOnly.tracks(service: service, folder: folder, prefix: prefix, known: known)
             } catch let error as DownloadError {
@@ -88,16 +114,6 @@ extension R2Up {
             } catch {
                 throw CommandFailure(error)
             }
-        }
-
-        /// The tracks under `folder` as given, else (a link to it) under its real path; all without one.
-        private func tracks(in store: Store) throws -> [TrackRecord] {
-            guard let folder else { return try store.tracks(under: "/") }
-            let url = URL(fileURLWithPath: folder).standardizedFileURL
-            let found = try store.tracks(under: url.path)
-            let real = url.resolvingSymlinksInPath().path
-            if found.isEmpty && real != url.path { return try store.tracks(under: real) }
-            return found
         }
     }
 }

@@ -43,7 +43,7 @@ struct PullCommandTests {
         #expect(missing.stderr == "r2up: no object or folder '\(prefix)nope.flac' in bucket '\(try CLI.serverEnvironment()["R2UP_BUCKET"]!)'\n")
     }
 
-    @Test("an identical file is skipped; one that differs is replaced")
+    @Test("an identical file is skipped; one edited since its download is refused (exit 1, untouched) unless --overwrite")
     func identicalSkip() async throws {
         let folder = try TemporaryFolder()
         let prefix = PullFixtures.scratchPrefix("pull-skip")
@@ -54,17 +54,72 @@ struct PullCommandTests {
         let dest = folder.path + "/dest"
         let first = try await CLI.run(PullFixtures.pull([prefix, dest], folder), environment: env)
         #expect(first.status == 0, "stderr: \(first.stderr)")
-        // Same size, other bytes: the MD5 ETag tells them apart.
+        // Same size, other bytes, edited here after the pull: the user's copy, not r2up's.
         try Data("BBBB".utf8).write(to: URL(fileURLWithPath: dest + "/b.m4a"))
-        let second = try await CLI.run(PullFixtures.pull([prefix, dest, "--json"], folder), environment: env)
-        #expect(second.status == 0, "stderr: \(second.stderr)")
-        let rows = try #require(try JSONSerialization.jsonObject(with: Data(second.stdout.utf8)) as? [[String: Any]])
+        let edited = try StatusFiles.mtimeNs(dest + "/b.m4a")
+        let refused = try await CLI.run(PullFixtures.pull([prefix, dest, "--json"], folder), environment: env)
+        // 1, not 2: the command was right and the rest was pulled; one file could not be (DESIGN §3).
+        #expect(refused.status == 1)
+        #expect(
+            refused.stderr
+                == "r2up: \(dest)/b.m4a: changed here since r2up last uploaded or downloaded it; not replaced (--overwrite replaces it)\n")
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(refused.stdout.utf8)) as? [[String: Any]])
         let results = Dictionary(uniqueKeysWithValues: rows.map { ($0["key"] as! String, $0["result"] as! String) })
-        #expect(results == [prefix + "a.m4a": "skipped", prefix + "b.m4a": "downloaded", prefix + "big.bin": "skipped"])
+        #expect(results == [prefix + "a.m4a": "skipped", prefix + "big.bin": "skipped"])
+        #expect(PullFixtures.text(dest + "/b.m4a") == "BBBB")
+        #expect(try StatusFiles.mtimeNs(dest + "/b.m4a") == edited)
+
+        let overwrite = try await CLI.run(PullFixtures.pull([prefix, dest, "--overwrite"], folder), environment: env)
+        #expect(overwrite.status == 0, "stderr: \(overwrite.stderr)")
+        #expect(overwrite.stdout == dest + "/b.m4a\n")
         #expect(PullFixtures.text(dest + "/b.m4a") == "bbbb")
         let quiet = try await CLI.run(PullFixtures.pull([prefix, dest], folder), environment: env)
         #expect(quiet.stdout.isEmpty)
         #expect(quiet.stderr == "Pulled 0 files (0 bytes); 3 identical skipped.\n")
+    }
+
+    @Test("a file only touched since its download (same bytes as the track's ETag) is r2up's copy: a newer object replaces it")
+    func touchedNotEdited() async throws {
+        let folder = try TemporaryFolder()
+        let prefix = PullFixtures.scratchPrefix("pull-touched")
+        try await PullFixtures.put([(prefix + "t.m4a", .text("first take"))])
+        let env = try PullFixtures.env(folder)
+        let dest = folder.path + "/dest"
+        let first = try await CLI.run(PullFixtures.pull([prefix, dest], folder), environment: env)
+        #expect(first.status == 0, "stderr: \(first.stderr)")
+        // A new mtime, the same bytes; then the object changes in the bucket.
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: 3600)], ofItemAtPath: dest + "/t.m4a")
+        try await PullFixtures.put([(prefix + "t.m4a", .text("second take, longer"))])
+        let second = try await CLI.run(PullFixtures.pull([prefix, dest], folder), environment: env)
+        #expect(second.status == 0, "stderr: \(second.stderr)")
+        #expect(PullFixtures.text(dest + "/t.m4a") == "second take, longer")
+    }
+
+    @Test("a pull over a pushed track edited since its upload is refused; a file r2up never wrote is refused too")
+    func editedPushedTrack() async throws {
+        let folder = try TemporaryFolder()
+        let prefix = PullFixtures.scratchPrefix("pull-edited")
+        let dir = folder.path + "/album"
+        try StatusFiles.make(dir, ["a.bin", "b.bin"])
+        let env = try PullFixtures.env(folder)
+        let push = try await CLI.run(["push", dir, "--prefix", prefix, "--db", folder.path + "/db.sqlite"], environment: env)
+        #expect(push.status == 0, "stderr: \(push.stderr)")
+        // Pushed and unchanged: r2up's own copy may be replaced (here: it is identical, so skipped).
+        try Data("edited locally, 100,011 bytes in the issue".utf8).write(to: URL(fileURLWithPath: dir + "/b.bin"))
+        let run = try await CLI.run(PullFixtures.pull([prefix, dir], folder), environment: env)
+        #expect(run.status == 1)
+        #expect(run.stdout.isEmpty)
+        #expect(run.stderr.hasPrefix("r2up: \(dir)/b.bin: changed here since r2up last uploaded or downloaded it"))
+        #expect(run.stderr.hasSuffix("Pulled 0 files (0 bytes); 1 identical skipped; 1 failed.\n"))
+        #expect(PullFixtures.text(dir + "/b.bin") == "edited locally, 100,011 bytes in the issue")
+
+        // A file r2up never uploaded or downloaded: no copy of r2up's to compare with, so kept.
+        let stranger = folder.path + "/other"
+        try StatusFiles.make(stranger, ["a.bin"])
+        try Data("mine".utf8).write(to: URL(fileURLWithPath: stranger + "/a.bin"))
+        let foreign = try await CLI.run(PullFixtures.pull([prefix + "a.bin", stranger], folder), environment: env)
+        #expect(foreign.status == 1)
+        #expect(PullFixtures.text(stranger + "/a.bin") == "mine")
     }
 
     @Test("keys with '..', a leading '/' or a backslash are refused and write nothing outside DEST")

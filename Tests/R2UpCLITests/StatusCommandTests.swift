@@ -30,14 +30,15 @@ struct StatusCommandTests {
                 try FileManager.default.createDirectory(
                     atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
                 _ = FileManager.default.createFile(atPath: path, contents: Data("x".utf8))
-                try store.upsertTrack(path: path, size: 1, mtimeNs: 1)
+                // The file as it is on disk: a track whose file moved on is "changed since upload".
+                try store.upsertTrack(path: path, size: 1, mtimeNs: try StatusFiles.mtimeNs(path))
                 let cloud = state == .uploaded ? CloudCopy(bucket: "tracks", key: name, etag: "\"e\"") : nil
                 try store.setUploadState(path: path, state: state, error: error, cloud: cloud)
                 if state == .uploading {
                     // Uploading is true only while a live process holds the job: this one does.
                     try store.enqueue(
                         UploadJob(
-                            path: path, bucket: "tracks", key: name, contentType: "audio/flac", length: 1, mtimeNs: 1,
+                            path: path, bucket: "tracks", key: name, contentType: "audio/flac", length: 1, mtimeNs: try StatusFiles.mtimeNs(path),
                             createdAt: Date()))
                 }
             }
@@ -149,7 +150,10 @@ struct StatusCommandTests {
         let b = try #require(groups[1]["tracks"] as? [[String: Any]])
         #expect(b.count == 2)
         for track in b {
-            #expect(track.keys.sorted() == ["downloadState", "etag", "icon", "interrupted", "key", "lastError", "path", "uploadState"])
+            #expect(
+                track.keys.sorted() == [
+                    "changedSinceUpload", "downloadState", "etag", "icon", "interrupted", "key", "lastError", "path", "uploadState",
+                ])
         }
         #expect(b[0]["path"] as? String == fixture.music + "/B/1 Ok.flac")
         #expect(b[0]["icon"] as? String == "uploaded")

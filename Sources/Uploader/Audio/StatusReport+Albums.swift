@@ -57,6 +57,11 @@ extension StatusReport.Track {
 }
 
 extension StatusReport {
+    /// The grouping `by` stands for: nil is by album when any track has an album tag, else by folder.
+    public static func grouping(_ by: StatusGrouping?, tags: [String: AudioTags]) -> StatusGrouping {
+        by ?? (tags.values.contains { $0.album != nil } ? .album : .folder)
+    }
+
     /// Groups by album or artist where tracks carry tags; a track without (no album tag, by
     /// album) stays in its folder's group. `by` nil: by album when any track has an album
     /// tag, else by folder.
@@ -64,7 +69,7 @@ extension StatusReport {
         tracks: [TrackRecord], tags: [String: AudioTags], by grouping: StatusGrouping?,
         isLocal: (TrackRecord) -> Bool = { _ in true }
     ) {
-        let grouping = grouping ?? (tags.values.contains { $0.album != nil } ? .album : .folder)
+        let grouping = Self.grouping(grouping, tags: tags)
         let tags = tags.filter { $0.value.hasTags }
         guard grouping != .folder else {
             self.init(tracks: tracks, isLocal: isLocal)

@@ -3,16 +3,39 @@ import Foundation
 /// Seed 004's "metadata first": the objects under a folder's prefix that have no local file yet,
 /// as tracks `status` shows with the cloud glyph (DESIGN §7, priority 7) and `pull` can fetch.
 public enum CloudOnly {
-    /// The prefix a folder was pushed under, read off its tracks: a key that ends with the
-    /// track's path inside the folder gives the rest of it. Nil when no track says.
+    /// The prefix a folder maps to, as the store knows it: each track under `folder` with a key
+    /// gives the key less its path inside the folder (NFC, as keys are made), and only when every
+    /// one gives the same prefix is it the folder's. Nil when no track has a key under the folder
+    /// or the tracks disagree (one pushed with --key, or under another prefix): one track's key
+    /// must never stand for the folder.
     public static func inferPrefix(folder: String, tracks: [TrackRecord]) -> String? {
+        var found: String?
         for track in tracks {
             guard let key = track.key, track.path.hasPrefix(folder + "/") else { continue }
-            let relative = String(track.path.dropFirst(folder.count + 1))
-            if key == relative { return "" }
-            if key.hasSuffix("/" + relative) { return String(key.dropLast(relative.count)) }
+            let relative = ObjectKey.nfc(String(track.path.dropFirst(folder.count + 1)))
+            let prefix: String
+            if key == relative {
+                prefix = ""
+            } else if key.hasSuffix("/" + relative) {
+                prefix = String(key.dropLast(relative.count))
+            } else {
+                return nil
+            }
+            if let found, found != prefix { return nil }
+            found = prefix
         }
-        return nil
+        return found
+    }
+
+    /// The prefix `status DIR --remote` lists: `given` (with a "/" added), else `inferPrefix`;
+    /// when neither says, a bad-input error asking for --prefix.
+    public static func prefix(folder: String, tracks: [TrackRecord], given: String?) throws(DownloadError) -> String {
+        guard var prefix = given ?? inferPrefix(folder: folder, tracks: tracks) else {
+            let keyed = tracks.contains { $0.key != nil && $0.path.hasPrefix(folder + "/") }
+            throw .unknownPrefix(folder: folder, ambiguous: keyed)
+        }
+        if !prefix.isEmpty && !prefix.hasSuffix("/") { prefix += "/" }
+        return prefix
     }
 
     /// Every object under `prefix` in the service's bucket whose file under `folder` neither exists
@@ -33,10 +56,11 @@ public enum CloudOnly {
                 guard let relative = try? DownloadPath.relativePath(key: object.key, prefix: prefix) else { continue }
                 let path = folder + "/" + relative
                 if knownPaths.contains(path) || FileManager.default.fileExists(atPath: path) { continue }
-                found.append(
-                    TrackRecord(
-                        path: path, size: object.size, mtimeNs: 0, bucket: service.bucket, key: object.key,
-                        etag: object.etag, updatedAt: object.lastModified ?? Date()))
+                var track = TrackRecord(
+                    path: path, size: object.size, mtimeNs: 0, bucket: service.bucket, key: object.key,
+                    etag: object.etag, updatedAt: object.lastModified ?? Date())
+                track.isOnDisk = false
+                found.append(track)
             }
         }
         return found

@@ -17,6 +17,11 @@ public enum DownloadError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The object was replaced while it downloaded (its ETag changed).
     case objectChanged(key: String)
     case s3(key: String, S3ClientError)
+    /// `status DIR --remote`: the store cannot say which prefix the folder maps to (no track
+    /// there has a key, or their keys disagree).
+    case unknownPrefix(folder: String, ambiguous: Bool)
+    /// The local file is not the copy r2up last uploaded or downloaded: pull leaves it alone.
+    case localChanges(path: String)
 
     public var description: String {
         switch self {
@@ -34,6 +39,13 @@ public enum DownloadError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(TextColumns.printable(key)): the download does not match the object: \(reason); pull it again"
         case .objectChanged(let key):
             return "\(TextColumns.printable(key)): the object changed while it downloaded; pull it again"
+        case .unknownPrefix(let folder, let ambiguous):
+            let folder = TextColumns.printable(folder)
+            return ambiguous
+                ? "the tracks in \(folder) are under different prefixes; give --prefix"
+                : "no track in \(folder) says which prefix it maps to; give --prefix"
+        case .localChanges(let path):
+            return "\(TextColumns.printable(path)): changed here since r2up last uploaded or downloaded it; not replaced (--overwrite replaces it)"
         case .s3(let key, let error):
             let diagnosis = Diagnosis(error, subject: TextColumns.printable(key))
             return diagnosis.message
@@ -43,7 +55,7 @@ public enum DownloadError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The exit code and the line to print (DESIGN §3): refused keys and bad names are bad input.
     public var diagnosis: Diagnosis {
         switch self {
-        case .unsafeKey, .notFound, .badDestination:
+        case .unsafeKey, .notFound, .badDestination, .unknownPrefix:
             return Diagnosis(status: .badInput, message: description)
         case .s3(let key, let error):
             // The shared wording speaks of writing; a pull reads.

@@ -28,10 +28,13 @@ public final class Puller: Sendable {
     let store: Store?
     let downloader: ObjectDownloader
     let concurrency: Int
+    /// Replace a local file even when it changed since r2up last moved it (`pull --overwrite`).
+    let overwrite: Bool
 
-    public init(service: UploadService, store: Store?, partSize: Int64 = Puller.defaultPartSize) {
+    public init(service: UploadService, store: Store?, partSize: Int64 = Puller.defaultPartSize, overwrite: Bool = false) {
         self.service = service
         self.store = store
+        self.overwrite = overwrite
         concurrency = service.options.concurrency
         downloader = ObjectDownloader(
             client: service.client, bucket: service.bucket, slots: TransferSlots(limit: service.options.concurrency),
@@ -162,6 +165,10 @@ public final class Puller: Sendable {
             progress?.finished(id: id, size: item.size, succeeded: false)
             return .failure(error)
         }
+        if let refusal = refusal(toReplace: path, with: item) {
+            progress?.finished(id: id, size: item.size, succeeded: false)
+            return .failure(refusal)
+        }
         _ = try? store?.beginDownload(path: path, size: item.size, cloud: cloud)
         let result = await download(item, to: path, cloud: cloud, progress: progress.map { progress in
             { @Sendable bytes in progress.sent(id, bytes: bytes) }
@@ -189,5 +196,35 @@ public final class Puller: Sendable {
             _ = try? store?.failDownload(path: path, reason: error.diagnosis.message, cloud: cloud)
             return .failure(error)
         }
+    }
+
+    /// Why the file at `path` must not be replaced by `item`, or nil. A file may be replaced when
+    /// there is none, when it is the object already (the download skips it), or when it is the
+    /// copy r2up last uploaded or downloaded there: the track's size and mtime, or, touched
+    /// since, the same bytes as the track's MD5 ETag. Anything else is the user's edit (or a
+    /// file r2up never wrote), kept unless `--overwrite`.
+    func refusal(toReplace path: String, with item: PullItem) -> DownloadError? {
+        guard !overwrite else { return nil }
+        var info = stat()
+        // No file, or no regular file (the download says what is wrong with that).
+        guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        let size = Int64(info.st_size)
+        let mtime = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+        let track = try? store?.track(path: path)
+        if let track, track.isInCloud, track.size == size, track.mtimeNs == mtime { return nil }
+        if (try? ObjectDownloader.isIdentical(path: path, item: item)) == true { return nil }
+        if let track, track.isInCloud, track.size == size, let etag = track.etag {
+            let recorded = PullItem(
+                key: track.key ?? "", size: track.size, etag: etag.trimmingCharacters(in: CharacterSet(charactersIn: "\"")),
+                lastModified: nil, relativePath: "")
+            if let md5 = recorded.plainMD5 {
+                let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+                if descriptor >= 0 {
+                    defer { close(descriptor) }
+                    if ObjectDownloader.md5Hex(descriptor: descriptor, length: size) == md5 { return nil }
+                }
+            }
+        }
+        return .localChanges(path: path)
     }
 }

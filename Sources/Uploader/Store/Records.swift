@@ -23,6 +23,11 @@ public struct TrackRecord: Codable, Sendable, Equatable, Identifiable {
     /// Read, not stored: the store says "uploading" but no live process works on it — its
     /// run died or was stopped, and the next run resumes it.
     public var interrupted = false
+    /// Read, not stored: the file on disk is no longer the copy r2up last uploaded or
+    /// downloaded (its size or mtime moved), so it shows as not uploaded (`TrackScan`).
+    public var changedSinceUpload = false
+    /// Read, not stored: whether the file was on disk when `TrackScan` looked (true unless it says).
+    public var isOnDisk = true
 
     /// A track with no state yet.
     public init(

@@ -81,7 +81,7 @@ struct StatusReportTests {
         let text = String(decoding: try encoder.encode(report), as: UTF8.self)
         #expect(text == """
             [{"folder":"/m","summary":{"errors":0,"name":null,"total":1,"uploaded":0,"uploading":0},\
-            "tracks":[{"downloadState":"none","etag":null,"icon":"localOnly","interrupted":false,"key":null,"lastError":null,\
+            "tracks":[{"changedSinceUpload":false,"downloadState":"none","etag":null,"icon":"localOnly","interrupted":false,"key":null,"lastError":null,\
             "path":"/m/a","uploadState":"none"}]}]
             """)
     }
