@@ -77,6 +77,10 @@ public struct Diagnosis: Sendable, Equatable {
                     .configuration,
                     "the server computed another signature (SignatureDoesNotMatch): either the secret access key is wrong (check AWS_SECRET_ACCESS_KEY or the profile) or something between r2up and the server rewrote the request (a proxy changing the path or headers)"
                 )
+            case "ExpiredToken", "InvalidToken", "TokenRefreshRequired":
+                return (.configuration, "the session token is expired or invalid (\(failure.code)); get new credentials")
+            case "AccessDenied":
+                return (.configuration, "access denied (AccessDenied); the credentials are not allowed to write to this bucket")
             case "NoSuchBucket":
                 return (.configuration, "the bucket does not exist (NoSuchBucket); check --bucket or R2UP_BUCKET")
             case "InvalidBucketName":
