@@ -82,7 +82,8 @@ public struct UploadJobMachine: Sendable {
     public mutating func bodySent() -> UploadJobAction {
         guard state == .uploading else { return reject(.bodySent) }
         state = .verifying
-        madeProgress()
+        // Not progress that a retry keeps (a single PUT's retry sends the body again): counting
+        // it would let a check that always fails retry forever.
         if let uploadID { return .completeMultipartUpload(uploadID: uploadID) }
         return .verifyObject
     }

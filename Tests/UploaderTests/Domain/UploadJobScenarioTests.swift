@@ -45,6 +45,20 @@ struct UploadJobScenarioTests {
         #expect(job.state == .staged)
     }
 
+    @Test("a body that is sent every time but never checks out is not progress: the run gives up")
+    func sentButNeverVerified() {
+        var job = UploadJobMachine(policy: Self.policy)
+        var actions: [UploadJobAction] = []
+        for _ in 0..<3 {
+            _ = job.start(multipart: false)
+            _ = job.bodySent()
+            actions.append(job.failed(.connectionReset, now: Self.now))
+        }
+        #expect(actions.map { if case .retry = $0 { true } else { false } } == [true, true, false])
+        #expect(job.state == .failedRetryable)
+        #expect(job.attempts == 3)
+    }
+
     @Test("retries back off in this run, then give up until nextAttemptAt")
     func retriesThenGiveUp() {
         var job = UploadJobMachine(state: .initiated, uploadID: "U", policy: Self.policy)
