@@ -45,6 +45,9 @@ public final class UploadQueue: Sendable {
     public let service: UploadService
     public let policy: JobRetryPolicy
     let writer: StoreWriter
+    /// What each job's key must hold when it is written, as its enqueue found (`WriteCondition`);
+    /// a job queued by an earlier run and not enqueued again in this one carries none.
+    private let conditions = Mutex<[UUID: WriteCondition]>([:])
 
     /// Each request already retries a few times with backoff (`RequestRetryPolicy`); a job that
     /// still fails gets one more go in the run (a multipart upload resumes from its parts).
@@ -66,15 +69,22 @@ public final class UploadQueue: Sendable {
 
     /// Checks the file and queues it. Bad input (missing file, FIFO, bad key) throws before
     /// anything is written; a job already queued for the same file is reused.
-    public func enqueue(_ request: PushRequest, intent: EnqueueIntent = .asked) async throws -> EnqueueResult {
-        try await enqueue([request], intent: intent)[0].get()
+    public func enqueue(
+        _ request: PushRequest, intent: EnqueueIntent = .asked, replace: ReplacePolicy = .guarded
+    ) async throws -> EnqueueResult {
+        try await enqueue([request], intent: intent, replace: replace)[0].get()
+    }
+
+    /// Notes what a job's key must hold when this run writes it (sync's enqueue).
+    public func expect(_ condition: WriteCondition?, for id: UUID) {
+        conditions.withLock { $0[id] = condition }
     }
 
     /// Checks and queues many files with one store commit. Each result is the queued job with
     /// what this run may do with it, or why that file was refused (nothing written for it);
     /// a store failure throws and queues nothing.
     public func enqueue(
-        _ requests: [PushRequest], intent: EnqueueIntent = .asked
+        _ requests: [PushRequest], intent: EnqueueIntent = .asked, replace: ReplacePolicy = .guarded
     ) async throws(StoreError) -> [Result<EnqueueResult, any Error>] {
         var results: [Result<EnqueueResult, any Error>] = []
         var accepted: [(index: Int, job: UploadJob)] = []
@@ -95,9 +105,12 @@ public final class UploadQueue: Sendable {
         }
         guard !accepted.isEmpty else { return results }
         let jobs = accepted.map(\.job)
-        let stored = try await writer.perform { store throws(StoreError) in try store.enqueue(jobs, intent: intent) }
+        let stored = try await writer.perform { store throws(StoreError) in
+            try store.enqueue(jobs, intent: intent, replace: replace)
+        }
         for (entry, outcome) in zip(accepted, stored) {
             results[entry.index] = .success(outcome)
+            if outcome.disposition == .ready { expect(outcome.condition, for: outcome.job.id) }
             if let abandoned = outcome.abandonedUploadID {
                 await abort(bucket: outcome.job.bucket, key: outcome.job.key, uploadID: abandoned)
             }
@@ -250,7 +263,7 @@ public final class UploadQueue: Sendable {
                 objectAttributes.contentType = job.contentType
                 let outcome = try await resumableUploader.upload(
                     file, bucket: job.bucket, key: job.key, attributes: objectAttributes, checkpoint: checkpoint,
-                    journal: driver)
+                    journal: driver, condition: conditions.withLock { $0[job.id] })
                 let link = service.publicURL(for: outcome.key, in: job.bucket)
                 guard let url = URL(string: link) else {
                     throw ConfigurationError.invalidValue(setting: "public URL", value: link, reason: "it is not a valid URL")
@@ -425,7 +438,9 @@ public final class UploadQueue: Sendable {
     private var resumableUploader: FileUploader {
         var settings = service.uploader.settings
         settings.keepPartsOnFailure = true
-        return FileUploader(client: service.client, settings: settings, slots: service.uploader.slots, retry: service.uploader.retry)
+        return FileUploader(
+            client: service.client, settings: settings, slots: service.uploader.slots, retry: service.uploader.retry,
+            profile: service.uploader.profile)
     }
 
     /// Renews this process's leases every `JobLease.heartbeatInterval` and writes the bytes

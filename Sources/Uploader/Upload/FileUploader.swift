@@ -72,35 +72,78 @@ public struct FileUploader: Sendable {
     public let settings: UploadSettings
     public let slots: TransferSlots
     public let retry: RequestRetryPolicy
+    /// Which server answered, learnt from the first reply's `Server` header and shared by copies.
+    public let profile: ServerProfileCache
 
     /// The checksum requests carry: the configured one, else the endpoint's default.
     var check: IntegrityCheck { settings.integrityCheck ?? IntegrityCheck.defaultCheck(for: client.endpoint) }
 
-    public init(client: S3Client, settings: UploadSettings, slots: TransferSlots, retry: RequestRetryPolicy = RequestRetryPolicy()) {
+    public init(
+        client: S3Client, settings: UploadSettings, slots: TransferSlots, retry: RequestRetryPolicy = RequestRetryPolicy(),
+        profile: ServerProfileCache = ServerProfileCache()
+    ) {
         self.client = client
         self.settings = settings
         self.slots = slots
         self.retry = retry
+        self.profile = profile
     }
 
     /// Uploads `file` to `bucket`/`key`. `checkpoint` resumes an earlier multipart upload.
+    /// `condition` is what the key must hold for the write to replace it (nil: anything).
     public func upload(
         _ file: LocalFile, bucket: String, key: String, attributes: ObjectAttributes,
-        checkpoint: MultipartCheckpoint? = nil, journal: (any UploadJournal)? = nil
+        checkpoint: MultipartCheckpoint? = nil, journal: (any UploadJournal)? = nil, condition: WriteCondition? = nil
     ) async throws(UploadError) -> UploadOutcome {
         let key = try ObjectKey.validated(key)
         if file.size <= settings.multipartThreshold && checkpoint == nil {
-            return try await putWhole(file, bucket: bucket, key: key, attributes: attributes, journal: journal)
+            return try await putWhole(
+                file, bucket: bucket, key: key, attributes: attributes, journal: journal, condition: condition)
         }
         return try await MultipartUpload(
-            uploader: self, file: file, bucket: bucket, key: key, attributes: attributes, journal: journal
+            uploader: self, file: file, bucket: bucket, key: key, attributes: attributes, journal: journal,
+            condition: condition
         ).run(checkpoint: checkpoint)
     }
 
+    /// Where the server is not known to honour `condition` on this request (or the condition
+    /// cannot be a header), a HEAD checks it before anything is sent or completed.
+    func precheck(_ condition: WriteCondition?, bucket: String, key: String, multipart: Bool) async throws(UploadError) {
+        guard let condition else { return }
+        let known = profile.value ?? ServerProfile.identify(endpoint: client.endpoint, serverHeader: nil)
+        if condition.header != nil, known.honours(condition, multipart: multipart) { return }
+        let info = try await withRetries("HEAD \(key)") { () throws(UploadError) -> ObjectInfo? in
+            do { return try await client.headObject(bucket: bucket, key: key) } catch { throw .s3(S3ClientError(error)) }
+        }
+        guard let info else { return }
+        switch condition {
+        case .absent:
+            throw .keyConflict(key: key, reason: "already holds an object (ETag \(info.etag))")
+        case .etag(let etag) where info.etag != etag:
+            throw .keyConflict(key: key, reason: "holds ETag \(info.etag), not \(etag) that r2up wrote: it changed behind r2up's back")
+        case .etag:
+            return
+        }
+    }
+
+    /// A 412 PreconditionFailed: the condition failed, the object is not replaced.
+    static func conflict(_ error: S3ClientError, key: String, condition: WriteCondition?) -> UploadError {
+        guard case .service(let failure) = error, failure.status == 412, let condition else { return .s3(error) }
+        switch condition {
+        case .absent:
+            return .keyConflict(key: key, reason: "already holds an object (412 PreconditionFailed)")
+        case .etag(let etag):
+            return .keyConflict(
+                key: key, reason: "no longer holds ETag \(etag) that r2up wrote: it changed behind r2up's back (412 PreconditionFailed)")
+        }
+    }
+
     private func putWhole(
-        _ file: LocalFile, bucket: String, key: String, attributes: ObjectAttributes, journal: (any UploadJournal)?
+        _ file: LocalFile, bucket: String, key: String, attributes: ObjectAttributes, journal: (any UploadJournal)?,
+        condition: WriteCondition?
     ) async throws(UploadError) -> UploadOutcome {
         let checksum = try check.checksum(of: file, offset: 0, length: file.size)
+        try await precheck(condition, bucket: bucket, key: key, multipart: false)
         let sent = ByteCounter()
         var retrying = false
         let reply = try await withRetries("PUT \(key)") { () throws(UploadError) -> PutReply in
@@ -112,11 +155,11 @@ public struct FileUploader: Sendable {
                 do {
                     let reply = try await client.putObjectReply(
                         bucket: bucket, key: key, body: body, checksum: checksum, attributes: attributes,
-                        onProgress: { journal?.progress(bytesSent: $0) })
+                        condition: condition, onProgress: { journal?.progress(bytesSent: $0) })
                     sent.add(file.size)
                     return reply
                 } catch {
-                    throw .s3(S3ClientError(error))
+                    throw Self.conflict(S3ClientError(error), key: key, condition: condition)
                 }
             }
         }
@@ -127,6 +170,7 @@ public struct FileUploader: Sendable {
         }
         let etag = reply.etag
         let profile = ServerProfile.identify(endpoint: client.endpoint, serverHeader: reply.server)
+        self.profile.learn(profile)
         // Where a single-PUT ETag is the hex MD5 of the stored bytes, it must match the MD5 r2up sent.
         if profile.singlePutETagIsMD5, case .md5(let sentMD5) = checksum, let md5 = Self.hex(base64: sentMD5),
             Self.isHexMD5(etag), etag.lowercased() != md5
@@ -189,6 +233,16 @@ public struct FileUploader: Sendable {
             }
         }
     }
+}
+
+/// The server profile learnt from a reply, shared by the uploads of a run.
+public final class ServerProfileCache: Sendable {
+    private let state = Mutex<ServerProfile?>(nil)
+
+    public init() {}
+
+    var value: ServerProfile? { state.withLock { $0 } }
+    func learn(_ profile: ServerProfile) { state.withLock { $0 = profile } }
 }
 
 /// A thread-safe running total.

@@ -11,6 +11,8 @@ struct MultipartUpload: Sendable {
     let key: String
     let attributes: ObjectAttributes
     let journal: (any UploadJournal)?
+    /// What the key must hold when the upload completes (nil: anything).
+    let condition: WriteCondition?
 
     private var client: S3Client { uploader.client }
 
@@ -51,11 +53,13 @@ struct MultipartUpload: Sendable {
                 throw UploadError.verificationFailed(key: key, reason: "the parts do not add up to the file")
             }
             do { try await journal?.bodySent() } catch { throw UploadError.store(error) }
+            try await uploader.precheck(condition, bucket: bucket, key: key, multipart: true)
             let etag = try await uploader.withRetries("CompleteMultipartUpload \(key)") { () throws(UploadError) -> String in
                 do {
-                    return try await client.completeMultipartUpload(bucket: bucket, key: key, uploadID: uploadID, parts: parts)
+                    return try await client.completeMultipartUpload(
+                        bucket: bucket, key: key, uploadID: uploadID, parts: parts, condition: condition)
                 } catch {
-                    throw .s3(S3ClientError(error))
+                    throw FileUploader.conflict(S3ClientError(error), key: key, condition: condition)
                 }
             }
             try await uploader.verify(bucket: bucket, key: key, size: file.size, etag: nil)
