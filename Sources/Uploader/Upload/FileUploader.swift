@@ -106,23 +106,55 @@ public struct FileUploader: Sendable {
         ).run(checkpoint: checkpoint)
     }
 
-    /// Where the server is not known to honour `condition` on this request (or the condition
-    /// cannot be a header), a HEAD checks it before anything is sent or completed.
-    func precheck(_ condition: WriteCondition?, bucket: String, key: String, multipart: Bool) async throws(UploadError) {
-        guard let condition else { return }
+    /// Sends `write` with `condition`. Where the server is not known to honour it on this
+    /// request (or the condition cannot be a header), a HEAD checks it first. The track's own
+    /// object deleted behind r2up's back (an `If-Match` that finds nothing) is written again
+    /// with `If-None-Match: *`: restoring it replaces nothing.
+    func conditioned<T: Sendable>(
+        _ condition: WriteCondition?, bucket: String, key: String, multipart: Bool,
+        _ write: (WriteCondition?) async throws(UploadError) -> T
+    ) async throws(UploadError) -> T {
+        guard let condition else { return try await write(nil) }
         let known = profile.value ?? ServerProfile.identify(endpoint: client.endpoint, serverHeader: nil)
-        if condition.header != nil, known.honours(condition, multipart: multipart) { return }
-        let info = try await withRetries("HEAD \(key)") { () throws(UploadError) -> ObjectInfo? in
-            do { return try await client.headObject(bucket: bucket, key: key) } catch { throw .s3(S3ClientError(error)) }
+        if condition.header == nil || !known.honours(condition, multipart: multipart) {
+            switch try await head(bucket: bucket, key: key) {
+            case .unknown:
+                break  // HEAD not allowed: the write itself carries the condition and says what is wrong
+            case .missing:
+                return try await write(.absent)
+            case .found(let info):
+                switch condition {
+                case .absent:
+                    throw .keyConflict(key: key, reason: "already holds an object (ETag \(info.etag))")
+                case .etag(let etag) where info.etag != etag:
+                    throw .keyConflict(
+                        key: key, reason: "holds ETag \(info.etag), not \(etag) that r2up wrote: it changed behind r2up's back")
+                case .etag:
+                    break
+                }
+            }
         }
-        guard let info else { return }
-        switch condition {
-        case .absent:
-            throw .keyConflict(key: key, reason: "already holds an object (ETag \(info.etag))")
-        case .etag(let etag) where info.etag != etag:
-            throw .keyConflict(key: key, reason: "holds ETag \(info.etag), not \(etag) that r2up wrote: it changed behind r2up's back")
-        case .etag:
-            return
+        do {
+            return try await write(condition)
+        } catch .keyConflict(let conflictKey, let reason) {
+            guard case .etag = condition, case .missing = try await head(bucket: bucket, key: key) else {
+                throw .keyConflict(key: conflictKey, reason: reason)
+            }
+            return try await write(.absent)
+        }
+    }
+
+    private enum Presence { case found(ObjectInfo), missing, unknown }
+
+    /// HEAD of the key; `unknown` when the credentials may not read it (a write-only token).
+    private func head(bucket: String, key: String) async throws(UploadError) -> Presence {
+        do {
+            let info = try await withRetries("HEAD \(key)") { () throws(UploadError) -> ObjectInfo? in
+                do { return try await client.headObject(bucket: bucket, key: key) } catch { throw .s3(S3ClientError(error)) }
+            }
+            return info.map(Presence.found) ?? .missing
+        } catch .s3(.service(let failure)) where failure.status == 403 || failure.status == 400 {
+            return .unknown
         }
     }
 
@@ -143,10 +175,11 @@ public struct FileUploader: Sendable {
         condition: WriteCondition?
     ) async throws(UploadError) -> UploadOutcome {
         let checksum = try check.checksum(of: file, offset: 0, length: file.size)
-        try await precheck(condition, bucket: bucket, key: key, multipart: false)
         let sent = ByteCounter()
         var retrying = false
-        let reply = try await withRetries("PUT \(key)") { () throws(UploadError) -> PutReply in
+        let reply = try await conditioned(condition, bucket: bucket, key: key, multipart: false) {
+            (condition) throws(UploadError) -> PutReply in
+            try await withRetries("PUT \(key)") { () throws(UploadError) -> PutReply in
             // Opened and hashed a moment ago; a retry comes later, when the file may have moved.
             if retrying { guard file.isUnchanged() else { throw .fileChanged(file.path) } }
             retrying = true
@@ -161,6 +194,7 @@ public struct FileUploader: Sendable {
                 } catch {
                     throw Self.conflict(S3ClientError(error), key: key, condition: condition)
                 }
+            }
             }
         }
         // The bytes were hashed before sending; if the file moved on since, what was stored may be torn.

@@ -53,13 +53,15 @@ struct MultipartUpload: Sendable {
                 throw UploadError.verificationFailed(key: key, reason: "the parts do not add up to the file")
             }
             do { try await journal?.bodySent() } catch { throw UploadError.store(error) }
-            try await uploader.precheck(condition, bucket: bucket, key: key, multipart: true)
-            let etag = try await uploader.withRetries("CompleteMultipartUpload \(key)") { () throws(UploadError) -> String in
-                do {
-                    return try await client.completeMultipartUpload(
-                        bucket: bucket, key: key, uploadID: uploadID, parts: parts, condition: condition)
-                } catch {
-                    throw FileUploader.conflict(S3ClientError(error), key: key, condition: condition)
+            let etag = try await uploader.conditioned(condition, bucket: bucket, key: key, multipart: true) {
+                (condition) throws(UploadError) -> String in
+                try await uploader.withRetries("CompleteMultipartUpload \(key)") { () throws(UploadError) -> String in
+                    do {
+                        return try await client.completeMultipartUpload(
+                            bucket: bucket, key: key, uploadID: uploadID, parts: parts, condition: condition)
+                    } catch {
+                        throw FileUploader.conflict(S3ClientError(error), key: key, condition: condition)
+                    }
                 }
             }
             try await uploader.verify(bucket: bucket, key: key, size: file.size, etag: nil)
