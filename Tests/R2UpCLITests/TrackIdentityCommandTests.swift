@@ -156,4 +156,31 @@ struct TrackIdentityCommandTests {
         #expect(mixed.stderr.contains("\(pair[0]) and \(pair[1]) map to the key"), "stderr: \(mixed.stderr)")
         #expect(try await Self.boto3(["get", prefix + "/Caf\u{E9}.mp3"]) == "MISSING")
     }
+
+    @Test("sync: a file whose key holds another track's upload is a failure (exit 1), the rest uploads; --overwrite takes it")
+    func syncConflict() async throws {
+        let folder = try TemporaryFolder()
+        let library = folder.path + "/library"
+        try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
+        let elsewhere = folder.write("01.m4a", "pushed from elsewhere")
+        let synced = folder.write("library/01.m4a", "the library's 01")
+        _ = folder.write("library/02.m4a", "the library's 02")
+        let db = folder.path + "/db.sqlite"
+        let prefix = Self.prefix("sync")
+        let env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
+        #expect(try await CLI.run(["push", elsewhere, "--prefix", prefix, "--db", db], environment: env).status == 0)
+
+        let sync = try await CLI.run(["sync", library, "--prefix", prefix, "--min-age", "0", "--db", db], environment: env)
+        #expect(sync.status == 1)
+        #expect(sync.stdout.hasPrefix("sync: 1 uploaded"), "stdout: \(sync.stdout)")
+        #expect(sync.stderr.hasPrefix("r2up: \(synced): the key '\(prefix)/01.m4a' holds \(elsewhere) uploaded 20"), "stderr: \(sync.stderr)")
+        #expect(try await Self.boto3(["get", prefix + "/01.m4a"]) == "pushed from elsewhere")
+        #expect(try await Self.boto3(["get", prefix + "/02.m4a"]) == "the library's 02")
+
+        let overwrite = try await CLI.run(
+            ["sync", library, "--prefix", prefix, "--min-age", "0", "--overwrite", "--db", db], environment: env)
+        #expect(overwrite.status == 0, "stderr: \(overwrite.stderr)")
+        #expect(try await Self.boto3(["get", prefix + "/01.m4a"]) == "the library's 01")
+        #expect(try Store(path: db).track(path: elsewhere)?.key == nil)
+    }
 }

@@ -63,8 +63,12 @@ extension Store {
         case .own, .other, .none:
             condition = replace == .overwrite ? nil : .absent
         }
-        var result = try Self.enqueueClaimed(db, job, at: time, intent: intent, owner: owner)
-        result.condition = condition
+        var wroteBefore = false
+        var result = try Self.enqueueClaimed(db, job, at: time, intent: intent, owner: owner, wroteBefore: &wroteBefore)
+        // A run killed between the server's answer and its record left its own object at a key
+        // no track claims yet: If-None-Match would refuse the file's own bytes. That job is sent
+        // unconditioned once, as before this guard.
+        result.condition = wroteBefore && condition == .absent && replace == .guarded ? nil : condition
         return result
     }
 
@@ -97,7 +101,8 @@ extension Store {
 
     /// `enqueue` once the key is known to be this file's to write.
     private static func enqueueClaimed(
-        _ db: Database, _ job: UploadJob, at time: Date, intent: EnqueueIntent, owner: ProcessIdentity
+        _ db: Database, _ job: UploadJob, at time: Date, intent: EnqueueIntent, owner: ProcessIdentity,
+        wroteBefore: inout Bool
     ) throws -> EnqueueResult {
         let sql = """
             SELECT * FROM jobs WHERE path = ? AND bucket = ? AND "key" = ? AND state != 'completed'
@@ -110,6 +115,7 @@ extension Store {
             try Self.insertJob(db, job)
             return EnqueueResult(job: job, isNew: true, abandonedUploadID: nil)
         }
+        wroteBefore = existing.state == .uploading || existing.state == .verifying
         if let lease = existing.lease, lease.owner != owner, lease.isLive(now: time) {
             return EnqueueResult(job: existing, isNew: false, abandonedUploadID: nil, disposition: .heldBy(pid: lease.owner.pid))
         }

@@ -146,6 +146,16 @@ public struct FileUploader: Sendable {
 
     private enum Presence { case found(ObjectInfo), missing, unknown }
 
+    /// The ETag of the object at `key` when it is this file as it is (size and MD5 ETag):
+    /// what an earlier attempt whose reply was lost stored.
+    private func ownObject(_ file: LocalFile, bucket: String, key: String) async -> String? {
+        guard let info = try? await client.headObject(bucket: bucket, key: key), info.size == file.size,
+            Self.isHexMD5(info.etag), let md5 = try? file.md5Base64(offset: 0, length: file.size),
+            Self.hex(base64: md5) == info.etag.lowercased()
+        else { return nil }
+        return info.etag
+    }
+
     /// HEAD of the key; `unknown` when the credentials may not read it (a write-only token).
     private func head(bucket: String, key: String) async throws(UploadError) -> Presence {
         do {
@@ -192,7 +202,17 @@ public struct FileUploader: Sendable {
                     sent.add(file.size)
                     return reply
                 } catch {
-                    throw Self.conflict(S3ClientError(error), key: key, condition: condition)
+                    let failure = S3ClientError(error)
+                    // An attempt whose reply was lost (this request's retry, or the job's) may have
+                    // stored these very bytes, and the condition now refuses them: an object with
+                    // the file's size and MD5 is this file, and nothing is replaced.
+                    if condition != nil, case .service(let refused) = failure, refused.status == 412,
+                        let etag = await ownObject(file, bucket: bucket, key: key)
+                    {
+                        sent.add(file.size)
+                        return PutReply(etag: etag, server: nil)
+                    }
+                    throw Self.conflict(failure, key: key, condition: condition)
                 }
             }
             }
@@ -204,7 +224,7 @@ public struct FileUploader: Sendable {
         }
         let etag = reply.etag
         let profile = ServerProfile.identify(endpoint: client.endpoint, serverHeader: reply.server)
-        self.profile.learn(profile)
+        if reply.server != nil || profile != .unknown { self.profile.learn(profile) }
         // Where a single-PUT ETag is the hex MD5 of the stored bytes, it must match the MD5 r2up sent.
         if profile.singlePutETagIsMD5, case .md5(let sentMD5) = checksum, let md5 = Self.hex(base64: sentMD5),
             Self.isHexMD5(etag), etag.lowercased() != md5

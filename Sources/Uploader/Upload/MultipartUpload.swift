@@ -60,7 +60,17 @@ struct MultipartUpload: Sendable {
                         return try await client.completeMultipartUpload(
                             bucket: bucket, key: key, uploadID: uploadID, parts: parts, condition: condition)
                     } catch {
-                        throw FileUploader.conflict(S3ClientError(error), key: key, condition: condition)
+                        let failure = S3ClientError(error)
+                        // An attempt before completed it and its reply was lost: the object carries
+                        // these parts' multipart ETag.
+                        if condition != nil, case .service(let refused) = failure, refused.status == 412,
+                            let expected = Self.multipartETag(parts.map(\.etag)),
+                            let info = try? await client.headObject(bucket: bucket, key: key), info.etag == expected,
+                            info.size == file.size
+                        {
+                            return info.etag
+                        }
+                        throw FileUploader.conflict(failure, key: key, condition: condition)
                     }
                 }
             }
