@@ -47,7 +47,8 @@ public final class UploadQueue: Sendable {
     let writer: StoreWriter
     /// What each job's key must hold when it is written, as its enqueue found (`WriteCondition`);
     /// a job queued by an earlier run and not enqueued again in this one carries none.
-    private let conditions = Mutex<[UUID: WriteCondition]>([:])
+    /// (A nil value is decided too: `--overwrite` sends no condition.)
+    private let conditions = Mutex<[UUID: WriteCondition?]>([:])
 
     /// Each request already retries a few times with backoff (`RequestRetryPolicy`); a job that
     /// still fails gets one more go in the run (a multipart upload resumes from its parts).
@@ -77,7 +78,7 @@ public final class UploadQueue: Sendable {
 
     /// Notes what a job's key must hold when this run writes it (sync's enqueue).
     public func expect(_ condition: WriteCondition?, for id: UUID) {
-        conditions.withLock { $0[id] = condition }
+        conditions.withLock { _ = $0.updateValue(condition, forKey: id) }
     }
 
     /// Checks and queues many files with one store commit. Each result is the queued job with
@@ -153,6 +154,15 @@ public final class UploadQueue: Sendable {
             } catch {
                 summary.value.withLock { $0.stoppedBy = Failure(error, subject: nil) }
                 return summary.value.withLock { $0 }
+            }
+        }
+        // Jobs this process did not enqueue (retry) are guarded as their store says.
+        let unguarded = runnable.filter { job in !conditions.withLock { $0.keys.contains(job.id) } }
+        if !unguarded.isEmpty,
+            let found = try? await writer.perform({ store throws(StoreError) in try store.writeConditions(for: unguarded) })
+        {
+            conditions.withLock { decided in
+                for (id, condition) in found where decided[id] == nil { decided[id] = .some(condition) }
             }
         }
         let jobs = runnable
@@ -263,7 +273,7 @@ public final class UploadQueue: Sendable {
                 objectAttributes.contentType = job.contentType
                 let outcome = try await resumableUploader.upload(
                     file, bucket: job.bucket, key: job.key, attributes: objectAttributes, checkpoint: checkpoint,
-                    journal: driver, condition: conditions.withLock { $0[job.id] })
+                    journal: driver, condition: conditions.withLock { $0[job.id] ?? nil })
                 let link = service.publicURL(for: outcome.key, in: job.bucket)
                 guard let url = URL(string: link) else {
                     throw ConfigurationError.invalidValue(setting: "public URL", value: link, reason: "it is not a valid URL")

@@ -85,11 +85,32 @@ extension Store {
         let rows = try Row.fetchAll(
             db.cachedStatement(sql: #"SELECT path, etag FROM tracks WHERE bucket = ? AND "key" = ? LIMIT 2"#),
             arguments: [bucket, key])
-        if let other = rows.first(where: { ($0["path"] as String?) != path }), let otherPath = other["path"] as String? {
+        // Bytes, not String ==: an NFD path and its NFC twin are two files (and two tracks).
+        let own = Array(path.utf8)
+        if let other = rows.first(where: { ($0["path"] as String?).map { Array($0.utf8) } != own }),
+            let otherPath = other["path"] as String?
+        {
             return .other(path: otherPath)
         }
         if let own = rows.first { return .own(etag: own["etag"] as String?) }
         return .none
+    }
+
+    /// The conditions for jobs queued by an earlier run and run again (`r2up retry`): the ETag
+    /// the track wrote at its key, else an empty key. A key another track holds gets
+    /// `If-None-Match: *` too: its object is there, so the server refuses the write.
+    public func writeConditions(for jobs: [UploadJob]) throws(StoreError) -> [UUID: WriteCondition] {
+        try read { db in
+            var conditions: [UUID: WriteCondition] = [:]
+            for job in jobs {
+                if case .own(let etag?) = try Self.keyClaim(db, bucket: job.bucket, key: job.key, path: job.path) {
+                    conditions[job.id] = .etag(etag)
+                } else {
+                    conditions[job.id] = .absent
+                }
+            }
+            return conditions
+        }
     }
 
     /// When the latest upload to a key finished (history), for a conflict's message.

@@ -80,12 +80,12 @@ extension Store {
         _ uploads: [SyncUpload], bucket: String, intent: EnqueueIntent = .scheduled, replace: ReplacePolicy = .guarded
     ) throws(StoreError) -> (
         jobs: [UploadJob], waiting: [(job: UploadJob, disposition: JobDisposition)],
-        abandoned: [(key: String, uploadID: String)], conditions: [UUID: WriteCondition]
+        abandoned: [(key: String, uploadID: String)], conditions: [UUID: WriteCondition?]
     ) {
         let time = now()
         return try write { db in
             var jobs: [UploadJob] = []
-            var conditions: [UUID: WriteCondition] = [:]
+            var conditions: [UUID: WriteCondition?] = [:]
             var waiting: [(job: UploadJob, disposition: JobDisposition)] = []
             var abandoned: [(String, String)] = []
             for upload in uploads {
@@ -101,7 +101,7 @@ extension Store {
                 if let uploadID = queued.abandonedUploadID { abandoned.append((upload.key, uploadID)) }
                 if queued.disposition == .ready {
                     jobs.append(queued.job)
-                    conditions[queued.job.id] = queued.condition
+                    conditions.updateValue(queued.condition, forKey: queued.job.id)
                 } else {
                     waiting.append((queued.job, queued.disposition))
                 }
