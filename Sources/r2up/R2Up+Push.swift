@@ -39,6 +39,8 @@ extension R2Up {
         @Flag(help: "Print a JSON array of the uploads instead of URLs.")
         var json = false
 
+        @OptionGroup var replace: ReplaceOptions
+
         @Argument(help: "Files or folders to upload.")
         var files: [String]
 
@@ -83,13 +85,18 @@ extension R2Up {
             if !tagOptions.noTagMetadata { attributes = tagged }
             do { try tags.save() } catch { throw CommandFailure(error) }
             let queued: [Result<EnqueueResult, any Error>]
-            do { queued = try await queue.enqueue(requests, intent: .asked) } catch { throw CommandFailure(error) }
+            do { queued = try await queue.enqueue(requests, intent: .asked, replace: replace.policy) } catch {
+                throw CommandFailure(error)
+            }
             for (request, result) in zip(requests, queued) {
                 switch result {
                 case .success(let outcome):
                     if case .heldBy(let pid) = outcome.disposition {
                         Terminal.error("r2up: \(request.path): another r2up (pid \(pid)) is uploading it; see r2up queue")
                         worst = max(worst, .locked)
+                    } else if case .conflict(let conflict) = outcome.disposition {
+                        Terminal.error("r2up: \(TextColumns.printable(request.path + ": " + conflict.description))")
+                        worst = max(worst, .uploadFailed)
                     } else {
                         jobs.append(outcome.job)
                     }
@@ -179,21 +186,20 @@ extension R2Up {
                     requests.append(request(path: path, key: key ?? ObjectKey.forFile(named: templated ?? name, prefix: prefix)))
                 }
             }
-            if template != nil { try Self.checkTemplatedKeys(requests) }
+            try Self.checkKeys(requests, templated: template != nil)
             return (requests, skipped)
         }
 
-        /// With --key-template, two files for one key or a key over 1,024 bytes stop the push
-        /// before anything is sent (exit 2), naming the files.
-        static func checkTemplatedKeys(_ requests: [PushRequest]) throws {
-            var seen: [String: String] = [:]
-            for request in requests {
-                if let other = seen[request.key] {
-                    throw CommandFailure(Diagnosis(
-                        status: .badInput,
-                        message: "\(other) and \(request.path) both map to the key '\(request.key)' with --key-template; tag them apart or change the template; nothing was sent"))
-                }
-                seen[request.key] = request.path
+        /// Two files for one key (names that differ only in Unicode normalisation, a --prefix
+        /// or --key-template that folds them together), or a templated key over 1,024 bytes,
+        /// stop the push before anything is sent (exit 2), naming the files.
+        static func checkKeys(_ requests: [PushRequest], templated: Bool) throws {
+            if let clash = SyncPlan.keyClashes(requests.map { (path: $0.path, key: $0.key) }).first {
+                throw CommandFailure(Diagnosis(
+                    status: .badInput,
+                    message: SyncPlan.clashMessage(paths: clash.paths, key: clash.key, templated: templated) + "; nothing was sent"))
+            }
+            for request in requests where templated {
                 if request.key.utf8.count > ObjectKey.maximumBytes {
                     throw CommandFailure(Diagnosis(
                         status: .badInput,
@@ -209,6 +215,21 @@ extension R2Up {
                 attributes: ObjectAttributes(contentType: contentType ?? ContentType.forFile(named: name), cacheControl: cacheControl, metadata: metadata))
         }
     }
+}
+
+/// `--overwrite` and `--no-clobber` of push and sync.
+struct ReplaceOptions: ParsableArguments {
+    @Flag(help: "Replace the object at a file's key even when another track's upload (or anything else) is there.")
+    var overwrite = false
+
+    @Flag(name: .customLong("no-clobber"), help: "Never replace an existing object, whoever wrote it.")
+    var noClobber = false
+
+    func validate() throws {
+        if overwrite && noClobber { throw ValidationError("give --overwrite or --no-clobber, not both") }
+    }
+
+    var policy: ReplacePolicy { overwrite ? .overwrite : noClobber ? .noClobber : .guarded }
 }
 
 /// One entry of `push --json`.

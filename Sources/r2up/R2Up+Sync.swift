@@ -46,6 +46,8 @@ extension R2Up {
         @Flag(help: "Wait for another sync of the same database to finish instead of exiting 4.")
         var wait = false
 
+        @OptionGroup var replace: ReplaceOptions
+
         @Option(name: .customLong("cache-control"), help: "Cache-Control header for the objects.")
         var cacheControl: String?
 
@@ -102,6 +104,7 @@ extension R2Up {
             options.dryRun = dryRun
             options.deleteAfter = deleteAfter
             options.verifyRemote = verifyRemote
+            options.replace = replace.policy
             options.followSymlinks = followSymlinks
             options.waitForLock = wait
             options.attributes = ObjectAttributes(cacheControl: cacheControl, metadata: metadata)

@@ -286,7 +286,7 @@ struct AudioCommandTests {
         #expect(tooLong.stderr.contains("long.ogg: --key-template makes a key of 2") && tooLong.stderr.contains("at most 1024"), "\(tooLong.stderr)")
         let shared = try await CLI.run(["push", lib, "--prefix", prefix, "--key-template", "{album}", "--db", db], environment: env)
         #expect(shared.status == 2)
-        #expect(shared.stderr == "r2up: \(lib)/cut.flac and \(lib)/noise.mp3 both map to the key '\(prefix)Unknown Album' with --key-template; tag them apart or change the template; nothing was sent\n")
+        #expect(shared.stderr == "r2up: \(lib)/cut.flac and \(lib)/noise.mp3 map to the key '\(prefix)Unknown Album' with --key-template; tag them apart or change the template; nothing was sent\n")
         #expect(try await Self.keys(under: prefix).isEmpty)
 
         let run = try await CLI.run(["push", lib, "--prefix", prefix, "--key-template", "{album}/{stem}.{ext}", "--db", db], environment: env)

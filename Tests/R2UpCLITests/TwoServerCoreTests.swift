@@ -248,12 +248,14 @@ struct TwoServerCoreTests {
     func singlePutConfirmation() async throws {
         let seaweed = try CoreServer.named(CoreServer.seaweedFS)
         let moto = try CoreServer.named(CoreServer.moto)
-        #expect(try await Self.methods(pushing: [], to: seaweed) == ["PUT"])
-        #expect(try await Self.methods(pushing: ["--verify", "head"], to: seaweed) == ["PUT", "HEAD"])
-        #expect(try await Self.methods(pushing: [], to: moto) == ["PUT", "HEAD"])
-        #expect(try await Self.methods(pushing: ["--verify", "reply"], to: moto) == ["PUT"])
+        // The first write of a run to a server known only by its replies' `Server` header asks
+        // with a HEAD whether the key is free (issue 14: If-None-Match may be ignored there).
+        #expect(try await Self.methods(pushing: [], to: seaweed) == ["HEAD", "PUT"])
+        #expect(try await Self.methods(pushing: ["--verify", "head"], to: seaweed) == ["HEAD", "PUT", "HEAD"])
+        #expect(try await Self.methods(pushing: [], to: moto) == ["HEAD", "PUT", "HEAD"])
+        #expect(try await Self.methods(pushing: ["--verify", "reply"], to: moto) == ["HEAD", "PUT"])
         // With Content-MD5, the reply's ETag must be the MD5 of the bytes: both servers' ETags are.
-        #expect(try await Self.methods(pushing: ["--checksum", "md5"], to: seaweed) == ["PUT"])
+        #expect(try await Self.methods(pushing: ["--checksum", "md5"], to: seaweed) == ["HEAD", "PUT"])
     }
 
     @Test("push --json has file, key, url, size, etag, id; a folder with nothing left says so; sync --dry-run --json says wouldUpload")

@@ -124,6 +124,9 @@ public enum FailureKind: Sendable, Equatable {
     case connectionRefused, connectionReset, timeout, dnsFailure, tlsFailure
     case httpStatus(Int, code: String)
     case fileVanished, fileUnreadable, fileChanged, invalidInput
+    /// The key holds an object the upload must not replace (a 412 PreconditionFailed, or the
+    /// store's or a HEAD's refusal): never retried, never overwritten.
+    case keyConflict
     case cancelled
     /// Another process held the database past the busy timeout: worth another try.
     case storeBusy
@@ -138,7 +141,8 @@ public enum FailureKind: Sendable, Equatable {
         switch self {
         case .connectionRefused, .connectionReset, .timeout:
             return .retryable
-        case .dnsFailure, .tlsFailure, .fileVanished, .fileUnreadable, .invalidInput, .cancelled, .other, .store:
+        case .dnsFailure, .tlsFailure, .fileVanished, .fileUnreadable, .invalidInput, .cancelled, .other, .store,
+            .keyConflict:
             return .permanent
         case .fileChanged, .storeBusy:
             return .retryable
@@ -171,6 +175,7 @@ extension UploadError {
         case .verificationFailed(_, let reason): return .other(reason)
         case .s3(let error): return error.failureKind
         case .store(let error): return error.failureKind
+        case .keyConflict: return .keyConflict
         }
     }
 }
@@ -189,6 +194,7 @@ extension FailureKind {
         case let error as UploadError: self = error.failureKind
         case let error as S3ClientError: self = error.failureKind
         case let error as StoreError: self = error.failureKind
+        case is KeyConflict: self = .keyConflict
         case is CancellationError: self = .cancelled
         default: self = .other(String(describing: error))
         }

@@ -72,7 +72,7 @@ extension S3Client {
 
     /// CompleteMultipartUpload with the parts in order; returns the object's ETag.
     public func completeMultipartUpload(
-        bucket: String, key: String, uploadID: String, parts: [UploadedPart]
+        bucket: String, key: String, uploadID: String, parts: [UploadedPart], condition: WriteCondition? = nil
     ) async throws(S3ClientError) -> String {
         var xml = "<CompleteMultipartUpload>"
         for part in parts.sorted(by: { $0.partNumber < $1.partNumber }) {
@@ -89,7 +89,8 @@ extension S3Client {
         let response = try await send(
             Call(
                 method: "POST", bucket: bucket, key: key, query: [("uploadId", uploadID)],
-                headers: [("Content-Type", "application/xml")], body: body, payload: Self.payload(for: body)))
+                headers: [("Content-Type", "application/xml")] + (condition?.header.map { [$0] } ?? []), body: body,
+                payload: Self.payload(for: body)))
         // moto names the root CompleteMultipartUploadResponse (S3: ...Result); the ETag inside is what counts.
         let root: XMLNode
         do {

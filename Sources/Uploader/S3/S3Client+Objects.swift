@@ -37,6 +37,19 @@ public struct ObjectAttributes: Sendable, Equatable {
     }
 }
 
+extension WriteCondition {
+    /// The request header; nil for an ETag that is not a plain token (never sent as a header).
+    var header: (name: String, value: String)? {
+        switch self {
+        case .absent:
+            return ("If-None-Match", "*")
+        case .etag(let etag):
+            guard !etag.isEmpty, etag.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") }) else { return nil }
+            return ("If-Match", "\"\(etag)\"")
+        }
+    }
+}
+
 /// What a PutObject reply tells.
 public struct PutReply: Sendable, Equatable {
     public var etag: String
@@ -93,10 +106,12 @@ extension S3Client {
     /// PutObject, answering with what the reply tells: the ETag and who answered (`Server`).
     public func putObjectReply(
         bucket: String, key: String, body: RequestBody, checksum: PayloadChecksum?,
-        attributes: ObjectAttributes = .init(), onProgress: (@Sendable (Int64) -> Void)? = nil
+        attributes: ObjectAttributes = .init(), condition: WriteCondition? = nil,
+        onProgress: (@Sendable (Int64) -> Void)? = nil
     ) async throws(S3ClientError) -> PutReply {
         var headers = attributes.headers
         if let checksum { headers.append(checksum.header) }
+        if let condition = condition?.header { headers.append(condition) }
         let call = Call(
             method: "PUT", bucket: bucket, key: key, headers: headers, body: body,
             payload: Self.payload(for: body), onProgress: onProgress)

@@ -58,6 +58,10 @@ public final class UploadQueue: Sendable {
     public let service: UploadService
     public let policy: JobRetryPolicy
     let writer: StoreWriter
+    /// What each job's key must hold when it is written, as its enqueue found (`WriteCondition`);
+    /// a job queued by an earlier run and not enqueued again in this one carries none.
+    /// (A nil value is decided too: `--overwrite` sends no condition.)
+    private let conditions = Mutex<[UUID: WriteCondition?]>([:])
 
     /// Each request already retries a few times with backoff (`RequestRetryPolicy`); a job that
     /// still fails gets one more go in the run (a multipart upload resumes from its parts).
@@ -79,15 +83,22 @@ public final class UploadQueue: Sendable {
 
     /// Checks the file and queues it. Bad input (missing file, FIFO, bad key) throws before
     /// anything is written; a job already queued for the same file is reused.
-    public func enqueue(_ request: PushRequest, intent: EnqueueIntent = .asked) async throws -> EnqueueResult {
-        try await enqueue([request], intent: intent)[0].get()
+    public func enqueue(
+        _ request: PushRequest, intent: EnqueueIntent = .asked, replace: ReplacePolicy = .guarded
+    ) async throws -> EnqueueResult {
+        try await enqueue([request], intent: intent, replace: replace)[0].get()
+    }
+
+    /// Notes what a job's key must hold when this run writes it (sync's enqueue).
+    public func expect(_ condition: WriteCondition?, for id: UUID) {
+        conditions.withLock { _ = $0.updateValue(condition, forKey: id) }
     }
 
     /// Checks and queues many files with one store commit. Each result is the queued job with
     /// what this run may do with it, or why that file was refused (nothing written for it);
     /// a store failure throws and queues nothing.
     public func enqueue(
-        _ requests: [PushRequest], intent: EnqueueIntent = .asked
+        _ requests: [PushRequest], intent: EnqueueIntent = .asked, replace: ReplacePolicy = .guarded
     ) async throws(StoreError) -> [Result<EnqueueResult, any Error>] {
         var results: [Result<EnqueueResult, any Error>] = []
         var accepted: [(index: Int, job: UploadJob)] = []
@@ -108,9 +119,12 @@ public final class UploadQueue: Sendable {
         }
         guard !accepted.isEmpty else { return results }
         let jobs = accepted.map(\.job)
-        let stored = try await writer.perform { store throws(StoreError) in try store.enqueue(jobs, intent: intent) }
+        let stored = try await writer.perform { store throws(StoreError) in
+            try store.enqueue(jobs, intent: intent, replace: replace)
+        }
         for (entry, outcome) in zip(accepted, stored) {
             results[entry.index] = .success(outcome)
+            if outcome.disposition == .ready { expect(outcome.condition, for: outcome.job.id) }
             if let abandoned = outcome.abandonedUploadID {
                 await abort(bucket: outcome.job.bucket, key: outcome.job.key, uploadID: abandoned)
             }
@@ -153,6 +167,15 @@ public final class UploadQueue: Sendable {
             } catch {
                 summary.value.withLock { $0.stoppedBy = Failure(error, subject: nil) }
                 return summary.value.withLock { $0 }
+            }
+        }
+        // Jobs this process did not enqueue (retry) are guarded as their store says.
+        let unguarded = runnable.filter { job in !conditions.withLock { $0.keys.contains(job.id) } }
+        if !unguarded.isEmpty,
+            let found = try? await writer.perform({ store throws(StoreError) in try store.writeConditions(for: unguarded) })
+        {
+            conditions.withLock { decided in
+                for (id, condition) in found where decided[id] == nil { decided[id] = .some(condition) }
             }
         }
         let jobs = runnable
@@ -272,7 +295,7 @@ public final class UploadQueue: Sendable {
                 objectAttributes.contentType = job.contentType
                 let outcome = try await resumableUploader.upload(
                     file, bucket: job.bucket, key: job.key, attributes: objectAttributes, checkpoint: checkpoint,
-                    journal: driver)
+                    journal: driver, condition: conditions.withLock { $0[job.id] ?? nil })
                 let item = UploadItem(
                     fileName: FilePath.name(job.path), fileSize: outcome.size, r2Key: outcome.key, uploadDate: Date(),
                     publicURL: publicURL, bucket: job.bucket, etag: outcome.etag)
@@ -450,7 +473,9 @@ public final class UploadQueue: Sendable {
     private var resumableUploader: FileUploader {
         var settings = service.uploader.settings
         settings.keepPartsOnFailure = true
-        return FileUploader(client: service.client, settings: settings, slots: service.uploader.slots, retry: service.uploader.retry)
+        return FileUploader(
+            client: service.client, settings: settings, slots: service.uploader.slots, retry: service.uploader.retry,
+            profile: service.uploader.profile)
     }
 
     /// Renews this process's leases every `JobLease.heartbeatInterval` and writes the bytes

@@ -14,6 +14,7 @@ enum Schema {
         migrator.registerMigration("v3-leases", migrate: v3Leases)
         migrator.registerMigration("v4-deletions", migrate: v4Deletions)
         migrator.registerMigration("v5-audio", migrate: v5Audio)
+        migrator.registerMigration("v6-track-keys", migrate: v6TrackKeys)
         return migrator
     }
 
@@ -148,6 +149,14 @@ enum Schema {
                 metadata TEXT NOT NULL,
                 PRIMARY KEY (bucket, "key")
             ) WITHOUT ROWID;
+            """)
+    }
+
+    /// Which track holds each key (issue 14): enqueue asks it for every file before sending,
+    /// so an upload never replaces another track's object.
+    private static func v6TrackKeys(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE INDEX tracks_on_key ON tracks(bucket, "key") WHERE "key" IS NOT NULL;
             """)
     }
 }

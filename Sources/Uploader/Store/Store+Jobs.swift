@@ -11,25 +11,31 @@ public struct EnqueueResult: Sendable, Equatable {
     public var abandonedUploadID: String?
     /// Whether this run may upload it now.
     public var disposition: JobDisposition = .ready
+    /// What the write must find at the key (nil: nothing checked, `--overwrite`).
+    public var condition: WriteCondition?
 }
 
 extension Store {
     /// Queues an upload. An unfinished job for the same path, bucket and key is reused, not
     /// duplicated; if the file's size or mtime moved since, that job starts over as staged.
     @discardableResult
-    public func enqueue(_ job: UploadJob, intent: EnqueueIntent = .asked) throws(StoreError) -> EnqueueResult {
+    public func enqueue(
+        _ job: UploadJob, intent: EnqueueIntent = .asked, replace: ReplacePolicy = .guarded
+    ) throws(StoreError) -> EnqueueResult {
         let time = now()
-        return try write { db in try Self.enqueue(db, job, at: time, intent: intent) }
+        return try write { db in try Self.enqueue(db, job, at: time, intent: intent, replace: replace) }
     }
 
     /// Queues many jobs in one transaction, each as `enqueue(_:)` does, and records each
     /// file's size and mtime on its track (created when new): one commit for a whole folder.
-    public func enqueue(_ jobs: [UploadJob], intent: EnqueueIntent = .asked) throws(StoreError) -> [EnqueueResult] {
+    public func enqueue(
+        _ jobs: [UploadJob], intent: EnqueueIntent = .asked, replace: ReplacePolicy = .guarded
+    ) throws(StoreError) -> [EnqueueResult] {
         let time = now()
         return try write { db in
             try jobs.map { job in
                 try Self.noteTrackFile(db, path: job.path, size: job.length, mtimeNs: job.mtimeNs, at: time, onlyIfChanged: true)
-                return try Self.enqueue(db, job, at: time, intent: intent)
+                return try Self.enqueue(db, job, at: time, intent: intent, replace: replace)
             }
         }
     }
@@ -37,8 +43,87 @@ extension Store {
     /// The one enqueue of push, sync and watch: reuses the unfinished job of the same file and
     /// key, leaves it to a live process that holds it, honours its retry rules (`intent`), and
     /// leases what this run will upload. Every state change goes through the job's machine.
+    /// A key that holds another track's upload refuses the file here, in the same transaction
+    /// as the queueing, so two processes cannot both pass the check (`replace` says otherwise).
     static func enqueue(
-        _ db: Database, _ job: UploadJob, at time: Date, intent: EnqueueIntent, owner: ProcessIdentity = .current
+        _ db: Database, _ job: UploadJob, at time: Date, intent: EnqueueIntent, replace: ReplacePolicy = .guarded,
+        owner: ProcessIdentity = .current
+    ) throws -> EnqueueResult {
+        let condition: WriteCondition?
+        switch try Self.keyClaim(db, bucket: job.bucket, key: job.key, path: job.path) {
+        case .other(let otherPath) where replace == .guarded:
+            let conflict = KeyConflict(
+                key: job.key, otherPath: otherPath, uploadedAt: try Self.lastUploadDate(db, bucket: job.bucket, key: job.key))
+            // Nothing is queued: the track shows the refusal until a push with --overwrite or another key.
+            try db.cachedStatement(sql: "UPDATE tracks SET uploadState = 'error', lastError = ?, updatedAt = ? WHERE path = ?")
+                .execute(arguments: ["\(job.path): \(conflict.description)", StoreDate.text(time), job.path])
+            return EnqueueResult(job: job, isNew: false, abandonedUploadID: nil, disposition: .conflict(conflict))
+        case .own(let etag) where replace == .guarded:
+            condition = etag.map(WriteCondition.etag)
+        case .own, .other, .none:
+            condition = replace == .overwrite ? nil : .absent
+        }
+        var wroteBefore = false
+        var result = try Self.enqueueClaimed(db, job, at: time, intent: intent, owner: owner, wroteBefore: &wroteBefore)
+        // A run killed between the server's answer and its record left its own object at a key
+        // no track claims yet: If-None-Match would refuse the file's own bytes. That job is sent
+        // unconditioned once, as before this guard.
+        result.condition = wroteBefore && condition == .absent && replace == .guarded ? nil : condition
+        return result
+    }
+
+    /// Who holds a key, as the store knows it.
+    private enum KeyClaim {
+        case none
+        /// This track's upload, with the ETag it recorded.
+        case own(etag: String?)
+        case other(path: String)
+    }
+
+    /// One cached query on `tracks_on_key`: each file of a push asks it.
+    private static func keyClaim(_ db: Database, bucket: String, key: String, path: String) throws -> KeyClaim {
+        let rows = try Row.fetchAll(
+            db.cachedStatement(sql: #"SELECT path, etag FROM tracks WHERE bucket = ? AND "key" = ? LIMIT 2"#),
+            arguments: [bucket, key])
+        // Bytes, not String ==: an NFD path and its NFC twin are two files (and two tracks).
+        let own = Array(path.utf8)
+        if let other = rows.first(where: { ($0["path"] as String?).map { Array($0.utf8) } != own }),
+            let otherPath = other["path"] as String?
+        {
+            return .other(path: otherPath)
+        }
+        if let own = rows.first { return .own(etag: own["etag"] as String?) }
+        return .none
+    }
+
+    /// The conditions for jobs queued by an earlier run and run again (`r2up retry`): the ETag
+    /// the track wrote at its key, else an empty key. A key another track holds gets
+    /// `If-None-Match: *` too: its object is there, so the server refuses the write.
+    public func writeConditions(for jobs: [UploadJob]) throws(StoreError) -> [UUID: WriteCondition] {
+        try read { db in
+            var conditions: [UUID: WriteCondition] = [:]
+            for job in jobs {
+                if case .own(let etag?) = try Self.keyClaim(db, bucket: job.bucket, key: job.key, path: job.path) {
+                    conditions[job.id] = .etag(etag)
+                } else {
+                    conditions[job.id] = .absent
+                }
+            }
+            return conditions
+        }
+    }
+
+    /// When the latest upload to a key finished (history), for a conflict's message.
+    private static func lastUploadDate(_ db: Database, bucket: String, key: String) throws -> Date? {
+        try Date.fetchOne(
+            db, sql: "SELECT uploadDate FROM history WHERE bucket = ? AND r2Key = ? ORDER BY uploadDate DESC LIMIT 1",
+            arguments: [bucket, key])
+    }
+
+    /// `enqueue` once the key is known to be this file's to write.
+    private static func enqueueClaimed(
+        _ db: Database, _ job: UploadJob, at time: Date, intent: EnqueueIntent, owner: ProcessIdentity,
+        wroteBefore: inout Bool
     ) throws -> EnqueueResult {
         let sql = """
             SELECT * FROM jobs WHERE path = ? AND bucket = ? AND "key" = ? AND state != 'completed'
@@ -51,6 +136,7 @@ extension Store {
             try Self.insertJob(db, job)
             return EnqueueResult(job: job, isNew: true, abandonedUploadID: nil)
         }
+        wroteBefore = existing.state == .uploading || existing.state == .verifying
         if let lease = existing.lease, lease.owner != owner, lease.isLive(now: time) {
             return EnqueueResult(job: existing, isNew: false, abandonedUploadID: nil, disposition: .heldBy(pid: lease.owner.pid))
         }

@@ -10,6 +10,17 @@ public enum EnqueueIntent: Sendable, Equatable {
     case scheduled
 }
 
+/// Whether an upload may replace an object at its key.
+public enum ReplacePolicy: Sendable, Equatable {
+    /// The default: never another track's object (refused before sending, and on the server
+    /// with `If-None-Match: *`, or `If-Match` on the object this track wrote).
+    case guarded
+    /// `--overwrite`: replace whatever is there; no condition is sent.
+    case overwrite
+    /// `--no-clobber`: never replace an existing object, whoever wrote it.
+    case noClobber
+}
+
 /// What a run may do with a queued job.
 public enum JobDisposition: Sendable, Equatable {
     /// This run holds it: upload it.
@@ -20,6 +31,36 @@ public enum JobDisposition: Sendable, Equatable {
     case waitsForRetry
     /// Failed, retryable from this time on.
     case waitsUntil(Date)
+    /// Refused before sending: the key holds another track's upload (`--overwrite` replaces it).
+    case conflict(KeyConflict)
+}
+
+/// Another track's upload at the key a file would go to.
+public struct KeyConflict: Sendable, Equatable, Error, CustomStringConvertible {
+    public var key: String
+    /// The file whose upload the key holds.
+    public var otherPath: String
+    /// When that upload finished, when the history has it.
+    public var uploadedAt: Date?
+
+    public init(key: String, otherPath: String, uploadedAt: Date?) {
+        self.key = key
+        self.otherPath = otherPath
+        self.uploadedAt = uploadedAt
+    }
+
+    public var description: String {
+        let when = uploadedAt.map { " uploaded \(StoreDate.text($0).prefix(16)) UTC" } ?? ""
+        return "the key '\(key)' holds \(otherPath)\(when); not sent (--overwrite replaces it, --key or --prefix picks another key)"
+    }
+}
+
+/// The precondition a write carries so the server refuses to replace what r2up does not expect.
+public enum WriteCondition: Sendable, Equatable {
+    /// The key must be empty (`If-None-Match: *`).
+    case absent
+    /// The key must hold this ETag, the one this track wrote (`If-Match`).
+    case etag(String)
 }
 
 extension Store {

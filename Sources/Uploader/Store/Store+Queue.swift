@@ -82,6 +82,13 @@ extension Store {
             """).execute(arguments: [
                 job.path, job.length, job.mtimeNs, job.bucket, job.key, historyItem.etag, StoreDate.text(time),
             ])
+        // The object is this track's now: a track whose upload it replaced (--overwrite) no
+        // longer claims it and shows as not uploaded; its history row stays.
+        try db.cachedStatement(sql: """
+            UPDATE tracks SET bucket = NULL, "key" = NULL, etag = NULL,
+                uploadState = CASE WHEN uploadState = 'uploaded' THEN 'none' ELSE uploadState END, updatedAt = ?
+            WHERE bucket = ? AND "key" = ? AND path != ?
+            """).execute(arguments: [StoreDate.text(time), job.bucket, job.key, job.path])
     }
 
     /// `r2up retry ID…`: failed jobs go back in the queue (initiated when their multipart

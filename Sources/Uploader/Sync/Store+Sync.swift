@@ -77,11 +77,15 @@ extension Store {
     /// - Returns: the jobs to run, those that wait, and multipart uploads abandoned by restaged
     ///   jobs (abort them).
     public func enqueueSync(
-        _ uploads: [SyncUpload], bucket: String, intent: EnqueueIntent = .scheduled
-    ) throws(StoreError) -> (jobs: [UploadJob], waiting: [(job: UploadJob, disposition: JobDisposition)], abandoned: [(key: String, uploadID: String)]) {
+        _ uploads: [SyncUpload], bucket: String, intent: EnqueueIntent = .scheduled, replace: ReplacePolicy = .guarded
+    ) throws(StoreError) -> (
+        jobs: [UploadJob], waiting: [(job: UploadJob, disposition: JobDisposition)],
+        abandoned: [(key: String, uploadID: String)], conditions: [UUID: WriteCondition?]
+    ) {
         let time = now()
         return try write { db in
             var jobs: [UploadJob] = []
+            var conditions: [UUID: WriteCondition?] = [:]
             var waiting: [(job: UploadJob, disposition: JobDisposition)] = []
             var abandoned: [(String, String)] = []
             for upload in uploads {
@@ -93,15 +97,16 @@ extension Store {
                     UploadJob(
                         path: file.path, bucket: bucket, key: upload.key, contentType: upload.contentType,
                         length: file.size, mtimeNs: file.mtimeNs, createdAt: time),
-                    at: time, intent: intent)
+                    at: time, intent: intent, replace: replace)
                 if let uploadID = queued.abandonedUploadID { abandoned.append((upload.key, uploadID)) }
                 if queued.disposition == .ready {
                     jobs.append(queued.job)
+                    conditions.updateValue(queued.condition, forKey: queued.job.id)
                 } else {
                     waiting.append((queued.job, queued.disposition))
                 }
             }
-            return (jobs, waiting, abandoned)
+            return (jobs, waiting, abandoned, conditions)
         }
     }
 

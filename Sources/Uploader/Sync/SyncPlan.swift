@@ -109,10 +109,7 @@ public struct SyncPlan: Sendable {
                 let paths = candidates.map(\.file.path).sorted()
                 for path in paths {
                     rejected.append(SyncFailure(
-                        path: path, key: key,
-                        error: keyFor == nil
-                            ? "\(paths.count) files map to the key '\(key)' (names that differ only in Unicode normalisation); rename one"
-                            : "\(paths.joined(separator: " and ")) map to the key '\(key)' with --key-template; tag them apart or change the template"))
+                        path: path, key: key, error: Self.clashMessage(paths: paths, key: key, templated: keyFor != nil)))
                 }
             } else if key.utf8.count > ObjectKey.maximumBytes {
                 rejected.append(SyncFailure(
@@ -129,6 +126,29 @@ public struct SyncPlan: Sendable {
             cloudOnly = remote.values.filter { !localKeys.contains($0.key) && !$0.key.hasSuffix("/") }.sorted { $0.key < $1.key }
         }
         localKeys = []
+    }
+
+    /// Keys that more than one file maps to, with those files (sorted); keys compared as
+    /// stored (NFC), so an NFD name and its NFC twin clash. push refuses these as sync does.
+    public static func keyClashes(_ entries: [(path: String, key: String)]) -> [(key: String, paths: [String])] {
+        var byKey: [String: [String]] = [:]
+        for entry in entries {
+            let key = ObjectKey.nfc(entry.key)
+            // The same file named twice is one upload, not a clash. Bytes, not String ==.
+            if byKey[key]?.contains(where: { Array($0.utf8) == Array(entry.path.utf8) }) == true { continue }
+            byKey[key, default: []].append(entry.path)
+        }
+        // Paths in byte order: an NFC name and its NFD twin are equal as Swift Strings.
+        return byKey.filter { $0.value.count > 1 }
+            .map { (key: $0.key, paths: $0.value.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }) }
+            .sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+    }
+
+    /// Why files that map to one key are refused.
+    public static func clashMessage(paths: [String], key: String, templated: Bool) -> String {
+        templated
+            ? "\(paths.joined(separator: " and ")) map to the key '\(key)' with --key-template; tag them apart or change the template"
+            : "\(paths.joined(separator: " and ")) map to the key '\(key)' (names that differ only in Unicode normalisation, or a --prefix or --key that folds them together); rename one or change the prefix"
     }
 
     /// The prefix as keys use it: NFC, "" or ending in "/".

@@ -21,6 +21,8 @@ public struct SyncOptions: Sendable {
     public var tagMetadata = true
     /// Live byte counts of the uploads, for a progress display.
     public var progress: TransferProgress?
+    /// `--overwrite` / `--no-clobber`: whether an upload may replace an object at its key.
+    public var replace: ReplacePolicy = .guarded
 
     public init() {}
 }
@@ -145,9 +147,13 @@ public struct SyncRunner: Sendable {
                     file: $0.file, key: $0.key,
                     contentType: options.attributes.contentType ?? ContentType.forFile(named: $0.file.relativePath))
             },
-            bucket: service.bucket)
+            bucket: service.bucket, replace: options.replace)
+        for (id, condition) in queued.conditions { queue.expect(condition, for: id) }
         for (job, disposition) in queued.waiting {
             switch disposition {
+            case .conflict(let conflict):
+                summary.failures.append(SyncFailure(path: job.path, key: job.key, error: conflict.description))
+                summary.exitCode = max(ExitStatus(rawValue: summary.exitCode) ?? .success, .uploadFailed).rawValue
             case .waitsForRetry:
                 summary.awaitingRetry += 1
             case .waitsUntil(let date):

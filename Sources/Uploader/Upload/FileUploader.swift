@@ -72,33 +72,117 @@ public struct FileUploader: Sendable {
     public let settings: UploadSettings
     public let slots: TransferSlots
     public let retry: RequestRetryPolicy
+    /// Which server answered, learnt from the first reply's `Server` header and shared by copies.
+    public let profile: ServerProfileCache
 
     /// The checksum requests carry: the configured one, else the endpoint's default.
     var check: IntegrityCheck { settings.integrityCheck ?? IntegrityCheck.defaultCheck(for: client.endpoint) }
 
-    public init(client: S3Client, settings: UploadSettings, slots: TransferSlots, retry: RequestRetryPolicy = RequestRetryPolicy()) {
+    public init(
+        client: S3Client, settings: UploadSettings, slots: TransferSlots, retry: RequestRetryPolicy = RequestRetryPolicy(),
+        profile: ServerProfileCache = ServerProfileCache()
+    ) {
         self.client = client
         self.settings = settings
         self.slots = slots
         self.retry = retry
+        self.profile = profile
     }
 
     /// Uploads `file` to `bucket`/`key`. `checkpoint` resumes an earlier multipart upload.
+    /// `condition` is what the key must hold for the write to replace it (nil: anything).
     public func upload(
         _ file: LocalFile, bucket: String, key: String, attributes: ObjectAttributes,
-        checkpoint: MultipartCheckpoint? = nil, journal: (any UploadJournal)? = nil
+        checkpoint: MultipartCheckpoint? = nil, journal: (any UploadJournal)? = nil, condition: WriteCondition? = nil
     ) async throws(UploadError) -> UploadOutcome {
         let key = try ObjectKey.validated(key)
         if file.size <= settings.multipartThreshold && checkpoint == nil {
-            return try await putWhole(file, bucket: bucket, key: key, attributes: attributes, journal: journal)
+            return try await putWhole(
+                file, bucket: bucket, key: key, attributes: attributes, journal: journal, condition: condition)
         }
         return try await MultipartUpload(
-            uploader: self, file: file, bucket: bucket, key: key, attributes: attributes, journal: journal
+            uploader: self, file: file, bucket: bucket, key: key, attributes: attributes, journal: journal,
+            condition: condition
         ).run(checkpoint: checkpoint)
     }
 
+    /// Sends `write` with `condition`. Where the server is not known to honour it on this
+    /// request (or the condition cannot be a header), a HEAD checks it first. The track's own
+    /// object deleted behind r2up's back (an `If-Match` that finds nothing) is written again
+    /// with `If-None-Match: *`: restoring it replaces nothing.
+    func conditioned<T: Sendable>(
+        _ condition: WriteCondition?, bucket: String, key: String, multipart: Bool,
+        _ write: (WriteCondition?) async throws(UploadError) -> T
+    ) async throws(UploadError) -> T {
+        guard let condition else { return try await write(nil) }
+        let known = profile.value ?? ServerProfile.identify(endpoint: client.endpoint, serverHeader: nil)
+        if condition.header == nil || !known.honours(condition, multipart: multipart) {
+            switch try await head(bucket: bucket, key: key) {
+            case .unknown:
+                break  // HEAD not allowed: the write itself carries the condition and says what is wrong
+            case .missing:
+                return try await write(.absent)
+            case .found(let info):
+                switch condition {
+                case .absent:
+                    throw .keyConflict(key: key, reason: "already holds an object (ETag \(info.etag))")
+                case .etag(let etag) where info.etag != etag:
+                    throw .keyConflict(
+                        key: key, reason: "holds ETag \(info.etag), not \(etag) that r2up wrote: it changed behind r2up's back")
+                case .etag:
+                    break
+                }
+            }
+        }
+        do {
+            return try await write(condition)
+        } catch .keyConflict(let conflictKey, let reason) {
+            guard case .etag = condition, case .missing = try await head(bucket: bucket, key: key) else {
+                throw .keyConflict(key: conflictKey, reason: reason)
+            }
+            return try await write(.absent)
+        }
+    }
+
+    private enum Presence { case found(ObjectInfo), missing, unknown }
+
+    /// The ETag of the object at `key` when it is this file as it is (size and MD5 ETag):
+    /// what an earlier attempt whose reply was lost stored.
+    private func ownObject(_ file: LocalFile, bucket: String, key: String) async -> String? {
+        guard let info = try? await client.headObject(bucket: bucket, key: key), info.size == file.size,
+            Self.isHexMD5(info.etag), let md5 = try? file.md5Base64(offset: 0, length: file.size),
+            Self.hex(base64: md5) == info.etag.lowercased()
+        else { return nil }
+        return info.etag
+    }
+
+    /// HEAD of the key; `unknown` when the credentials may not read it (a write-only token).
+    private func head(bucket: String, key: String) async throws(UploadError) -> Presence {
+        do {
+            let info = try await withRetries("HEAD \(key)") { () throws(UploadError) -> ObjectInfo? in
+                do { return try await client.headObject(bucket: bucket, key: key) } catch { throw .s3(S3ClientError(error)) }
+            }
+            return info.map(Presence.found) ?? .missing
+        } catch .s3(.service(let failure)) where failure.status == 403 || failure.status == 400 {
+            return .unknown
+        }
+    }
+
+    /// A 412 PreconditionFailed: the condition failed, the object is not replaced.
+    static func conflict(_ error: S3ClientError, key: String, condition: WriteCondition?) -> UploadError {
+        guard case .service(let failure) = error, failure.status == 412, let condition else { return .s3(error) }
+        switch condition {
+        case .absent:
+            return .keyConflict(key: key, reason: "already holds an object (412 PreconditionFailed)")
+        case .etag(let etag):
+            return .keyConflict(
+                key: key, reason: "no longer holds ETag \(etag) that r2up wrote: it changed behind r2up's back (412 PreconditionFailed)")
+        }
+    }
+
     private func putWhole(
-        _ file: LocalFile, bucket: String, key: String, attributes: ObjectAttributes, journal: (any UploadJournal)?
+        _ file: LocalFile, bucket: String, key: String, attributes: ObjectAttributes, journal: (any UploadJournal)?,
+        condition: WriteCondition?
     ) async throws(UploadError) -> UploadOutcome {
         let checksum = try check.checksum(of: file, offset: 0, length: file.size)
         let sent = ByteCounter()
@@ -109,9 +193,10 @@ public struct FileUploader: Sendable {
             uploads += 1
             let reply = try await putOnce(
                 file, bucket: bucket, key: key, attributes: attributes, checksum: checksum, sent: sent, retrying: &retrying,
-                journal: journal)
+                journal: journal, condition: condition)
             let etag = reply.etag
             let profile = ServerProfile.identify(endpoint: client.endpoint, serverHeader: reply.server)
+            if reply.server != nil || profile != .unknown { self.profile.learn(profile) }
             do throws(UploadError) {
                 // Where a single-PUT ETag is the hex MD5 of the stored bytes, it must match the MD5 r2up sent.
                 if profile.singlePutETagIsMD5, case .md5(let sentMD5) = checksum, let md5 = Self.hex(base64: sentMD5),
@@ -135,9 +220,11 @@ public struct FileUploader: Sendable {
     /// One PUT of the whole file, with request retries; the file must not have moved since it was hashed.
     private func putOnce(
         _ file: LocalFile, bucket: String, key: String, attributes: ObjectAttributes, checksum: PayloadChecksum,
-        sent: ByteCounter, retrying: inout Bool, journal: (any UploadJournal)?
+        sent: ByteCounter, retrying: inout Bool, journal: (any UploadJournal)?, condition: WriteCondition?
     ) async throws(UploadError) -> PutReply {
-        let reply = try await withRetries("PUT \(key)") { () throws(UploadError) -> PutReply in
+        let reply = try await conditioned(condition, bucket: bucket, key: key, multipart: false) {
+            (condition) throws(UploadError) -> PutReply in
+            try await withRetries("PUT \(key)") { () throws(UploadError) -> PutReply in
             // Opened and hashed a moment ago; a retry comes later, when the file may have moved.
             if retrying { guard file.isUnchanged() else { throw .fileChanged(file.path) } }
             retrying = true
@@ -146,12 +233,23 @@ public struct FileUploader: Sendable {
                 do {
                     let reply = try await client.putObjectReply(
                         bucket: bucket, key: key, body: body, checksum: checksum, attributes: attributes,
-                        onProgress: { journal?.progress(bytesSent: $0) })
+                        condition: condition, onProgress: { journal?.progress(bytesSent: $0) })
                     sent.add(file.size)
                     return reply
                 } catch {
-                    throw .s3(S3ClientError(error))
+                    let failure = S3ClientError(error)
+                    // An attempt whose reply was lost (this request's retry, or the job's) may have
+                    // stored these very bytes, and the condition now refuses them: an object with
+                    // the file's size and MD5 is this file, and nothing is replaced.
+                    if condition != nil, case .service(let refused) = failure, refused.status == 412,
+                        let etag = await ownObject(file, bucket: bucket, key: key)
+                    {
+                        sent.add(file.size)
+                        return PutReply(etag: etag, server: nil)
+                    }
+                    throw Self.conflict(failure, key: key, condition: condition)
                 }
+            }
             }
         }
         // The bytes were hashed before sending; if the file moved on since, what was stored may be torn.
@@ -218,6 +316,16 @@ public struct FileUploader: Sendable {
             }
         }
     }
+}
+
+/// The server profile learnt from a reply, shared by the uploads of a run.
+public final class ServerProfileCache: Sendable {
+    private let state = Mutex<ServerProfile?>(nil)
+
+    public init() {}
+
+    var value: ServerProfile? { state.withLock { $0 } }
+    func learn(_ profile: ServerProfile) { state.withLock { $0 = profile } }
 }
 
 /// A thread-safe running total.

@@ -11,6 +11,8 @@ struct MultipartUpload: Sendable {
     let key: String
     let attributes: ObjectAttributes
     let journal: (any UploadJournal)?
+    /// What the key must hold when the upload completes (nil: anything).
+    let condition: WriteCondition?
 
     private var client: S3Client { uploader.client }
 
@@ -51,11 +53,25 @@ struct MultipartUpload: Sendable {
                 throw UploadError.verificationFailed(key: key, reason: "the parts do not add up to the file")
             }
             do { try await journal?.bodySent() } catch { throw UploadError.store(error) }
-            let etag = try await uploader.withRetries("CompleteMultipartUpload \(key)") { () throws(UploadError) -> String in
-                do {
-                    return try await client.completeMultipartUpload(bucket: bucket, key: key, uploadID: uploadID, parts: parts)
-                } catch {
-                    throw .s3(S3ClientError(error))
+            let etag = try await uploader.conditioned(condition, bucket: bucket, key: key, multipart: true) {
+                (condition) throws(UploadError) -> String in
+                try await uploader.withRetries("CompleteMultipartUpload \(key)") { () throws(UploadError) -> String in
+                    do {
+                        return try await client.completeMultipartUpload(
+                            bucket: bucket, key: key, uploadID: uploadID, parts: parts, condition: condition)
+                    } catch {
+                        let failure = S3ClientError(error)
+                        // An attempt before completed it and its reply was lost: the object carries
+                        // these parts' multipart ETag.
+                        if condition != nil, case .service(let refused) = failure, refused.status == 412,
+                            let expected = Self.multipartETag(parts.map(\.etag)),
+                            let info = try? await client.headObject(bucket: bucket, key: key), info.etag == expected,
+                            info.size == file.size
+                        {
+                            return info.etag
+                        }
+                        throw FileUploader.conflict(failure, key: key, condition: condition)
+                    }
                 }
             }
             try await uploader.verify(bucket: bucket, key: key, size: file.size, etag: nil)

@@ -16,9 +16,23 @@ public struct ServerProfile: Sendable, Equatable {
     public var conditionalIfNoneMatch: Bool
     /// `If-Match: ETAG` on PUT refuses when the object changed (412).
     public var conditionalIfMatch: Bool
+    /// The same two headers honoured on CompleteMultipartUpload (412), measured apart: moto
+    /// honours `If-None-Match` there and ignores `If-Match`.
+    public var conditionalCompleteIfNoneMatch: Bool
+    public var conditionalCompleteIfMatch: Bool
     /// A single PUT's ETag is always the hex MD5 of the stored bytes (not where server-side
     /// encryption may change it: S3's SSE-KMS and SSE-C, MinIO's encryption).
     public var singlePutETagIsMD5: Bool
+
+    /// Whether a write carrying `condition` is refused by this server when the condition fails.
+    public func honours(_ condition: WriteCondition, multipart: Bool) -> Bool {
+        switch (condition, multipart) {
+        case (.absent, false): conditionalIfNoneMatch
+        case (.etag, false): conditionalIfMatch
+        case (.absent, true): conditionalCompleteIfNoneMatch
+        case (.etag, true): conditionalCompleteIfMatch
+        }
+    }
 
     /// Whether a request carrying `check` is refused by this server when its body was damaged.
     public func verifies(_ check: IntegrityCheck) -> Bool {
@@ -32,27 +46,36 @@ public struct ServerProfile: Sendable, Equatable {
     /// Cloudflare R2: Content-MD5 (its default here); `x-amz-checksum-*` has a history of 501 (PEERS §3).
     public static let r2 = ServerProfile(
         name: "Cloudflare R2", verifiesContentMD5: true, verifiesCRC32: false, verifiesCRC32C: false,
-        conditionalIfNoneMatch: true, conditionalIfMatch: true, singlePutETagIsMD5: true)
+        conditionalIfNoneMatch: true, conditionalIfMatch: true, conditionalCompleteIfNoneMatch: true,
+        conditionalCompleteIfMatch: true, singlePutETagIsMD5: true)
     /// Amazon S3 (documented: every checksum is verified; conditional writes since 2024).
     public static let amazonS3 = ServerProfile(
         name: "Amazon S3", verifiesContentMD5: true, verifiesCRC32: true, verifiesCRC32C: true,
-        conditionalIfNoneMatch: true, conditionalIfMatch: true, singlePutETagIsMD5: false)
-    /// SeaweedFS 4.48, measured (scripts/seaweedfs.sh).
+        conditionalIfNoneMatch: true, conditionalIfMatch: true, conditionalCompleteIfNoneMatch: true,
+        conditionalCompleteIfMatch: true, singlePutETagIsMD5: false)
+    /// SeaweedFS 4.48, measured (scripts/seaweedfs.sh; conditional CompleteMultipartUpload
+    /// with boto3 on 2026-11-24: both refused with 412, the old object kept).
     public static let seaweedFS = ServerProfile(
         name: "SeaweedFS", verifiesContentMD5: true, verifiesCRC32: true, verifiesCRC32C: true,
-        conditionalIfNoneMatch: true, conditionalIfMatch: true, singlePutETagIsMD5: true)
-    /// MinIO (documented: verifies Content-MD5 and x-amz-checksum-*; conditional writes).
+        conditionalIfNoneMatch: true, conditionalIfMatch: true, conditionalCompleteIfNoneMatch: true,
+        conditionalCompleteIfMatch: true, singlePutETagIsMD5: true)
+    /// MinIO (documented: verifies Content-MD5 and x-amz-checksum-*; conditional PUTs; the
+    /// completion's conditions are not measured, so a HEAD checks first).
     public static let minIO = ServerProfile(
         name: "MinIO", verifiesContentMD5: true, verifiesCRC32: true, verifiesCRC32C: true,
-        conditionalIfNoneMatch: true, conditionalIfMatch: true, singlePutETagIsMD5: false)
-    /// moto 5.2 (`moto_server`), measured: it stores a damaged body whatever checksum came with it.
+        conditionalIfNoneMatch: true, conditionalIfMatch: true, conditionalCompleteIfNoneMatch: false,
+        conditionalCompleteIfMatch: false, singlePutETagIsMD5: false)
+    /// moto 5.2 (`moto_server`), measured: it stores a damaged body whatever checksum came with it,
+    /// and completes a multipart upload over a wrong `If-Match` (2026-11-24).
     public static let moto = ServerProfile(
         name: "moto", verifiesContentMD5: false, verifiesCRC32: false, verifiesCRC32C: false,
-        conditionalIfNoneMatch: true, conditionalIfMatch: true, singlePutETagIsMD5: true)
+        conditionalIfNoneMatch: true, conditionalIfMatch: true, conditionalCompleteIfNoneMatch: true,
+        conditionalCompleteIfMatch: false, singlePutETagIsMD5: true)
     /// A server not recognised: nothing is assumed verified, so every single PUT gets its HEAD.
     public static let unknown = ServerProfile(
         name: "S3-compatible", verifiesContentMD5: false, verifiesCRC32: false, verifiesCRC32C: false,
-        conditionalIfNoneMatch: false, conditionalIfMatch: false, singlePutETagIsMD5: false)
+        conditionalIfNoneMatch: false, conditionalIfMatch: false, conditionalCompleteIfNoneMatch: false,
+        conditionalCompleteIfMatch: false, singlePutETagIsMD5: false)
 
     /// The profile for an endpoint, from its host and, failing that, the `Server` header of a reply.
     public static func identify(endpoint: S3Endpoint, serverHeader: String?) -> ServerProfile {

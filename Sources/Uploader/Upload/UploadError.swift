@@ -15,6 +15,9 @@ public enum UploadError: Error, Sendable, Equatable, CustomStringConvertible {
     case s3(S3ClientError)
     /// The store could not record a step of the upload (the database, not the file).
     case store(StoreError)
+    /// The key holds an object this upload must not replace (another track's, one changed
+    /// behind r2up's back, or any with `--no-clobber`); nothing was replaced.
+    case keyConflict(key: String, reason: String)
 
     public var description: String {
         switch self {
@@ -29,6 +32,7 @@ public enum UploadError: Error, Sendable, Equatable, CustomStringConvertible {
         case .verificationFailed(let key, let reason): return "\(key): the stored object does not match: \(reason)"
         case .s3(let error): return error.description
         case .store(let error): return error.description
+        case .keyConflict(let key, let reason): return "the key '\(key)' \(reason); not replaced (--overwrite replaces it)"
         }
     }
 }

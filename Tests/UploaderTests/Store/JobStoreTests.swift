@@ -14,7 +14,7 @@ struct JobStoreTests {
         let result = try store.enqueue(job)
         var leased = job
         leased.lease = JobLease(owner: .current, heartbeatAt: Sample.date)
-        #expect(result == EnqueueResult(job: leased, isNew: true, abandonedUploadID: nil))
+        #expect(result == EnqueueResult(job: leased, isNew: true, abandonedUploadID: nil, condition: .absent))
         #expect(try store.job(id: job.id) == leased)
         #expect(try store.job(id: UUID()) == nil)
         let idText = try store.rawRead { db in try String.fetchOne(db, sql: "SELECT id FROM jobs") }
@@ -144,5 +144,43 @@ struct JobStoreTests {
         #expect(throws: StoreError.notFound("job \(clash.id)")) {
             try store.completeJob(id: clash.id, historyItem: Sample.item())
         }
+    }
+
+    @Test("a key that holds another track's upload is refused in the enqueue; --overwrite takes it over")
+    func keyHeldByAnotherTrack() throws {
+        let folder = try ScratchFolder()
+        let store = try folder.store()
+        let a = Sample.job("/music/Album A/01 - Track 1.m4a", key: "01 - Track 1.m4a")
+        let queuedA = try store.enqueue([a])[0]
+        #expect(queuedA.condition == .absent)
+        _ = try store.completeJob(id: a.id, historyItem: Sample.item("01 - Track 1.m4a", key: a.key, etag: "etag-a"))
+
+        let b = Sample.job("/music/Album B/01 - Track 1.m4a", key: "01 - Track 1.m4a")
+        let refused = try store.enqueue([b])[0]
+        #expect(refused.disposition == .conflict(KeyConflict(key: b.key, otherPath: a.path, uploadedAt: Sample.date)))
+        #expect(try store.job(id: b.id) == nil)
+        let trackB = try #require(try store.track(path: b.path))
+        #expect(trackB.uploadState == .error)
+        #expect(trackB.lastError == "\(b.path): the key '01 - Track 1.m4a' holds \(a.path) uploaded 2025-06-15 15:06 UTC; not sent (--overwrite replaces it, --key or --prefix picks another key)")
+
+        // The same track again: it may replace only the object it wrote.
+        let again = Sample.job(a.path, key: a.key, length: 1)
+        #expect(try store.enqueue([again])[0].condition == .etag("etag-a"))
+        #expect(try store.enqueue([again], replace: .noClobber)[0].condition == .absent)
+
+        let overwrite = try store.enqueue([b], replace: .overwrite)[0]
+        #expect(overwrite.disposition == .ready)
+        #expect(overwrite.condition == nil)
+        _ = try store.completeJob(id: overwrite.job.id, historyItem: Sample.item("01 - Track 1.m4a", key: b.key, etag: "etag-b"))
+        let trackA = try #require(try store.track(path: a.path))
+        #expect(trackA.key == nil && trackA.bucket == nil && trackA.etag == nil)
+        #expect(try store.track(path: b.path)?.key == b.key)
+        #expect(try store.uploadCount() == 2)
+        // The index the check uses.
+        let plan = try store.rawRead { db in
+            try Row.fetchAll(db, sql: #"EXPLAIN QUERY PLAN SELECT path, etag FROM tracks WHERE bucket = ? AND "key" = ? LIMIT 2"#, arguments: ["tracks", "k"])
+                .map { $0["detail"] as String? ?? "" }
+        }
+        #expect(plan.contains { $0.contains("tracks_on_key") }, "\(plan)")
     }
 }

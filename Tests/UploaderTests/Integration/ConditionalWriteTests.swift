@@ -1,0 +1,103 @@
+import Foundation
+import SigV4
+import Testing
+
+@testable import Uploader
+
+/// Item 3 of issue 14: the server guards the key too. `If-None-Match: *` on a key r2up never
+/// wrote, `If-Match` on one the track wrote; a 412 is a conflict, never retried, never an
+/// overwrite. Against the real SeaweedFS, the bytes read back with boto3.
+@Suite("Conditional writes against a real S3 server")
+struct ConditionalWriteTests {
+    /// An uploader that already knows it talks to SeaweedFS (as after a first reply), so the
+    /// conditions go to the server with no HEAD first: what answers is the server's 412.
+    static func uploader(_ service: UploadService, knowing profile: ServerProfile?) -> FileUploader {
+        let cache = ServerProfileCache()
+        if let profile { cache.learn(profile) }
+        return FileUploader(
+            client: service.client, settings: service.uploader.settings, slots: service.uploader.slots,
+            retry: service.uploader.retry, profile: cache)
+    }
+
+    @Test("a failed condition is a conflict and the object is untouched", arguments: [false, true])
+    func serverRefuses(multipart: Bool) async throws {
+        let server = try TestServer.require()
+        let service = try server.service()
+        let directory = try TestDirectory()
+        let size = multipart ? 9 << 20 : 3000
+        let first = try directory.makeFile("first.m4a", size: size, seed: 1)
+        let second = try directory.makeFile("second.m4a", size: size, seed: 2)
+        let key = server.scratchPrefix("conditional") + "track.m4a"
+        let uploader = Self.uploader(service, knowing: .seaweedFS)
+        let written = try await uploader.upload(
+            try LocalFile(path: first.path), bucket: server.bucket, key: key, attributes: ObjectAttributes(), condition: .absent)
+        #expect(written.multipart == multipart)
+
+        for condition in [WriteCondition.absent, .etag("0123456789abcdef0123456789abcdef")] {
+            let started = ContinuousClock.now
+            do {
+                _ = try await uploader.upload(
+                    try LocalFile(path: second.path), bucket: server.bucket, key: key, attributes: ObjectAttributes(),
+                    condition: condition)
+                Issue.record("the write with \(condition) replaced the object")
+            } catch {
+                guard case .keyConflict(let conflictKey, let reason) = error else {
+                    Issue.record("expected a key conflict, got \(error)")
+                    continue
+                }
+                #expect(conflictKey == key)
+                #expect(reason.contains("412 PreconditionFailed"))
+                #expect(error.failureKind == .keyConflict)
+            }
+            // Never retried: the request-level backoff would take a second or more.
+            #expect(ContinuousClock.now - started < .seconds(multipart ? 20 : 1))
+        }
+        let stored = try await IndependentClient.fetch([key], bucket: server.bucket, server: server)
+        #expect(stored[key]?.sha256 == first.sha256)
+
+        // The ETag the track recorded: the write goes through.
+        let replaced = try await uploader.upload(
+            try LocalFile(path: second.path), bucket: server.bucket, key: key, attributes: ObjectAttributes(),
+            condition: .etag(written.etag))
+        #expect(replaced.size == Int64(size))
+        #expect(try await IndependentClient.fetch([key], bucket: server.bucket, server: server)[key]?.sha256 == second.sha256)
+        #expect(try await IndependentClient.pendingMultipartUploads(bucket: server.bucket, prefix: key, server: server).count <= 1)
+    }
+
+    @Test("where the server is not known to honour the headers, a HEAD refuses before anything is sent")
+    func headBeforeSending() async throws {
+        let server = try TestServer.require()
+        let service = try server.service()
+        let directory = try TestDirectory()
+        let first = try directory.makeFile("first.m4a", size: 2000, seed: 3)
+        let second = try directory.makeFile("second.m4a", size: 2000, seed: 4)
+        let key = server.scratchPrefix("conditional-head") + "track.m4a"
+        _ = try await Self.uploader(service, knowing: nil).upload(
+            try LocalFile(path: first.path), bucket: server.bucket, key: key, attributes: ObjectAttributes())
+        let unknown = Self.uploader(service, knowing: .unknown)
+        await #expect(throws: UploadError.keyConflict(key: key, reason: "holds ETag \(try md5Hex(first.path)), not feedfacefeedfacefeedfacefeedface that r2up wrote: it changed behind r2up's back")) {
+            _ = try await unknown.upload(
+                try LocalFile(path: second.path), bucket: server.bucket, key: key, attributes: ObjectAttributes(),
+                condition: .etag("feedfacefeedfacefeedfacefeedface"))
+        }
+        #expect(try await IndependentClient.fetch([key], bucket: server.bucket, server: server)[key]?.sha256 == first.sha256)
+    }
+
+    @Test("a conflict is permanent: neither the request nor the job retries it")
+    func conflictIsPermanent() {
+        #expect(FailureKind.keyConflict.retryClass == .permanent)
+        #expect(RequestRetryPolicy().delayBeforeRetry(.keyConflict, attempt: 1) == nil)
+        let refused = S3ClientError.service(S3ServiceError(status: 412, code: "PreconditionFailed", message: ""))
+        #expect(FileUploader.conflict(refused, key: "k", condition: .absent)
+            == .keyConflict(key: "k", reason: "already holds an object (412 PreconditionFailed)"))
+        // Without a condition sent, a 412 is whatever the server meant, not a key conflict.
+        #expect(FileUploader.conflict(refused, key: "k", condition: nil) == .s3(refused))
+        #expect(Diagnosis(UploadError.keyConflict(key: "k", reason: "already holds an object"), subject: "/m/a.m4a")
+            == Diagnosis(status: .uploadFailed, message: "/m/a.m4a: the key 'k' already holds an object; not replaced (--overwrite replaces it)"))
+    }
+
+    private func md5Hex(_ path: String) throws -> String {
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        return Digest.md5(bytes).map { String(format: "%02x", $0) }.joined()
+    }
+}
