@@ -282,7 +282,7 @@ extension BadInputRow {
             let proxy = try await HelperServer.start(
                 "faultproxy.py",
                 ["--upstream", c.server["R2UP_ENDPOINT"]!.replacingOccurrences(of: "http://", with: ""),
-                 "--script", "1=error:400:ExpiredToken", "--max-seconds", "300"])
+                 "--script", "1=error:400:ExpiredToken", "--only-methods", "PUT", "--max-seconds", "300"])
             var env = c.environment
             env["AWS_SESSION_TOKEN"] = BadInputContext.sessionToken
             env["R2UP_ENDPOINT"] = proxy.endpoint
@@ -440,7 +440,7 @@ extension BadInputRow {
             return BadInputSetup(c.push(try c.file("a.m4a")), environment: env, database: c.database)
         },
         BadInputRow(id: "server says InvalidBucketName", status: 3, phrase: "the server refused the bucket name (InvalidBucketName)") { c in
-            let proxy = try await c.proxy(["--script", "1=error:400:InvalidBucketName"])
+            let proxy = try await c.proxy(["--script", "1=error:400:InvalidBucketName", "--only-methods", "PUT"])
             var env = c.environment
             env["R2UP_ENDPOINT"] = proxy.endpoint
             return BadInputSetup(c.push(try c.file("a.m4a")), environment: env, database: c.database, helpers: [proxy])

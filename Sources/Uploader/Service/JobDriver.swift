@@ -14,6 +14,8 @@ final class JobDriver: UploadJournal, Sendable {
         var batched = false
         /// Between the start and the job's last word in this run: its track shows uploading.
         var working = false
+        /// The ETag a PUT of this run stored: a later try replaces that object, not an empty key.
+        var sentETag: String?
     }
 
     let jobID: UUID
@@ -60,6 +62,9 @@ final class JobDriver: UploadJournal, Sendable {
             return true
         }
     }
+
+    /// The ETag this run's PUT stored, if one did.
+    var sentETag: String? { state.withLock { $0.sentETag } }
 
     /// Whether any part of the multipart upload is known (sent in this run or recorded earlier).
     var hasRecordedParts: Bool { state.withLock { !($0.parts ?? []).isEmpty } }
@@ -125,8 +130,9 @@ final class JobDriver: UploadJournal, Sendable {
         }
     }
 
-    func bodySent() async throws(StoreError) {
+    func bodySent(etag: String?) async throws(StoreError) {
         let (job, batched) = state.withLock { s in
+            if let etag, !etag.isEmpty { s.sentETag = etag }
             _ = s.machine.bodySent()
             s.job.apply(s.machine)
             return (s.job, s.batched)

@@ -295,7 +295,7 @@ public final class UploadQueue: Sendable {
                 objectAttributes.contentType = job.contentType
                 let outcome = try await resumableUploader.upload(
                     file, bucket: job.bucket, key: job.key, attributes: objectAttributes, checkpoint: checkpoint,
-                    journal: driver, condition: conditions.withLock { $0[job.id] ?? nil })
+                    journal: driver, condition: writeCondition(for: driver))
                 let item = UploadItem(
                     fileName: FilePath.name(job.path), fileSize: outcome.size, r2Key: outcome.key, uploadDate: Date(),
                     publicURL: publicURL, bucket: job.bucket, etag: outcome.etag)
@@ -382,6 +382,13 @@ public final class UploadQueue: Sendable {
                 }
             }
         }
+    }
+
+    /// What the key must hold when this job writes it: as its enqueue found, unless a PUT of this
+    /// run already stored the file there (a retry after the check failed): then that object.
+    private func writeCondition(for driver: JobDriver) -> WriteCondition? {
+        guard let found = conditions.withLock({ $0[driver.jobID] ?? nil }) else { return nil }
+        return driver.sentETag.map(WriteCondition.etag) ?? found
     }
 
     private func report(

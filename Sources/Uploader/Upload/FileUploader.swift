@@ -59,9 +59,9 @@ public protocol UploadJournal: Sendable {
     func multipartStarted(uploadID: String, partSize: Int64) async throws(StoreError)
     /// A part reached the server.
     func partFinished(_ part: UploadedPart, checksum: PayloadChecksum) async throws(StoreError)
-    /// The whole body reached the server (the PUT answered, or every part did); completing
-    /// and checking the object come next.
-    func bodySent() async throws(StoreError)
+    /// The whole body reached the server (the PUT answered with `etag`, or every part did:
+    /// nil); completing and checking the object come next.
+    func bodySent(etag: String?) async throws(StoreError)
     func progress(bytesSent: Int64)
 }
 
@@ -117,7 +117,7 @@ public struct FileUploader: Sendable {
         guard let condition else { return try await write(nil) }
         let known = profile.value ?? ServerProfile.identify(endpoint: client.endpoint, serverHeader: nil)
         if condition.header == nil || !known.honours(condition, multipart: multipart) {
-            switch try await head(bucket: bucket, key: key) {
+            switch await head(bucket: bucket, key: key) {
             case .unknown:
                 break  // HEAD not allowed: the write itself carries the condition and says what is wrong
             case .missing:
@@ -137,7 +137,7 @@ public struct FileUploader: Sendable {
         do {
             return try await write(condition)
         } catch .keyConflict(let conflictKey, let reason) {
-            guard case .etag = condition, case .missing = try await head(bucket: bucket, key: key) else {
+            guard case .etag = condition, case .missing = await head(bucket: bucket, key: key) else {
                 throw .keyConflict(key: conflictKey, reason: reason)
             }
             return try await write(.absent)
@@ -149,21 +149,23 @@ public struct FileUploader: Sendable {
     /// The ETag of the object at `key` when it is this file as it is (size and MD5 ETag):
     /// what an earlier attempt whose reply was lost stored.
     private func ownObject(_ file: LocalFile, bucket: String, key: String) async -> String? {
-        guard let info = try? await client.headObject(bucket: bucket, key: key), info.size == file.size,
+        // The HEAD is retried like any request: a lost reply and a lost HEAD can come together.
+        guard case .found(let info) = await head(bucket: bucket, key: key), info.size == file.size,
             Self.isHexMD5(info.etag), let md5 = try? file.md5Base64(offset: 0, length: file.size),
             Self.hex(base64: md5) == info.etag.lowercased()
         else { return nil }
         return info.etag
     }
 
-    /// HEAD of the key; `unknown` when the credentials may not read it (a write-only token).
-    private func head(bucket: String, key: String) async throws(UploadError) -> Presence {
+    /// HEAD of the key; `unknown` when it cannot tell (a write-only token, a HEAD that fails):
+    /// then the write itself carries the condition, and its answer says what is wrong.
+    private func head(bucket: String, key: String) async -> Presence {
         do {
             let info = try await withRetries("HEAD \(key)") { () throws(UploadError) -> ObjectInfo? in
                 do { return try await client.headObject(bucket: bucket, key: key) } catch { throw .s3(S3ClientError(error)) }
             }
             return info.map(Presence.found) ?? .missing
-        } catch .s3(.service(let failure)) where failure.status == 403 || failure.status == 400 {
+        } catch {
             return .unknown
         }
     }
@@ -189,12 +191,15 @@ public struct FileUploader: Sendable {
         var retrying = false
         // A stored object that does not match (after a second HEAD) is uploaded once more before the job fails.
         var uploads = 0
+        var condition = condition
         while true {
             uploads += 1
             let reply = try await putOnce(
                 file, bucket: bucket, key: key, attributes: attributes, checksum: checksum, sent: sent, retrying: &retrying,
                 journal: journal, condition: condition)
             let etag = reply.etag
+            // Sent again below, the key holds what this PUT stored: that is what must be replaced.
+            if condition != nil, !etag.isEmpty { condition = .etag(etag) }
             let profile = ServerProfile.identify(endpoint: client.endpoint, serverHeader: reply.server)
             if reply.server != nil || profile != .unknown { self.profile.learn(profile) }
             do throws(UploadError) {
@@ -204,7 +209,7 @@ public struct FileUploader: Sendable {
                 {
                     throw .verificationFailed(key: key, reason: "its ETag is \(etag), the MD5 of the bytes sent is \(md5)")
                 }
-                do { try await journal?.bodySent() } catch { throw .store(error) }
+                do { try await journal?.bodySent(etag: etag) } catch { throw .store(error) }
                 if settings.headAfterPut ?? !profile.verifies(checksum.check) {
                     try await verify(bucket: bucket, key: key, size: file.size, etag: etag)
                 }

@@ -52,7 +52,7 @@ struct MultipartUpload: Sendable {
             guard parts.count == plan.partCount, parts.reduce(Int64(0), { $0 + $1.size }) == file.size else {
                 throw UploadError.verificationFailed(key: key, reason: "the parts do not add up to the file")
             }
-            do { try await journal?.bodySent() } catch { throw UploadError.store(error) }
+            do { try await journal?.bodySent(etag: nil) } catch { throw UploadError.store(error) }
             let etag = try await uploader.conditioned(condition, bucket: bucket, key: key, multipart: true) {
                 (condition) throws(UploadError) -> String in
                 try await uploader.withRetries("CompleteMultipartUpload \(key)") { () throws(UploadError) -> String in

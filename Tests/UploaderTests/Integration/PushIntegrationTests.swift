@@ -139,7 +139,7 @@ final class AppendOnFirstPart: UploadJournal, @unchecked Sendable {
     init(path: String) { self.path = path }
 
     func multipartStarted(uploadID: String, partSize: Int64) async throws(StoreError) {}
-    func bodySent() async throws(StoreError) {}
+    func bodySent(etag: String?) async throws(StoreError) {}
     func progress(bytesSent: Int64) {}
     func partFinished(_ part: UploadedPart, checksum: PayloadChecksum) async throws(StoreError) {
         let first = lock.withLock {
