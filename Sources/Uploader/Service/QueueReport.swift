@@ -78,12 +78,10 @@ public struct QueueReport: Sendable, Encodable {
         var interruptedJobs: [UploadJob] = []
         var next: [UploadJob] = []
         for job in unfinished {
-            let live = job.lease?.isLive(now: now) == true
-            if job.state.isInFlight {
-                if live { uploadingJobs.append(job) } else { interruptedJobs.append(job) }
-            } else if job.state == .initiated && !live && job.bytesSent > 0 {
-                // Parts on the server and no run on it: a multipart upload to resume.
+            if job.isInterrupted(now: now) {
                 interruptedJobs.append(job)
+            } else if job.state.isInFlight {
+                uploadingJobs.append(job)
             } else {
                 next.append(job)
             }

@@ -12,10 +12,7 @@ public struct RetryPlan: Sendable {
     public init(store: Store, bucket: String, ids: [String]?) throws {
         let now = Date()
         let unfinished = try store.jobs(in: [.staged, .initiated, .uploading, .verifying])
-        let interrupted = unfinished.filter { job in
-            guard job.lease?.isLive(now: now) != true else { return false }
-            return job.state.isInFlight || (job.state == .initiated && job.bytesSent > 0)
-        }
+        let interrupted = unfinished.filter { $0.isInterrupted(now: now) }
         let candidates = try store.failedJobs() + interrupted
         if let ids {
             uploads = try JobSelection.match(ids, in: candidates, what: "failed or interrupted upload")

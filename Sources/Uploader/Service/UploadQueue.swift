@@ -413,16 +413,20 @@ public final class UploadQueue: Sendable {
 
     /// Aborts a multipart upload r2up no longer needs; one that cannot be aborted now is
     /// recorded, and the next run tries again (`abortAbandonedUploads`).
-    func abort(bucket: String, key: String, uploadID: String) async {
+    /// - Returns: whether the upload is gone from the server.
+    @discardableResult
+    func abort(bucket: String, key: String, uploadID: String) async -> Bool {
         do {
             try await service.client.abortMultipartUpload(bucket: bucket, key: key, uploadID: uploadID)
+            return true
         } catch .service(let failure) where failure.code == "NoSuchUpload" || failure.status == 404 {
-            return
+            return true
         } catch {
             let message = Diagnosis(error).message
             try? await writer.perform { store throws(StoreError) in
                 try store.recordAbandoned(bucket: bucket, key: key, uploadID: uploadID, error: message)
             }
+            return false
         }
     }
 
@@ -435,16 +439,8 @@ public final class UploadQueue: Sendable {
         else { return 0 }
         var remaining = 0
         for upload in left {
-            do {
-                try await service.client.abortMultipartUpload(bucket: upload.bucket, key: upload.key, uploadID: upload.uploadID)
-            } catch .service(let failure) where failure.code == "NoSuchUpload" || failure.status == 404 {
-                // Gone already.
-            } catch {
+            guard await abort(bucket: upload.bucket, key: upload.key, uploadID: upload.uploadID) else {
                 remaining += 1
-                let message = Diagnosis(error).message
-                try? await writer.perform { store throws(StoreError) in
-                    try store.recordAbandoned(bucket: upload.bucket, key: upload.key, uploadID: upload.uploadID, error: message)
-                }
                 continue
             }
             try? await writer.perform { store throws(StoreError) in

@@ -116,6 +116,13 @@ public struct UploadJob: Codable, Sendable, Equatable, Identifiable {
         self.updatedAt = createdAt
     }
 
+    /// Its run died or stopped mid-upload and no live process holds it: in flight, or a
+    /// multipart upload with parts on the server. The next run resumes it.
+    public func isInterrupted(now: Date = Date()) -> Bool {
+        guard lease?.isLive(now: now) != true else { return false }
+        return state.isInFlight || (state == .initiated && bytesSent > 0)
+    }
+
     /// The state machine, resumed from this row.
     public func machine(policy: JobRetryPolicy = JobRetryPolicy()) -> UploadJobMachine {
         UploadJobMachine(
