@@ -70,6 +70,8 @@ public struct QueueHUD: Sendable {
         var total: Int
         var shown: Int
         var rows: (Int) -> [String]
+        /// Rows shown at most, however tall the screen (the first `shown`).
+        var cap = 0
     }
 
     /// The HUD for `report`, refreshed at `time`; `note` (e.g. "the database is busy") follows the time.
@@ -78,6 +80,7 @@ public struct QueueHUD: Sendable {
         if let note { title += " · " + TextColumns.printable(note) }
         let head = [fit(title), fit(countsLine(report))]
         var sections = makeSections(report)
+        for index in sections.indices { sections[index].cap = sections[index].shown }
         var blanks = true
         func count() -> Int {
             head.count + sections.reduce(0) { sum, section in
@@ -96,6 +99,20 @@ public struct QueueHUD: Sendable {
                     blanks = false
                 } else if let index = sections.indices.max(by: { sections[$0].priority < sections[$1].priority }) {
                     sections.remove(at: index)
+                }
+            }
+            // Lines freed by the last step (a blank line each) go back to the most urgent sections.
+            var grew = true
+            while grew {
+                grew = false
+                for index in sections.indices.sorted(by: { sections[$0].priority < sections[$1].priority })
+                where sections[index].shown < sections[index].cap {
+                    sections[index].shown += 1
+                    if count() <= height {
+                        grew = true
+                        break
+                    }
+                    sections[index].shown -= 1
                 }
             }
         }
@@ -175,8 +192,8 @@ public struct QueueHUD: Sendable {
         return sections
     }
 
-    /// "  ↑ name  ▕███░░░▏   42%  4.2 MB / 10 MB  1.1 MB/s", names padded to one column. A
-    /// narrow terminal loses the bar, then the name is cut.
+    /// "  ↑ name  ▕███░░░▏   42%  4.2 MB / 10 MB  1.1 MB/s", names padded to one column (cut
+    /// when long). A narrow terminal gets "  ↑  42%  name" instead.
     func uploadingRows(_ entries: [QueueReport.Entry]) -> [String] {
         let glyph = TrackIcon.uploading.glyph(ascii: style.ascii, colour: style.colour) ?? "^"
         let prefix = "  " + style.paint(glyph, TrackIcon.uploading.colour) + " "
@@ -210,8 +227,10 @@ public struct QueueHUD: Sendable {
                     + bars.bar(entries[index].bytesSent, of: entries[index].size, width: barWidth) + "  " + figures[index]
             }
         }
+        // Too narrow for bars: the percent, then as much of the name as fits.
         return entries.indices.map { index in
-            prefix + ProgressBars.truncate(names[index] + "  " + figures[index], to: width - 4, ascii: style.ascii)
+            prefix + ProgressBars.percent(entries[index].bytesSent, of: entries[index].size) + "  "
+                + ProgressBars.truncate(names[index], to: width - 10, ascii: style.ascii)
         }
     }
 
