@@ -55,6 +55,11 @@ final class Tmux: Sendable {
         }
     }
 
+    /// Presses keys by tmux's names ("C-c", "Enter").
+    func press(_ keys: String) async throws {
+        _ = try await Self.offThePool { try self.run(["send-keys", keys]) }
+    }
+
     /// Ends the session: kill-server, then SIGKILL to server and pane, and the socket removed.
     func stop() {
         _ = try? run(["kill-server"])
