@@ -28,7 +28,7 @@ extension R2Up.Queue {
         @Flag(help: "Keep showing the queue, refreshed every --interval: in place on a terminal, else one report (or with --json one JSON line) each time.")
         var watch = false
 
-        @Option(help: ArgumentHelp("Seconds between refreshes with --watch (0.1 to 3600).", valueName: "seconds"))
+        @Option(help: ArgumentHelp("Seconds between refreshes with --watch: 0.1 to 3600, default 1.", valueName: "seconds"))
         var interval: Double?
 
         func validate() throws {

@@ -75,8 +75,11 @@ struct QueueWatchCommandTests {
         #expect(!after.contains("Queue at"), "screen:\n\(after)")
     }
 
-    /// Runs `arguments` with stdout on a pipe, sends SIGTERM after `seconds`, and returns what it printed.
-    static func runFor(_ seconds: Double, _ arguments: [String], environment: [String: String]) async throws -> CLI.Run {
+    /// Runs `arguments` with stdout on a pipe, does `action` (SIGTERM) to it after `seconds`, and returns what it printed.
+    static func runFor(
+        _ seconds: Double, _ arguments: [String], environment: [String: String],
+        then action: @escaping @Sendable (pid_t) -> Void = { kill($0, SIGTERM) }
+    ) async throws -> CLI.Run {
         try await ProcessRunner.offThePool {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: CLI.binary)
@@ -88,7 +91,8 @@ struct QueueWatchCommandTests {
             process.standardError = err
             process.standardInput = FileHandle.nullDevice
             try process.run()
-            let killer = DispatchWorkItem { kill(process.processIdentifier, SIGTERM) }
+            let pid = process.processIdentifier
+            let killer = DispatchWorkItem { action(pid) }
             DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: killer)
             let box = OutputBox()
             let done = DispatchSemaphore(value: 0)
@@ -147,6 +151,14 @@ struct QueueWatchCommandTests {
             "/bin/bash", ["-c", "'\(CLI.binary)' queue --watch --db '\(db)' | head -1; echo \"${PIPESTATUS[0]}\""], environment: env)
         #expect(piped.stdout.hasPrefix("Queue at 20") && piped.stdout.hasSuffix("\n141\n"), "\(piped.stdout)")
         #expect(piped.stderr.isEmpty, "\(piped.stderr)")
+
+        // The database deleted while watched: one line, exit 5 (a store error), not a stale HUD forever.
+        let gone = try await Self.runFor(1.2, ["queue", "--watch", "--json", "--interval", "0.3", "--db", db], environment: env) { _ in
+            for suffix in ["", "-wal", "-shm"] { unlink(db + suffix) }
+        }
+        #expect(gone.status == 5, "stderr: \(gone.stderr)")
+        #expect(gone.stderr == "r2up: the database at \(db) is gone (deleted or moved); nothing to watch\n")
+        #expect(gone.stdout.split(separator: "\n").count >= 2, "\(gone.stdout)")
     }
 
     @Test("no database: one line and exit 5; --interval without --watch or out of range: exit 2")
