@@ -154,6 +154,24 @@ struct QueueHUDTests {
         }
     }
 
+    @Test("interrupted uploads are counted and listed with their bytes; multipart uploads left on the server are said")
+    func interrupted() {
+        var report = Self.report(
+            interrupted: [Self.entry("Live/Set.wav", size: 30 * Self.mebibyte, sent: 16 * Self.mebibyte, state: .initiated)])
+        report.leftOnServer = 2
+        let lines = QueueHUD(width: 100, height: 24, style: Self.unicode, timeZone: Self.utc).lines(report, at: Self.time)
+        #expect(
+            lines == [
+                "Queue at 14:03:07",
+                "0 queued · 0 uploading · 1 interrupted · 0 failed",
+                "",
+                "Interrupted (resumes on the next run)",
+                "  Live/Set.wav  16 MB of 30 MB",
+                "",
+                "2 abandoned multipart uploads left on the server; the next run aborts them",
+            ])
+    }
+
     @Test("off a terminal nothing is cut: full names, reasons and a 20-column bar")
     func plain() {
         let long = String(repeating: "very long name ", count: 8) + ".flac"
