@@ -69,6 +69,14 @@ struct QueueWatchCommandTests {
         #expect(done.contains("0 queued · 0 uploading · 0 failed"), "screen:\n\(done)")
         #expect(!done.contains("Uploading now"), "screen:\n\(done)")
 
+        // A narrow window: redrawn at once to its width, every line cut, none wrapped.
+        try await tmux.resize(width: 40, height: 6)
+        let narrow = try await tmux.screens(until: "…", timeout: 10).last ?? ""
+        let rows = narrow.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(rows.first?.hasPrefix("Queue at ") == true, "screen:\n\(narrow)")
+        #expect(rows.dropFirst().first == "0 queued · 0 uploading · 0 failed", "screen:\n\(narrow)")
+        #expect(rows.contains { $0.hasPrefix("Last completed: queue-watch-") && $0.hasSuffix("…") && $0.count == 39 }, "screen:\n\(narrow)")
+
         try await tmux.press("C-c")
         let after = try await tmux.screens(until: "EXIT=", timeout: 20).last ?? ""
         #expect(after.contains("BEFORE THE HUD\nEXIT=0"), "screen:\n\(after)")

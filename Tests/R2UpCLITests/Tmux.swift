@@ -60,6 +60,11 @@ final class Tmux: Sendable {
         _ = try await Self.offThePool { try self.run(["send-keys", keys]) }
     }
 
+    /// Resizes the window, as a user dragging the terminal's corner (the pane gets SIGWINCH).
+    func resize(width: Int, height: Int) async throws {
+        _ = try await Self.offThePool { try self.run(["resize-window", "-x", "\(width)", "-y", "\(height)"]) }
+    }
+
     /// Ends the session: kill-server, then SIGKILL to server and pane, and the socket removed.
     func stop() {
         _ = try? run(["kill-server"])
