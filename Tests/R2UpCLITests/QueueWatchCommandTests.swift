@@ -160,6 +160,28 @@ struct QueueWatchCommandTests {
         #expect(piped.stdout.hasPrefix("Queue at 20") && piped.stdout.hasSuffix("\n141\n"), "\(piped.stdout)")
         #expect(piped.stderr.isEmpty, "\(piped.stderr)")
 
+        // Another process holds the write lock for 4 s (a long sync commit): the watch opens and
+        // reads through it (read-only, WAL), never waiting for the lock.
+        let marker = folder.path + "/locked"
+        let hold = """
+            import os, sqlite3, sys, time
+            c = sqlite3.connect(sys.argv[1], isolation_level=None)
+            c.execute("BEGIN IMMEDIATE")
+            c.execute("UPDATE jobs SET attempts = attempts")
+            open(sys.argv[2], "w").close()
+            time.sleep(4)
+            c.execute("COMMIT")
+            """
+        async let holder = ProcessRunner.run("/usr/bin/env", ["python3", "-c", hold, db, marker], environment: ProcessInfo.processInfo.environment)
+        let deadline = Date().addingTimeInterval(20)
+        while !FileManager.default.fileExists(atPath: marker) && Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        let locked = try await Self.runFor(2, ["queue", "--watch", "--json", "--interval", "0.5", "--db", db], environment: env)
+        let held = try await holder
+        #expect(held.status == 0, "\(held.stderr)")
+        #expect(locked.status == 0 && locked.stderr.isEmpty, "\(locked.stderr)")
+        #expect(locked.stdout.split(separator: "\n").count >= 3, "reports while the write lock was held: \(locked.stdout)")
+        #expect(!locked.stdout.contains("busy"))
+
         // The database deleted while watched: one line, exit 5 (a store error), not a stale HUD forever.
         let gone = try await Self.runFor(1.2, ["queue", "--watch", "--json", "--interval", "0.3", "--db", db], environment: env) { _ in
             for suffix in ["", "-wal", "-shm"] { unlink(db + suffix) }
