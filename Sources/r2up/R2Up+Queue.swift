@@ -25,7 +25,25 @@ extension R2Up.Queue {
         @Flag(help: "Print the queue as JSON.")
         var json = false
 
+        @Flag(help: "Keep showing the queue, refreshed every --interval: in place on a terminal, else one report (or with --json one JSON line) each time.")
+        var watch = false
+
+        @Option(help: ArgumentHelp("Seconds between refreshes with --watch: 0.1 to 3600, default 1.", valueName: "seconds"))
+        var interval: Double?
+
+        func validate() throws {
+            guard let interval else { return }
+            if !watch { throw ValidationError("--interval goes with --watch") }
+            if !interval.isFinite || interval < 0.1 || interval > 3600 {
+                throw ValidationError("--interval must be from 0.1 to 3600 seconds")
+            }
+        }
+
         func run() async throws {
+            if watch {
+                try await QueueWatch(global: global, interval: interval ?? 1, json: json).run()
+                return
+            }
             let report: QueueReport
             do {
                 report = try ReadOnlyStore.open(global).map { try QueueReport(store: $0) } ?? .empty

@@ -55,6 +55,16 @@ final class Tmux: Sendable {
         }
     }
 
+    /// Presses keys by tmux's names ("C-c", "Enter").
+    func press(_ keys: String) async throws {
+        _ = try await Self.offThePool { try self.run(["send-keys", keys]) }
+    }
+
+    /// Resizes the window, as a user dragging the terminal's corner (the pane gets SIGWINCH).
+    func resize(width: Int, height: Int) async throws {
+        _ = try await Self.offThePool { try self.run(["resize-window", "-x", "\(width)", "-y", "\(height)"]) }
+    }
+
     /// Ends the session: kill-server, then SIGKILL to server and pane, and the socket removed.
     func stop() {
         _ = try? run(["kill-server"])

@@ -24,6 +24,8 @@ public struct QueueReport: Sendable, Encodable {
         public var nextAttemptAt: Date?
         /// The process working on it, while one is.
         public var ownerPID: Int32?
+        /// Bytes a second over the last few seconds, where a watch (`QueueRates`) has seen it grow.
+        public var bytesPerSecond: Double?
 
         init(_ job: UploadJob, now: Date = Date()) {
             id = job.id

@@ -45,22 +45,23 @@ public final class Store: Sendable {
         try migrate()
     }
 
-    /// Opens an existing database for reading only (history, status, queue, copy-url): where
-    /// the file or its folder cannot be written, no write is tried; SQLite opens it read-only,
-    /// and a schema older than this r2up's is a clear error rather than a failed migration.
+    /// Opens an existing database for reading only (history, status, queue, copy-url): SQLite
+    /// opens it read-only, so a read never waits for another process's write (`queue --watch`
+    /// during a push). Where the file and its folder can be written, a new database or one an
+    /// older r2up made is opened to upgrade it instead; where they cannot, no write is tried and
+    /// a schema older than this r2up's is a clear error rather than a failed migration.
     public static func openForReading(_ path: String, now: @escaping @Sendable () -> Date = { Date() }) throws(StoreError) -> Store {
         let folder = (path as NSString).deletingLastPathComponent
-        guard access(path, W_OK) != 0 || access(folder.isEmpty ? "." : folder, W_OK) != 0 else {
-            return try Store(path: path, now: now)
-        }
+        let writable = access(path, W_OK) == 0 && access(folder.isEmpty ? "." : folder, W_OK) == 0
         guard access(path, R_OK) == 0 else { throw .cannotOpen(path: path, reason: String(cString: strerror(errno))) }
         var configuration = Configuration()
         configuration.readonly = true
         configuration.label = "r2up"
-        // WAL needs a -shm file beside the database; when none is there and none can be made,
-        // SQLite reads the file as immutable (no writer can be at work in a folder nobody may write).
+        // WAL needs a -shm file beside the database (SQLite makes it where the folder is writable);
+        // when none is there and none can be made, SQLite reads the file as immutable (no writer
+        // can be at work in a folder nobody may write).
         let uriPath = path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path
-        let shared = FileManager.default.fileExists(atPath: path + "-shm")
+        let shared = writable || FileManager.default.fileExists(atPath: path + "-shm")
         let uri = "file:\(uriPath)?" + (shared ? "mode=ro" : "immutable=1")
         let store: Store
         do {
@@ -74,8 +75,11 @@ public final class Store: Sendable {
                 db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
             return (tables, tables.contains("grdb_migrations") ? try migrator.appliedIdentifiers(db) : [])
         }
-        guard tables.contains("grdb_migrations") else { throw .foreignDatabase(path: path) }
         let known = Set(migrator.migrations)
+        if writable && (tables.isEmpty || (tables.contains("grdb_migrations") && applied != known && applied.isSubset(of: known))) {
+            return try Store(path: path, now: now)
+        }
+        guard tables.contains("grdb_migrations") else { throw .foreignDatabase(path: path) }
         guard applied.isSubset(of: known) else {
             throw .newerVersion(path: path, unknownMigrations: applied.subtracting(known).sorted())
         }
