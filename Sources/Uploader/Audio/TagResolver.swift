@@ -37,16 +37,22 @@ public final class TagResolver: Sendable {
     /// audio or has no readable tags.
     public func tags(path: String, size: Int64, mtimeNs: Int64) -> AudioTags? {
         guard AudioTagReader.isAudio(path) else { return nil }
-        return state.withLock { state in
-            if state.stored[path] == nil, let store, !state.preloaded.contains(where: { path.hasPrefix($0 + "/") }), let row = try? store.storedTags(paths: [path])[path] {
-                state.stored[path] = row
-            }
-            if let known = state.stored[path], known.size == size, known.mtimeNs == mtimeNs { return known.tags }
-            let entry = StoredTags(size: size, mtimeNs: mtimeNs, tags: AudioTagReader.read(path: path))
+        // The lock is held for lookups only: the store query and TagLib's read happen outside it.
+        let (cached, lookUp) = state.withLock { state in
+            (state.stored[path], !state.preloaded.contains(where: { path.hasPrefix($0 + "/") }))
+        }
+        var known = cached
+        if known == nil, lookUp, let store, let row = try? store.storedTags(paths: [path])[path] {
+            known = row
+            state.withLock { $0.stored[path] = row }
+        }
+        if let known, known.size == size, known.mtimeNs == mtimeNs { return known.tags }
+        let entry = StoredTags(size: size, mtimeNs: mtimeNs, tags: AudioTagReader.read(path: path))
+        state.withLock { state in
             state.stored[path] = entry
             state.fresh.append((path, entry))
-            return entry.tags
         }
+        return entry.tags
     }
 
     /// The tags of a file, given by any path (stat'ed here); nil when it cannot be read.
