@@ -296,7 +296,8 @@ public final class UploadQueue: Sendable {
                     let parts = try await writer.perform { store throws(StoreError) in try store.parts(jobID: id) }
                     checkpoint = driver.checkpoint(from: parts)
                 }
-                var objectAttributes = attributes.forFile(job.path)
+                var objectAttributes = attributes
+                if let feed = attributes.tagFeed { objectAttributes = await feed.attributes(attributes, for: job.path) }
                 objectAttributes.contentType = job.contentType
                 let outcome = try await resumableUploader.upload(
                     file, bucket: job.bucket, key: job.key, attributes: objectAttributes, checkpoint: checkpoint,
