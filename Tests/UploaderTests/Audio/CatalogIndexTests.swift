@@ -61,6 +61,12 @@ struct CatalogIndexTests {
         let written = String(decoding: try encoder.encode(values), as: UTF8.self)
         #expect(Store.stringMap(json: written) == values)
         #expect(Store.stringMap(json: "{}") == [:])
+        // What the store writes: exact text, and both readers agree on it.
+        let text = Store.json(stringMap: values)
+        #expect(text == #"{"":"empty name","control":"tab\u0009nl\u000abell\u0007\u001f","emoji":"𝄞🎵","empty":"","title":"Venus — 日本 \"quoted\" back\\slash a/b"}"#)
+        #expect(Store.stringMap(json: text) == values)
+        #expect(try JSONDecoder().decode([String: String].self, from: Data(text.utf8)) == values)
+        #expect(Store.json(stringMap: [:]) == "{}")
         #expect(Store.stringMap(json: #" { "a" : "\u00e9\ud834\udd1e" , "b":"\/" } "#) == ["a": "é𝄞", "b": "/"])
         for bad in [#"{"a":1}"#, #"{"a":"b""#, #"{"a":"b"} x"#, #"["a"]"#, #"{"a":"\ud834"}"#, #"{"a":"\x"}"#, #"{"a":"b","a":"c"}"#, "", "{\"a\":\"\u{1}\"}"] {
             #expect(Store.stringMap(json: bad) == nil, "\(bad)")
