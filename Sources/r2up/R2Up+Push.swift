@@ -80,10 +80,10 @@ extension R2Up {
             }
             var attributes = ObjectAttributes(cacheControl: cacheControl, metadata: metadata)
             // Tags are read (or found unchanged in the store) for every audio file, so status and
-            // the catalog have them; --no-tag-metadata only keeps them off the objects.
+            // the catalog have them; --no-tag-metadata only keeps them off the objects. They are
+            // read while the first files upload, and stored after the run.
             let tagged = tags.attributes(attributes, forPaths: requests.map(\.path))
             if !tagOptions.noTagMetadata { attributes = tagged }
-            do { try tags.save() } catch { throw CommandFailure(error) }
             let queued: [Result<EnqueueResult, any Error>]
             do { queued = try await queue.enqueue(requests, intent: .asked, replace: replace.policy) } catch {
                 throw CommandFailure(error)
@@ -126,6 +126,7 @@ extension R2Up {
                 }
             }
             display?.finish()
+            do { try await tags.save() } catch { throw CommandFailure(error) }
             for (_, diagnosis) in summary.failed { Terminal.error("r2up: \(TextColumns.printable(diagnosis.message))") }
             for line in summary.stopLines { Terminal.error(TextColumns.printable(line)) }
             if json {

@@ -244,7 +244,7 @@ extension R2Up {
             // A retried audio file carries its tags as the first attempt did.
             let tags = TagResolver(store: store)
             let attributes = tags.attributes(ObjectAttributes(), forPaths: jobs.map(\.path))
-            do { try tags.save() } catch { throw CommandFailure(error) }
+            do { try await tags.save() } catch { throw CommandFailure(error) }
             let summary = await Interruption.run {
                 await queue.abortAbandonedUploads()
                 return await queue.run(jobs, attributes: attributes, admit: { _ in Terminal.admitsMoreWork }) { event in

@@ -167,13 +167,15 @@ struct AudioCommandTests {
         let prefix = prefix("catalog")
         let db = folder.path + "/db.sqlite"
         let env = try Self.env(folder)
-        let push = try await CLI.run(["push", lib, "--prefix", prefix, "--key-template", Self.template, "--db", db], environment: env)
+        let push = try await CLI.run(
+            ["push", lib, "--prefix", prefix, "--key-template", Self.template, "--meta", "label=Loud Records", "--db", db], environment: env)
         #expect(push.status == 0, "\(push.stderr)")
 
+        // The machine that pushed knows what it sent: no HEAD.
         let publish = try await CLI.run(["catalog", "publish", "--prefix", prefix, "--json", "--db", db], environment: env)
         #expect(publish.status == 0, "\(publish.stderr)")
         let result = try #require(try Self.json(publish) as? [String: Any])
-        #expect(result["tracks"] as? Int == 7 && result["heads"] as? Int == 7)
+        #expect(result["tracks"] as? Int == 7 && result["heads"] as? Int == 0)
         #expect(result["jsonSent"] as? Bool == true && result["htmlSent"] as? Bool == true)
         let base = try CLI.serverEnvironment()["R2UP_PUBLIC_URL"] ?? ""
         let pageURL = try #require(result["url"] as? String)
@@ -198,6 +200,9 @@ struct AudioCommandTests {
         let again = try await CLI.run(["catalog", "publish", "--prefix", prefix, "--db", db], environment: env)
         #expect(again.status == 0)
         #expect(again.stdout == "catalog: 7 tracks, 0 objects read, nothing changed\n\(pageURL)\n")
+        // A machine that knows nothing HEADs every track and builds the same bytes: nothing to send.
+        let other = try await CLI.run(["catalog", "publish", "--prefix", prefix, "--db", folder.path + "/other.sqlite"], environment: env)
+        #expect(other.stdout == "catalog: 7 tracks, 7 objects read, nothing changed\n\(pageURL)\n", "\(other.stderr)")
 
         // The page, opened from the public URL in headless Chromium.
         let screenshot = ProcessInfo.processInfo.environment["R2UP_CATALOG_SCREENSHOT"] ?? folder.path + "/page.png"
@@ -226,12 +231,15 @@ struct AudioCommandTests {
         let dbB = folder.path + "/b.sqlite"
         #expect(try await CLI.run(["push", folder.path + "/a", "--prefix", prefix, "--db", dbA], environment: env).status == 0)
         let firstA = try await CLI.run(["catalog", "publish", "--prefix", prefix, "--db", dbA], environment: env)
-        #expect(firstA.stdout.hasPrefix("catalog: 2 tracks, 2 objects read, sent index.json and index.html"), "\(firstA.stdout)\(firstA.stderr)")
+        #expect(firstA.stdout.hasPrefix("catalog: 2 tracks, 0 objects read, sent index.json and index.html"), "\(firstA.stdout)\(firstA.stderr)")
 
-        #expect(try await CLI.run(["push", folder.path + "/b", "--prefix", prefix, "--db", dbB], environment: env).status == 0)
+        // B sends no tags and its own Content-Type: what its store knows of the object must say so.
+        let pushB = try await CLI.run(
+            ["push", folder.path + "/b", "--prefix", prefix, "--no-tag-metadata", "--content-type", "audio/x-flac", "--db", dbB], environment: env)
+        #expect(pushB.status == 0, "\(pushB.stderr)")
         let firstB = try await CLI.run(["catalog", "publish", "--prefix", prefix, "--db", dbB], environment: env)
-        #expect(firstB.stdout.hasPrefix("catalog: 3 tracks, 3 objects read, sent index.json\n"), "\(firstB.stdout)\(firstB.stderr)")
-        // A sees B's track with one HEAD; B already published what A would: nothing to send.
+        #expect(firstB.stdout.hasPrefix("catalog: 3 tracks, 2 objects read, sent index.json\n"), "\(firstB.stdout)\(firstB.stderr)")
+        // A sees B's track with one HEAD and builds B's bytes: nothing to send.
         let secondA = try await CLI.run(["catalog", "publish", "--prefix", prefix, "--db", dbA], environment: env)
         #expect(secondA.stdout.hasPrefix("catalog: 3 tracks, 1 objects read, nothing changed"), "\(secondA.stdout)\(secondA.stderr)")
 
@@ -240,6 +248,8 @@ struct AudioCommandTests {
         let index = try #require(try JSONSerialization.jsonObject(with: Data(fetched.stdout.utf8)) as? [String: Any])
         let keys = (index["tracks"] as? [[String: Any]] ?? []).compactMap { $0["key"] as? String }
         #expect(keys == [prefix + "B/a.flac", prefix + "Wu/01.mp3", prefix + "Wu/02.m4a"])
+        let flac = (index["tracks"] as? [[String: Any]])?.first
+        #expect(flac?["title"] as? String == "a" && flac?["artist"] == nil && flac?["contentType"] as? String == "audio/x-flac")
     }
 
     @Test("sync --key-template --publish: templated keys, stable on the next run, the catalog kept current")
@@ -251,7 +261,7 @@ struct AudioCommandTests {
         let args = ["sync", lib, "--prefix", prefix, "--key-template", Self.template, "--min-age", "0", "--publish", "--db", folder.path + "/db.sqlite"]
         let first = try await CLI.run(args, environment: try Self.env(folder))
         #expect(first.status == 0, "\(first.stderr)")
-        #expect(first.stdout.contains("sync: 3 uploaded") && first.stdout.contains("catalog: 3 tracks, 3 objects read, sent index.json and index.html"), "\(first.stdout)")
+        #expect(first.stdout.contains("sync: 3 uploaded") && first.stdout.contains("catalog: 3 tracks, 0 objects read, sent index.json and index.html"), "\(first.stdout)")
         #expect(try await Self.keys(under: prefix) == (Self.libraryKeys[2...4].map { prefix + $0 } + [prefix + "index.html", prefix + "index.json"]).sorted())
         let second = try await CLI.run(args, environment: try Self.env(folder))
         #expect(second.stdout.contains("sync: 0 uploaded (0 bytes), 0 failed, 3 unchanged") && second.stdout.contains("nothing changed"), "\(second.stdout)")

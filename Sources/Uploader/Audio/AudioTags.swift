@@ -48,15 +48,41 @@ public struct AudioTags: Sendable, Equatable, Codable {
     /// are trimmed at the ends, at most `maximumValueBytes`; nil when nothing is left.
     public static func clean(_ raw: String?) -> String? {
         guard let raw else { return nil }
+        // Most tags are printable ASCII with no space at an end: nothing to replace or trim.
+        let utf8 = raw.utf8
+        if utf8.count <= maximumValueBytes, let first = utf8.first, let last = utf8.last, first != 0x20, last != 0x20,
+            utf8.allSatisfy({ (0x20...0x7E).contains($0) })
+        {
+            return raw
+        }
         var scalars = String.UnicodeScalarView()
         for scalar in raw.unicodeScalars {
             let isControl = scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
                 || scalar.value == 0x2028 || scalar.value == 0x2029
             scalars.append(isControl ? " " : scalar)
         }
-        var text = String(scalars).trimmingCharacters(in: .whitespaces)
+        var text = trimmingWhitespace(String(scalars))
         text = truncated(text, toBytes: maximumValueBytes)
         return text.isEmpty ? nil : text
+    }
+
+    /// Whether Foundation's `CharacterSet.whitespaces` holds this scalar (CoreFoundation's list:
+    /// tab and the space separators, U+200B included), without Foundation's slow NSString path.
+    static func isWhitespace(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x20, 0x09, 0xA0, 0x1680, 0x2000...0x200B, 0x202F, 0x205F, 0x3000: true
+        default: false
+        }
+    }
+
+    /// `text.trimmingCharacters(in: .whitespaces)`, the same result, faster.
+    static func trimmingWhitespace(_ text: String) -> String {
+        let scalars = text.unicodeScalars
+        guard let start = scalars.firstIndex(where: { !isWhitespace($0) }),
+            let end = scalars.lastIndex(where: { !isWhitespace($0) })
+        else { return "" }
+        if start == scalars.startIndex && scalars.index(after: end) == scalars.endIndex { return text }
+        return String(scalars[start...end])
     }
 
     /// The longest prefix of whole characters that fits in `bytes` UTF-8 bytes.

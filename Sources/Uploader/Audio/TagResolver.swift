@@ -11,6 +11,8 @@ public final class TagResolver: Sendable {
         /// Folders whose stored tags are all loaded: no lookup for a path under them (sync
         /// resolves inside the store's read of its tracks, which must not be re-entered).
         var preloaded: [String] = []
+        /// Reads started by `attributes`: `save` waits for them.
+        var feeds: [TagFeed] = []
     }
     private let state: Mutex<State>
     private let store: Store?
@@ -37,16 +39,22 @@ public final class TagResolver: Sendable {
     /// audio or has no readable tags.
     public func tags(path: String, size: Int64, mtimeNs: Int64) -> AudioTags? {
         guard AudioTagReader.isAudio(path) else { return nil }
-        return state.withLock { state in
-            if state.stored[path] == nil, let store, !state.preloaded.contains(where: { path.hasPrefix($0 + "/") }), let row = try? store.storedTags(paths: [path])[path] {
-                state.stored[path] = row
-            }
-            if let known = state.stored[path], known.size == size, known.mtimeNs == mtimeNs { return known.tags }
-            let entry = StoredTags(size: size, mtimeNs: mtimeNs, tags: AudioTagReader.read(path: path))
+        // The lock is held for lookups only: the store query and TagLib's read happen outside it.
+        let (cached, lookUp) = state.withLock { state in
+            (state.stored[path], !state.preloaded.contains(where: { path.hasPrefix($0 + "/") }))
+        }
+        var known = cached
+        if known == nil, lookUp, let store, let row = try? store.storedTags(paths: [path])[path] {
+            known = row
+            state.withLock { $0.stored[path] = row }
+        }
+        if let known, known.size == size, known.mtimeNs == mtimeNs { return known.tags }
+        let entry = StoredTags(size: size, mtimeNs: mtimeNs, tags: AudioTagReader.read(path: path))
+        state.withLock { state in
             state.stored[path] = entry
             state.fresh.append((path, entry))
-            return entry.tags
         }
+        return entry.tags
     }
 
     /// The tags of a file, given by any path (stat'ed here); nil when it cannot be read.
@@ -59,8 +67,14 @@ public final class TagResolver: Sendable {
         return tags(path: absolute, size: Int64(info.st_size), mtimeNs: mtime)
     }
 
-    /// Writes the tags read since the last save to the store.
-    public func save() throws(StoreError) {
+    /// Writes the tags read since the last save to the store, once the reads `attributes`
+    /// started are done.
+    public func save() async throws(StoreError) {
+        let feeds = state.withLock { state in
+            defer { state.feeds = [] }
+            return state.feeds
+        }
+        for feed in feeds { await feed.finished() }
         guard let store else { return }
         let fresh = state.withLock { state in
             defer { state.fresh = [] }
@@ -70,13 +84,15 @@ public final class TagResolver: Sendable {
     }
 
     /// The object attributes for these files: each one's tags as `x-amz-meta-*` under the
-    /// user's `--meta` (which wins over a tag), within R2's metadata limit.
+    /// user's `--meta` (which wins over a tag), within R2's metadata limit. Returns at once:
+    /// the tags are read ahead of the uploads (`TagFeed`), and stored by `save`.
     public func attributes(_ base: ObjectAttributes, forPaths paths: [String]) -> ObjectAttributes {
+        let audio = paths.filter(AudioTagReader.isAudio).map(FilePath.absolute)
+        guard !audio.isEmpty else { return base }
+        let feed = TagFeed(paths: audio, resolver: self, user: base.metadata)
+        state.withLock { $0.feeds.append(feed) }
         var attributes = base
-        for path in paths {
-            guard let tags = tags(path: path) else { continue }
-            attributes.fileMetadata[FilePath.absolute(path)] = TagMetadata.merged(tags: tags, user: base.metadata)
-        }
+        attributes.tagFeed = feed
         return attributes
     }
 }

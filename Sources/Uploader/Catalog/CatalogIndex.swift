@@ -55,7 +55,7 @@ public struct CatalogTrack: Codable, Sendable, Equatable {
         uploaded = details.lastModified.map(Self.iso8601)
         let meta = details.metadata
         func text(_ name: String) -> String? { meta[name].flatMap { AudioTags.clean($0) } }
-        func number(_ name: String) -> Int? { meta[name].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }.flatMap { $0 > 0 ? $0 : nil } }
+        func number(_ name: String) -> Int? { meta[name].flatMap { Int(AudioTags.trimmingWhitespace($0)) }.flatMap { $0 > 0 ? $0 : nil } }
         let name = key.split(separator: "/").last.map(String.init) ?? key
         let stem = name.lastIndex(of: ".").map { String(name[..<$0]) } ?? name
         title = text("title") ?? (stem.isEmpty ? name : stem)

@@ -128,7 +128,9 @@ public struct CatalogPublisher: Sendable {
         do { try store.updateCatalogObjects(bucket: service.bucket, saving: fresh, removing: gone) } catch { throw .store(error) }
         known.merge(fresh) { _, new in new }
         return audio.compactMap { object -> CatalogTrack? in
-            guard let details = known[object.key], details.etag == object.etag else { return nil }
+            guard var details = known[object.key], details.etag == object.etag else { return nil }
+            // The listing's Last-Modified: the same for a HEADed object and one this store sent.
+            if let listed = object.lastModified { details.lastModified = listed }
             return CatalogTrack(key: object.key, url: service.publicURL(for: object.key), details: details)
         }.sorted { $0.key < $1.key }
     }

@@ -7,22 +7,14 @@ public struct ObjectAttributes: Sendable, Equatable {
     public var cacheControl: String?
     /// User metadata, sent as `x-amz-meta-NAME`.
     public var metadata: [String: String] = [:]
-    /// Per-file metadata (the tags under `--meta`) by absolute path; replaces `metadata` for that file.
-    public var fileMetadata: [String: [String: String]] = [:]
+    /// The tags of the run's files (under `--meta`), being read (`TagResolver.attributes`): the
+    /// queue asks it for each file's metadata, which then replaces `metadata`.
+    public var tagFeed: TagFeed?
 
     public init(contentType: String? = nil, cacheControl: String? = nil, metadata: [String: String] = [:]) {
         self.contentType = contentType
         self.cacheControl = cacheControl
         self.metadata = metadata
-    }
-
-    /// The attributes for one file: its own metadata when it has some.
-    public func forFile(_ path: String) -> ObjectAttributes {
-        guard let own = fileMetadata[path] else { return self }
-        var attributes = self
-        attributes.metadata = own
-        attributes.fileMetadata = [:]
-        return attributes
     }
 
     /// Headers for the request; empty values are never sent (R2 answers 501 to them).

@@ -242,6 +242,11 @@ public final class UploadQueue: Sendable {
         keeper.cancel()
         await keeper.value
         await writer.drain()
+        // What this run sent, for `catalog publish` (a failure here only costs it HEADs).
+        let sent = summary.sent
+        try? await writer.perform { store throws(StoreError) in
+            for (bucket, objects) in sent.take() { try store.updateCatalogObjects(bucket: bucket, saving: objects, removing: []) }
+        }
         // What is left is queued, not uploading: the lease goes with the run.
         try? await writer.perform { store throws(StoreError) in try store.releaseLeases() }
         return summary.value.withLock { tally in
@@ -291,11 +296,13 @@ public final class UploadQueue: Sendable {
                     let parts = try await writer.perform { store throws(StoreError) in try store.parts(jobID: id) }
                     checkpoint = driver.checkpoint(from: parts)
                 }
-                var objectAttributes = attributes.forFile(job.path)
+                var objectAttributes = attributes
+                if let feed = attributes.tagFeed { objectAttributes = await feed.attributes(attributes, for: job.path) }
                 objectAttributes.contentType = job.contentType
                 let outcome = try await resumableUploader.upload(
                     file, bucket: job.bucket, key: job.key, attributes: objectAttributes, checkpoint: checkpoint,
                     journal: driver, condition: writeCondition(for: driver))
+                summary.sent.note(bucket: job.bucket, key: outcome.key, etag: outcome.etag, size: outcome.size, attributes: objectAttributes)
                 let item = UploadItem(
                     fileName: FilePath.name(job.path), fileSize: outcome.size, r2Key: outcome.key, uploadDate: Date(),
                     publicURL: publicURL, bucket: job.bucket, etag: outcome.etag)
@@ -523,4 +530,5 @@ final class LiveProgress: Sendable {
 /// The summary being built by concurrent jobs.
 final class RunTally: Sendable {
     let value = Mutex(QueueRunSummary())
+    let sent = SentObjects()
 }

@@ -113,8 +113,11 @@ public struct SyncRunner: Sendable {
             // Tags of what is uploaded are read (or found unchanged) and stored whether or not they are sent.
             let tagged = tags.attributes(options.attributes, forPaths: plan.uploads.map(\.file.path))
             if options.tagMetadata { options.attributes = tagged }
-            try tags.save()
-            try await upload(plan.uploads, store: store, options: options, into: &summary)
+            do { try await upload(plan.uploads, store: store, options: options, into: &summary) } catch {
+                try? await tags.save()
+                throw error
+            }
+            try await tags.save()
         }
         summary.failures.sort { $0.path < $1.path }
         if summary.exitCode == 0 && !summary.failures.isEmpty { summary.exitCode = ExitStatus.uploadFailed.rawValue }

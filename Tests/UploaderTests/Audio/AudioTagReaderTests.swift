@@ -95,4 +95,33 @@ struct AudioTagReaderTests {
         }
         #expect(results.count == 8 && results.allSatisfy { $0 == first })
     }
+
+    @Test("tags read ahead of the uploads: each file's metadata as the eager reading gave it, waited for, then stored")
+    func tagFeed() async throws {
+        let folder = try ScratchFolder()
+        try await Self.make([Self.spec[0], Self.spec[7]], in: folder.path)
+        try Data("not audio".utf8).write(to: URL(fileURLWithPath: folder.path + "/notes.txt"))
+        let store = try Store(path: folder.file("r2up.sqlite"))
+        let resolver = TagResolver(store: store)
+        let base = ObjectAttributes(contentType: "audio/mpeg", metadata: ["artist": "Label"])
+        let paths = ["a.mp3", "h.mp3", "notes.txt"].map { folder.path + "/" + $0 }
+        let attributes = resolver.attributes(base, forPaths: paths)
+        let feed = try #require(attributes.tagFeed)
+        // Asked in another order than read: each waits for its own file.
+        let h = await feed.attributes(attributes, for: paths[1])
+        let a = await feed.attributes(attributes, for: paths[0])
+        let other = await feed.attributes(attributes, for: folder.path + "/elsewhere.mp3")
+        #expect(a == ObjectAttributes(contentType: "audio/mpeg", metadata: [
+            "title": "Knuckleheadz", "artist": "Label", "album": "Only Built 4 Cuban Linx...", "albumartist": "Raekwon",
+            "track": "2", "disc": "1", "year": "1995", "duration": a.metadata["duration"] ?? "missing",
+        ]))
+        #expect(a.metadata["duration"]?.hasPrefix("2.") == true)
+        // h.mp3 has no tags, only its audio stream's duration; a file the feed was not given gets the base.
+        #expect(h.metadata.keys.sorted() == ["artist", "duration"] && h.metadata["artist"] == "Label" && h.tagFeed == nil)
+        #expect(other == base)
+        #expect(resolver.attributes(base, forPaths: [paths[2]]).tagFeed == nil)
+        try await resolver.save()
+        let stored = try store.storedTags(paths: paths)
+        #expect(stored[paths[0]]?.tags?.title == "Knuckleheadz" && stored[paths[1]]?.tags?.hasTags == false)
+    }
 }

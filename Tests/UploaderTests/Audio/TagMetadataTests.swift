@@ -63,4 +63,25 @@ struct TagMetadataTests {
         #expect(AudioTags.durationText(milliseconds: 241_499) == "4:01")
         #expect(AudioTags.durationText(milliseconds: 3_723_000) == "1:02:03")
     }
+
+    @Test("the fast trim is Foundation's CharacterSet.whitespaces trim, scalar for scalar; clean's ASCII fast path changes nothing")
+    func trimmingWhitespace() {
+        var differ: [UInt32] = []
+        for value in UInt32(0)...0xFFFF {
+            guard let scalar = Unicode.Scalar(value) else { continue }
+            let text = "a" + String(Character(scalar)) + "b"
+            let padded = String(Character(scalar)) + text + String(Character(scalar))
+            if AudioTags.trimmingWhitespace(padded) != padded.trimmingCharacters(in: .whitespaces) { differ.append(value) }
+        }
+        #expect(differ.isEmpty, "\(differ.prefix(10).map { String($0, radix: 16) })")
+        #expect(AudioTags.trimmingWhitespace("\u{3000} x y\u{200B}") == "x y")
+        #expect(AudioTags.trimmingWhitespace(" \u{A0}\t") == "")
+        #expect(AudioTags.trimmingWhitespace("𝄞 ") == "𝄞")
+        #expect(AudioTags.clean("Ice Water") == "Ice Water")
+        #expect(AudioTags.clean(" Ice Water") == "Ice Water")
+        #expect(AudioTags.clean("Ice Water\u{7F}") == "Ice Water")
+        #expect(AudioTags.clean("x") == "x")
+        #expect(AudioTags.clean("") == nil)
+        #expect(AudioTags.clean(String(repeating: "a", count: 1_025))?.utf8.count == 1_024)
+    }
 }
