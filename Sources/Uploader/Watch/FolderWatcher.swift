@@ -102,7 +102,14 @@ public final class FolderWatcher: Sendable {
 
     private func handle(_ event: InotifyEvent, at now: ContinuousClock.Instant) {
         if event.mask & UInt32(IN_Q_OVERFLOW) != 0 {
-            state.withLock { $0.inbox.everything = true }
+            state.withLock {
+                if !$0.inbox.everything {
+                    $0.inbox.notices.append(
+                        "too many changes at once (the inotify queue overflowed); looking at every file again "
+                            + "(`sysctl fs.inotify.max_queued_events` sets the queue's size)")
+                }
+                $0.inbox.everything = true
+            }
             return
         }
         guard let folder = state.withLock({ $0.folders[event.descriptor] }) else { return }
