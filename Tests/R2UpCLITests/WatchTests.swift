@@ -295,6 +295,34 @@ struct WatchTests {
         #expect(try await watch.exit() == 0)
     }
 
+    @Test("--delete-after removes each file once its upload is verified; --publish republishes the catalog when a batch settles")
+    func deleteAfterAndPublish() async throws {
+        let folder = try TemporaryFolder()
+        let library = folder.path + "/library"
+        try FileManager.default.createDirectory(atPath: library + "/Album", withIntermediateDirectories: true)
+        let database = folder.path + "/db.sqlite"
+        let scope = prefix("publish")
+        let watch = try WatchProcess(
+            ["watch", library, "--prefix", scope, "--db", database, "--json", "--min-age", "500ms", "--delete-after", "--publish"],
+            environment: try environment(folder), in: folder.path)
+        defer { watch.kill() }
+        try await watch.waitFor("watching") { $0.contains { $0["event"] as? String == "watching" } }
+        for name in ["Album/01 One.flac", "Album/02 Two.flac"] {
+            _ = FileManager.default.createFile(atPath: library + "/" + name, contents: Data("audio \(name)".utf8))
+        }
+        try await watch.waitFor("the catalog") { events in
+            events.count { $0["event"] as? String == "uploaded" } == 2 && events.contains { $0["event"] as? String == "published" }
+        }
+        #expect(watch.events.first { $0["event"] as? String == "published" }?["tracks"] as? Int == 2, "\(watch.events)")
+        #expect(!FileManager.default.fileExists(atPath: library + "/Album/01 One.flac"))
+        #expect(!FileManager.default.fileExists(atPath: library + "/Album/02 Two.flac"))
+        watch.signal(SIGTERM)
+        #expect(try await watch.exit() == 0)
+        let state = try await WatchState.read(database: database, prefix: scope, hashes: false)
+        #expect(state.objects.keys.sorted() == [scope + "Album/01 One.flac", scope + "Album/02 Two.flac", scope + "index.html", scope + "index.json"])
+        #expect(state.objects[scope + "Album/01 One.flac"]?.size == "audio Album/01 One.flac".utf8.count)
+    }
+
     // MARK: helpers
 
     /// faultproxy in front of the test server, injecting nothing, logging every request.
