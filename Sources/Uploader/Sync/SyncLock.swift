@@ -54,7 +54,8 @@ public final class SyncLock: Sendable {
     }
 
     private static func claim(_ fd: Int32, path: String, holder: String) -> SyncLock {
-        let text = "\(getpid())\n\(holder)\n"
+        // A sync writes its pid alone, as it always did; another holder adds its name below it.
+        let text = holder == "sync" ? "\(getpid())\n" : "\(getpid())\n\(holder)\n"
         _ = ftruncate(fd, 0)
         _ = text.withCString { pwrite(fd, $0, strlen($0), 0) }
         return SyncLock(path: path, descriptor: fd)
