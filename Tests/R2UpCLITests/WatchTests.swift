@@ -181,6 +181,13 @@ struct WatchTests {
         defer { watch.kill() }
         try await watch.waitFor("queued") { $0.contains { $0["event"] as? String == "queued" } }
         try await Task.sleep(for: .seconds(2))
+        // From another terminal, the queue shows the watch's upload live.
+        let queue = try await CLI.run(["queue", "--json", "--db", database], environment: env)
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(queue.stdout.utf8)) as? [String: Any], "\(queue.stderr)")
+        // (A multipart job counts as uploading once its first part is in; before that it is up next.)
+        let jobs = ((report["uploading"] as? [[String: Any]]) ?? []) + ((report["upNext"] as? [[String: Any]]) ?? [])
+        #expect(jobs.count == 1, "\(queue.stdout)")
+        #expect(jobs.first?["ownerPID"] as? Int == Int(watch.pid) && (jobs.first?["bytesSent"] as? Int ?? 0) > 0, "\(queue.stdout)")
         let sent = ContinuousClock.now
         watch.signal(SIGTERM)
         #expect(try await watch.exit(timeout: .seconds(20)) == 0)
@@ -321,6 +328,31 @@ struct WatchTests {
         let state = try await WatchState.read(database: database, prefix: scope, hashes: false)
         #expect(state.objects.keys.sorted() == [scope + "Album/01 One.flac", scope + "Album/02 Two.flac", scope + "index.html", scope + "index.json"])
         #expect(state.objects[scope + "Album/01 One.flac"]?.size == "audio Album/01 One.flac".utf8.count)
+    }
+
+    @Test("bad input: one line and exit 2; the lock held: exit 4")
+    func badInput() async throws {
+        let folder = try TemporaryFolder()
+        let env = try environment(folder)
+        let db = folder.path + "/db.sqlite"
+        let missing = try await CLI.run(["watch", folder.path + "/nope", "--db", db], environment: env)
+        #expect(missing.status == 2 && missing.stderr == "r2up: \(folder.path)/nope: no such folder; give the folder to sync\n", "\(missing.stderr)")
+        try FileManager.default.createDirectory(atPath: folder.path + "/a/b", withIntermediateDirectories: true)
+        let nested = try await CLI.run(["watch", folder.path + "/a", folder.path + "/a/b", "--db", db], environment: env)
+        #expect(nested.status == 2)
+        #expect(nested.stderr == "r2up: \(folder.path)/a and \(folder.path)/a/b overlap (one holds the other); give each folder once\n")
+        let rescan = try await CLI.run(["watch", folder.path + "/a", "--rescan", "0s", "--db", db], environment: env)
+        #expect(rescan.status == 2 && rescan.stderr.contains("--rescan must be from 1s to 7d, got 0s"), "\(rescan.stderr)")
+        let none = try await CLI.run(["watch", "--db", db], environment: env)
+        #expect(none.status == 2)
+        // A sync holds the lock: the watch exits 4 at once, naming it.
+        let lock = open(db + ".sync-lock", O_RDWR | O_CREAT, 0o600)
+        defer { close(lock) }
+        flock(lock, LOCK_EX)
+        _ = "4242\n".withCString { write(lock, $0, 5) }
+        let held = try await CLI.run(["watch", folder.path + "/a", "--db", db], environment: env)
+        #expect(held.status == 4)
+        #expect(held.stderr == "r2up: another r2up sync (pid 4242) is running; use --wait to wait for it\n")
     }
 
     // MARK: helpers
