@@ -165,6 +165,58 @@ struct WatchTests {
         #expect(state.history.count == 300 && state.history.values.allSatisfy { $0 == 1 })
     }
 
+    @Test("the inotify watch limit reached: one line naming the sysctl, and the folders left out are rescanned")
+    func watchLimit() async throws {
+        let knob = "/proc/sys/fs/inotify/max_user_watches"
+        guard let saved = try? String(contentsOfFile: knob, encoding: .utf8), access(knob, W_OK) == 0 else {
+            Issue.record("\(knob) is not writable here: the watch-limit test needs root")
+            return
+        }
+        let folder = try TemporaryFolder()
+        let library = folder.path + "/library"
+        let names = (0..<8).map { "Album \($0)" }
+        for name in names { try FileManager.default.createDirectory(atPath: library + "/" + name, withIntermediateDirectories: true) }
+        let database = folder.path + "/db.sqlite"
+        let scope = prefix("limit")
+        // Room for three more watches than the machine uses now (the limit is per user, checked as
+        // each watch is added): lowered only while the watch starts.
+        let used = Self.inotifyWatchesInUse()
+        try "\(used + 3)\n".write(toFile: knob, atomically: false, encoding: .utf8)
+        let watch: WatchProcess
+        do {
+            defer { try? saved.write(toFile: knob, atomically: false, encoding: .utf8) }
+            watch = try WatchProcess(
+                ["watch", library, "--prefix", scope, "--db", database, "--json", "--min-age", "500ms"],
+                environment: try environment(folder), in: folder.path)
+            try await watch.waitFor("watching") { $0.contains { $0["event"] as? String == "watching" } }
+        }
+        defer { watch.kill() }
+        let watched = watch.events.first { $0["event"] as? String == "watching" }?["folders"] as? Int ?? 0
+        #expect(watched == 3, "\(watch.events)")
+        let notices = watch.events.compactMap { $0["event"] as? String == "notice" ? $0["message"] as? String : nil }
+        #expect(notices.count == 1 && notices[0].hasPrefix("the inotify watch limit is reached (3 folders watched); raise it with `sudo sysctl fs.inotify.max_user_watches=524288`"), "\(notices)")
+        for name in names {
+            _ = FileManager.default.createFile(atPath: library + "/\(name)/take.wav", contents: Data(name.utf8))
+        }
+        try await watch.waitFor("eight uploads", timeout: .seconds(40)) { $0.count { $0["event"] as? String == "uploaded" } == 8 }
+        watch.signal(SIGTERM)
+        #expect(try await watch.exit() == 0)
+        let state = try await WatchState.read(database: database, prefix: scope, hashes: false)
+        #expect(state.history == Dictionary(uniqueKeysWithValues: names.map { (scope + $0 + "/take.wav", 1) }))
+    }
+
+    /// inotify watches held by every process now (each is one "inotify wd:" line in /proc/PID/fdinfo).
+    static func inotifyWatchesInUse() -> Int {
+        var count = 0
+        for pid in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] where Int(pid) != nil {
+            for fd in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fdinfo")) ?? [] {
+                guard let text = try? String(contentsOfFile: "/proc/\(pid)/fdinfo/\(fd)", encoding: .utf8) else { continue }
+                count += text.split(separator: "\n").count { $0.hasPrefix("inotify wd:") }
+            }
+        }
+        return count
+    }
+
     @Test("SIGTERM mid-transfer: exit 0 within the grace, lock released, the next watch finishes the upload")
     func sigterm() async throws {
         let folder = try TemporaryFolder()
