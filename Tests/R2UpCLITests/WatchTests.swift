@@ -382,6 +382,33 @@ struct WatchTests {
         #expect(state.objects[scope + "Album/01 One.flac"]?.size == "audio Album/01 One.flac".utf8.count)
     }
 
+    @Test("--key-template: an album moved in gets the keys its tags make, as sync gives them")
+    func keyTemplate() async throws {
+        let folder = try TemporaryFolder()
+        let library = folder.path + "/library"
+        try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
+        let staging = folder.path + "/staging"
+        let album = AudioCommandTests.library.filter { $0.name.hasPrefix("B/") }
+        try await AudioCommandTests.make(album, in: staging)
+        let database = folder.path + "/db.sqlite"
+        let scope = prefix("template")
+        let watch = try WatchProcess(
+            ["watch", library, "--prefix", scope, "--db", database, "--json", "--min-age", "500ms", "--key-template", AudioCommandTests.template],
+            environment: try environment(folder), in: folder.path)
+        defer { watch.kill() }
+        try await watch.waitFor("watching") { $0.contains { $0["event"] as? String == "watching" } }
+        try FileManager.default.moveItem(atPath: staging + "/B", toPath: library + "/B")
+        let expected = Set(AudioCommandTests.libraryKeys.filter { $0.hasPrefix("Björk/") }.map { scope + $0 })
+        #expect(expected.count == 3)
+        try await watch.waitFor("three uploads") { events in
+            Set(events.compactMap { $0["event"] as? String == "uploaded" ? $0["key"] as? String : nil }) == expected
+        }
+        watch.signal(SIGTERM)
+        #expect(try await watch.exit() == 0)
+        let state = try await WatchState.read(database: database, prefix: scope, hashes: false)
+        #expect(Set(state.objects.keys) == expected)
+    }
+
     @Test("bad input: one line and exit 2; the lock held: exit 4")
     func badInput() async throws {
         let folder = try TemporaryFolder()
