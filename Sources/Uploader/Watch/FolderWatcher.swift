@@ -4,7 +4,7 @@ import Synchronization
 /// What the watcher saw since it was last asked, merged: each path once.
 public struct WatchChanges: Sendable, Equatable {
     /// Files closed after writing or moved in, with when that last happened.
-    public var files: [String: ContinuousClock.Instant] = [:]
+    public var files: [ExactPath: ContinuousClock.Instant] = [:]
     /// Folders created or moved in (now watched): every file under them is looked at.
     public var folders: Set<String> = []
     /// The kernel's event queue overflowed, or a watched root moved: look at everything.
@@ -145,7 +145,7 @@ public final class FolderWatcher: Sendable {
             return
         }
         if event.mask & (UInt32(IN_CLOSE_WRITE) | UInt32(IN_MOVED_TO)) != 0 {
-            state.withLock { $0.inbox.files[path] = now }
+            state.withLock { $0.inbox.files[ExactPath(path)] = now }
         } else if followSymlinks && event.mask & UInt32(IN_CREATE) != 0 {
             // A symbolic link made in place: followed to a folder, it is watched like one.
             var info = stat()
@@ -153,7 +153,7 @@ public final class FolderWatcher: Sendable {
                 addTree(path)
                 state.withLock { _ = $0.inbox.folders.insert(path) }
             } else if lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK {
-                state.withLock { $0.inbox.files[path] = now }
+                state.withLock { $0.inbox.files[ExactPath(path)] = now }
             }
         }
     }
@@ -223,6 +223,20 @@ public final class FolderWatcher: Sendable {
         withUnsafePointer(to: &entry.pointee.d_name) { pointer in
             pointer.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(validatingCString: $0) }
         }
+    }
+}
+
+/// A path that equals another only byte for byte: Swift's String == takes an NFD name for its
+/// NFC twin, and on Linux those are two files.
+public struct ExactPath: Hashable, Sendable {
+    public let path: String
+
+    public init(_ path: String) { self.path = path }
+
+    public static func == (lhs: ExactPath, rhs: ExactPath) -> Bool { lhs.path.utf8.elementsEqual(rhs.path.utf8) }
+
+    public func hash(into hasher: inout Hasher) {
+        for byte in path.utf8 { hasher.combine(byte) }
     }
 }
 

@@ -196,7 +196,7 @@ public struct WatchRunner: Sendable {
 struct WatchLoop {
     let minAge: Duration
     /// Each file's earliest upload time; a new event pushes it back.
-    private(set) var pending: [String: ContinuousClock.Instant] = [:]
+    private(set) var pending: [ExactPath: ContinuousClock.Instant] = [:]
     private var folders: Set<String> = []
     private var unwatched: Set<String> = []
     private var nextUnwatched: ContinuousClock.Instant?
@@ -221,6 +221,10 @@ struct WatchLoop {
 
     /// A file is looked at no sooner than `at`; a later event moves it later, never sooner.
     mutating func schedule(_ path: String, at: ContinuousClock.Instant) {
+        schedule(ExactPath(path), at: at)
+    }
+
+    mutating func schedule(_ path: ExactPath, at: ContinuousClock.Instant) {
         pending[path] = max(pending[path] ?? at, at)
     }
 
@@ -241,7 +245,7 @@ struct WatchLoop {
     mutating func takeDue(now: ContinuousClock.Instant) -> [String] {
         let due = pending.filter { $0.value <= now }.map(\.key)
         for path in due { pending.removeValue(forKey: path) }
-        return due.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        return due.map(\.path).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 
     mutating func dropDue(now: ContinuousClock.Instant) { _ = takeDue(now: now) }

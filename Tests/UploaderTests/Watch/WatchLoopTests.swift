@@ -40,12 +40,12 @@ struct WatchLoopTests {
         var loop = WatchLoop(minAge: .seconds(2))
         loop.nextFull = start + .seconds(600)
         var changes = WatchChanges()
-        changes.files = ["/m/b.wav": start, "/m/a.wav": start + .seconds(1)]
+        changes.files = [ExactPath("/m/b.wav"): start, ExactPath("/m/a.wav"): start + .seconds(1)]
         loop.merge(changes, now: start)
         #expect(loop.takeDue(now: start + .milliseconds(1999)) == [])
         #expect(loop.sleep(now: start + .milliseconds(1900)) == .milliseconds(100))
         // b.wav written again at 1.5 s: due at 3.5 s, after a.wav.
-        changes.files = ["/m/b.wav": start + .milliseconds(1500)]
+        changes.files = [ExactPath("/m/b.wav"): start + .milliseconds(1500)]
         loop.merge(changes, now: start + .milliseconds(1500))
         #expect(loop.takeDue(now: start + .seconds(3)) == ["/m/a.wav"])
         #expect(loop.takeDue(now: start + .seconds(4)) == ["/m/b.wav"])
@@ -61,6 +61,19 @@ struct WatchLoopTests {
         #expect(loop.takeFolders(now: start + .seconds(5)) == ["/m/New", "/m/Big"])
         #expect(loop.takeFolders(now: start + .seconds(6)) == [])
         #expect(loop.takeFolders(now: start + .seconds(5) + WatchOptions.unwatchedRescan) == ["/m/Big"])
+    }
+
+    @Test("an NFC name and its NFD twin are two files to the timetable (Linux keeps both)")
+    func twins() {
+        let start = ContinuousClock.now
+        var loop = WatchLoop(minAge: .zero)
+        let nfc = "/m/Caf\u{E9}.flac"
+        let nfd = "/m/Cafe\u{301}.flac"
+        #expect(nfc == nfd)  // as Swift Strings
+        loop.schedule(nfc, at: start)
+        loop.schedule(nfd, at: start)
+        let due = loop.takeDue(now: start)
+        #expect(due.map { Array($0.utf8) } == [Array(nfd.utf8), Array(nfc.utf8)])
     }
 
     @Test("a second run is told which command holds the lock")
