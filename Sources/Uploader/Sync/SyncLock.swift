@@ -19,23 +19,26 @@ public final class SyncLock: Sendable {
     public static func path(forDatabase database: String) -> String { database + ".sync-lock" }
 
     /// Takes the lock, or throws `.locked` at once when another process holds it.
-    public static func acquire(path: String) throws(SyncError) -> SyncLock {
+    /// - Parameter holder: the command taking it ("sync", "watch"), named to a second run.
+    public static func acquire(path: String, holder: String = "sync") throws(SyncError) -> SyncLock {
         let fd = try openFile(path)
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             let failure = errno
-            let owner = readPID(fd)
+            let owner = readOwner(fd)
             close(fd)
-            if failure == EWOULDBLOCK { throw .locked(pid: owner) }
+            if failure == EWOULDBLOCK { throw .locked(pid: owner.pid, command: owner.command) }
             throw .lockFailed(path: path, reason: String(cString: strerror(failure)))
         }
-        return claim(fd, path: path)
+        return claim(fd, path: path, holder: holder)
     }
 
     /// Takes the lock, polling until the other run ends (`--wait`).
-    public static func acquireWaiting(path: String, poll: Duration = .milliseconds(200)) async throws(SyncError) -> SyncLock {
+    public static func acquireWaiting(
+        path: String, holder: String = "sync", poll: Duration = .milliseconds(200)
+    ) async throws(SyncError) -> SyncLock {
         while true {
             do {
-                return try acquire(path: path)
+                return try acquire(path: path, holder: holder)
             } catch .locked {
                 // Polling keeps the cooperative pool free; a blocking flock would hold a thread.
                 try? await Task.sleep(for: poll)
@@ -50,34 +53,39 @@ public final class SyncLock: Sendable {
         return fd
     }
 
-    private static func claim(_ fd: Int32, path: String) -> SyncLock {
-        let text = "\(getpid())\n"
+    private static func claim(_ fd: Int32, path: String, holder: String) -> SyncLock {
+        // A sync writes its pid alone, as it always did; another holder adds its name below it.
+        let text = holder == "sync" ? "\(getpid())\n" : "\(getpid())\n\(holder)\n"
         _ = ftruncate(fd, 0)
         _ = text.withCString { pwrite(fd, $0, strlen($0), 0) }
         return SyncLock(path: path, descriptor: fd)
     }
 
-    private static func readPID(_ fd: Int32) -> Int32? {
-        var buffer = [UInt8](repeating: 0, count: 32)
+    /// The pid on the first line, and the command on the second ("sync" when there is none).
+    private static func readOwner(_ fd: Int32) -> (pid: Int32?, command: String) {
+        var buffer = [UInt8](repeating: 0, count: 64)
         let count = pread(fd, &buffer, buffer.count, 0)
-        guard count > 0 else { return nil }
-        let text = String(decoding: buffer[0..<count], as: UTF8.self)
-        return Int32(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        guard count > 0 else { return (nil, "sync") }
+        let lines = String(decoding: buffer[0..<count], as: UTF8.self).split(separator: "\n").map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }
+        let command = lines.count > 1 && ["sync", "watch"].contains(lines[1]) ? lines[1] : "sync"
+        return (lines.first.flatMap { Int32($0) }, command)
     }
 }
 
 /// Why a sync could not run at all.
 public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
-    case locked(pid: Int32?)
+    case locked(pid: Int32?, command: String = "sync")
     case lockFailed(path: String, reason: String)
     case notAFolder(String)
     case isAFile(String)
 
     public var description: String {
         switch self {
-        case .locked(let pid):
+        case .locked(let pid, let command):
             let owner = pid.map { " (pid \($0))" } ?? ""
-            return "another r2up sync\(owner) is running; use --wait to wait for it"
+            return "another r2up \(command)\(owner) is running; use --wait to wait for it"
         case .lockFailed(let path, let reason):
             return "cannot take the sync lock \(path): \(reason)"
         case .notAFolder(let path):

@@ -23,6 +23,16 @@ public struct SyncOptions: Sendable {
     public var progress: TransferProgress?
     /// `--overwrite` / `--no-clobber`: whether an upload may replace an object at its key.
     public var replace: ReplacePolicy = .guarded
+    /// Each queued job and each upload event, as they happen (`r2up watch` prints them).
+    public var onQueued: (@Sendable (UploadJob) -> Void)?
+    public var onEvent: (@Sendable (QueueEvent) -> Void)?
+    /// Asked as each job is about to start; false leaves it queued (a watch that is stopping).
+    public var admitsMore: (@Sendable () -> Bool)?
+    /// Which run holds the lock, for the message a second run gets.
+    var lockHolder = "sync"
+    /// A run's first pass lists the server for multipart uploads a killed run left (one request);
+    /// a watch's later batches skip it.
+    var abortsOrphans = true
 
     public init() {}
 }
@@ -47,7 +57,6 @@ public struct SyncRunner: Sendable {
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) else { throw SyncError.notAFolder(folder) }
         guard isFolder.boolValue else { throw SyncError.isAFile(folder) }
         let root = URL(fileURLWithPath: folder).standardizedFileURL.path
-        let prefix = SyncPlan.normalizedPrefix(options.prefix)
 
         // A dry run changes nothing: no lock file, and no database made where none is.
         var lock: SyncLock?
@@ -57,9 +66,20 @@ public struct SyncRunner: Sendable {
         } else {
             store = try Store(path: databasePath)
             let lockPath = SyncLock.path(forDatabase: databasePath)
-            lock = options.waitForLock ? try await SyncLock.acquireWaiting(path: lockPath) : try SyncLock.acquire(path: lockPath)
+            lock = options.waitForLock
+                ? try await SyncLock.acquireWaiting(path: lockPath, holder: options.lockHolder)
+                : try SyncLock.acquire(path: lockPath, holder: options.lockHolder)
         }
         defer { withExtendedLifetime(lock) {} }
+        return try await pass(root: root, store: store, options: options, started: started)
+    }
+
+    /// One pass over `root` (absolute, standardised) with the lock held: the whole folder, or
+    /// only the files at `paths` (a watch's batch; each one absolute, under `root`).
+    func pass(
+        root: String, store: Store?, options: SyncOptions, only paths: [String]? = nil, started: ContinuousClock.Instant = .now
+    ) async throws -> SyncSummary {
+        let prefix = SyncPlan.normalizedPrefix(options.prefix)
 
         let remote = options.verifyRemote ? try await listing(prefix: prefix) : nil
         let nowNs = Int64(Date().timeIntervalSince1970 * 1_000_000_000)
@@ -69,7 +89,7 @@ public struct SyncRunner: Sendable {
             minAgeNs: LocalFile.nanoseconds(timespec(tv_sec: Int(minAge.seconds), tv_nsec: Int(minAge.attoseconds / 1_000_000_000))),
             nowNs: nowNs)
         let tags = TagResolver(store: store)
-        try tags.preload(under: root)
+        if paths == nil { try tags.preload(under: root) }  // a batch looks its few files up
         if let template = options.keyTemplate {
             plan.keyFor = { file in
                 prefix + template.key(tags: tags.tags(path: file.path, size: file.size, mtimeNs: file.mtimeNs), relativePath: file.relativePath)
@@ -77,8 +97,12 @@ public struct SyncRunner: Sendable {
         }
         let scanner = SyncScanner(followSymlinks: options.followSymlinks, skipHidden: options.filter.usesDefaultExcludes)
         // The scan and the store walk side by side in path order: memory stays flat at 100,000 files.
-        let problems: [ScanProblem]
-        if let store {
+        var problems: [ScanProblem] = []
+        if let paths {
+            let files = WatchFiles.scanned(paths, under: root, scanner: scanner)
+            let states = try store?.syncStates(at: files.map(\.path)) ?? Array(repeating: nil, count: files.count)
+            for (file, state) in zip(files, states) { plan.add(file, track: state) }
+        } else if let store {
             problems = try store.withSyncStates(under: root) { tracks in
                 try scanner.scan(root) { file in plan.add(file, track: try tracks.state(at: file.path)) }
             }
@@ -95,6 +119,7 @@ public struct SyncRunner: Sendable {
         summary.problems = problems
         summary.failures = plan.rejected
         summary.cloudOnly = plan.cloudOnly.count
+        summary.retryPaths = plan.waiting.map(\.path)
 
         if options.dryRun {
             summary.planned = plan.uploads.map {
@@ -143,7 +168,7 @@ public struct SyncRunner: Sendable {
         // What earlier runs could not abort goes first (no request when there is none), then
         // what a killed run left unrecorded on the server (one listing).
         await queue.abortAbandonedUploads()
-        await queue.abortOrphanedUploads()
+        if options.abortsOrphans { await queue.abortOrphanedUploads() }
         let queued = try store.enqueueSync(
             uploads.map {
                 SyncUpload(
@@ -152,6 +177,7 @@ public struct SyncRunner: Sendable {
             },
             bucket: service.bucket, replace: options.replace)
         for (id, condition) in queued.conditions { queue.expect(condition, for: id) }
+        if let onQueued = options.onQueued { for job in queued.jobs { onQueued(job) } }
         for (job, disposition) in queued.waiting {
             switch disposition {
             case .conflict(let conflict):
@@ -174,10 +200,13 @@ public struct SyncRunner: Sendable {
 
         let tally = Mutex(SyncSummary())
         let deleteAfter = options.deleteAfter
+        let admitsMore = options.admitsMore
+        let observer = options.onEvent
         let result = await queue.run(
             queued.jobs, attributes: options.attributes, progress: options.progress,
-            admit: { job in Self.isAsQueued(job) },
+            admit: { job in (admitsMore?() ?? true) && Self.isAsQueued(job) },
             onEvent: { event in
+                defer { observer?(event) }
                 switch event {
                 case .started:
                     break
@@ -191,7 +220,10 @@ public struct SyncRunner: Sendable {
                     }
                 case .failed(let job, _, _) where job.state == .staged:
                     // Changed under its upload: not published, staged again for the next run.
-                    tally.withLock { $0.waiting += 1 }
+                    tally.withLock {
+                        $0.waiting += 1
+                        $0.retryPaths.append(job.path)
+                    }
                 case .failed(let job, let diagnosis, _):
                     // The failure already names the file: keep the message alone.
                     let message = diagnosis.message.hasPrefix(job.path + ": ")
@@ -207,6 +239,7 @@ public struct SyncRunner: Sendable {
         summary.uploadedBytes += done.uploadedBytes
         summary.deleted += done.deleted
         summary.waiting += done.waiting + (try await settleDeferred(result.deferred, store: store))
+        summary.retryPaths += done.retryPaths + result.deferred.map(\.path)
         summary.failures += done.failures
         summary.heldElsewhere += result.heldElsewhere.count
         summary.stoppedBy = result.stoppedBy?.diagnosis.message

@@ -45,6 +45,9 @@ public struct SyncSummary: Sendable, Equatable, Encodable {
     public var leftResumable = 0
     /// DESIGN §3's exit code for the run.
     public var exitCode: Int32 = 0
+    /// Files to look at again (too young, or changed under their upload): a watch does.
+    /// Not part of the JSON.
+    public var retryPaths: [String] = []
 
     public init() {}
 
