@@ -23,6 +23,15 @@ public struct ServerProfile: Sendable, Equatable {
     /// A single PUT's ETag is always the hex MD5 of the stored bytes (not where server-side
     /// encryption may change it: S3's SSE-KMS and SSE-C, MinIO's encryption).
     public var singlePutETagIsMD5: Bool
+    /// `If-None-Match: *` on CopyObject refuses to overwrite (412). Not measured on any server
+    /// yet: false, so a HEAD checks the key before a copy (the copy still carries the header).
+    public var conditionalCopyIfNoneMatch = false
+
+    /// Whether a CopyObject carrying `condition` is refused when it fails (r2up copies only to
+    /// an empty key, or with `--overwrite` and no condition).
+    public func honoursOnCopy(_ condition: WriteCondition) -> Bool {
+        condition == .absent && conditionalCopyIfNoneMatch
+    }
 
     /// Whether a write carrying `condition` is refused by this server when the condition fails.
     public func honours(_ condition: WriteCondition, multipart: Bool) -> Bool {
