@@ -260,11 +260,13 @@ public final class UploadQueue: Sendable {
     ) async {
         let threshold = service.uploader.settings.multipartThreshold
         // A single PUT has nothing to resume: its steps may wait for the next batched commit.
-        var batched = driver.job.uploadID == nil && driver.job.length <= threshold
+        // A copy (a moved track) is recorded step by step: it has no batched form.
+        var batched = driver.job.uploadID == nil && driver.job.length <= threshold && !driver.job.isCopy
         var restarts = 0
         while true {
             let job = driver.job
-            guard driver.start(multipart: job.uploadID != nil || job.length > threshold, batched: batched) else {
+            let multipart = !job.isCopy && (job.uploadID != nil || job.length > threshold)
+            guard driver.start(multipart: multipart, batched: batched) else {
                 summary.value.withLock { $0.deferred.append(job) }
                 return
             }
@@ -280,26 +282,36 @@ public final class UploadQueue: Sendable {
                     if case .restage(let abandoned?) = driver.fileChanged() {
                         await abort(bucket: job.bucket, key: job.key, uploadID: abandoned)
                     }
+                    driver.uploadInsteadOfCopy()
                     driver.refreshFile()
                     guard restarts <= Self.maxRestarts, await save(driver, control: control) else { return }
                     batched = false
                     continue
                 }
-                var checkpoint = driver.checkpoint
-                if checkpoint == nil, job.uploadID != nil {
-                    let id = job.id
-                    let parts = try await writer.perform { store throws(StoreError) in try store.parts(jobID: id) }
-                    checkpoint = driver.checkpoint(from: parts)
-                }
                 var objectAttributes = attributes.forFile(job.path)
                 objectAttributes.contentType = job.contentType
-                let outcome = try await resumableUploader.upload(
-                    file, bucket: job.bucket, key: job.key, attributes: objectAttributes, checkpoint: checkpoint,
-                    journal: driver, condition: writeCondition(for: driver))
+                let outcome: UploadOutcome
+                if let sourceKey = job.copySourceKey {
+                    // A moved track: the bytes are in the bucket already; none is sent again.
+                    outcome = try await resumableUploader.copy(
+                        from: CopySource(bucket: job.bucket, key: sourceKey), sourceETag: job.copySourceETag,
+                        size: job.length, to: job.key, bucket: job.bucket, attributes: objectAttributes, journal: driver,
+                        condition: writeCondition(for: driver))
+                } else {
+                    var checkpoint = driver.checkpoint
+                    if checkpoint == nil, job.uploadID != nil {
+                        let id = job.id
+                        let parts = try await writer.perform { store throws(StoreError) in try store.parts(jobID: id) }
+                        checkpoint = driver.checkpoint(from: parts)
+                    }
+                    outcome = try await resumableUploader.upload(
+                        file, bucket: job.bucket, key: job.key, attributes: objectAttributes, checkpoint: checkpoint,
+                        journal: driver, condition: writeCondition(for: driver))
+                }
                 let item = UploadItem(
                     fileName: FilePath.name(job.path), fileSize: outcome.size, r2Key: outcome.key, uploadDate: Date(),
-                    publicURL: publicURL, bucket: job.bucket, etag: outcome.etag)
-                let completed = driver.verified(size: outcome.size)
+                    publicURL: publicURL, bucket: job.bucket, etag: outcome.etag, copiedFrom: job.copySourceKey)
+                let completed = driver.verified(size: outcome.size, digest: outcome.digest)
                 if batched {
                     driver.recorder.completed(completed, item: item) { committed in
                         switch committed {

@@ -65,22 +65,22 @@ extension Store {
         guard db.changesCount > 0 else { throw StoreError.conflict("job \(id) is already completed or gone") }
         try Self.deleteParts(db, jobID: id)
         try db.cachedStatement(sql: """
-            INSERT INTO history (id, fileName, fileSize, r2Key, uploadDate, publicURL, bucket, etag)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO history (id, fileName, fileSize, r2Key, uploadDate, publicURL, bucket, etag, copiedFrom)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             """).execute(arguments: [
                 historyItem.id.uuidString, historyItem.fileName, historyItem.fileSize, historyItem.r2Key,
                 StoreDate.text(historyItem.uploadDate), historyItem.publicURL.absoluteString, historyItem.bucket,
-                historyItem.etag,
+                historyItem.etag, historyItem.copiedFrom,
             ])
         try db.cachedStatement(sql: """
-            INSERT INTO tracks (path, size, mtimeNs, uploadState, bucket, "key", etag, lastError, updatedAt)
-            VALUES (?, ?, ?, 'uploaded', ?, ?, ?, NULL, ?)
+            INSERT INTO tracks (path, size, mtimeNs, uploadState, bucket, "key", etag, lastError, updatedAt, digest)
+            VALUES (?, ?, ?, 'uploaded', ?, ?, ?, NULL, ?, ?)
             ON CONFLICT(path) DO UPDATE SET
                 size = excluded.size, mtimeNs = excluded.mtimeNs, uploadState = 'uploaded',
                 bucket = excluded.bucket, "key" = excluded."key", etag = excluded.etag,
-                lastError = NULL, updatedAt = excluded.updatedAt
+                lastError = NULL, updatedAt = excluded.updatedAt, digest = excluded.digest
             """).execute(arguments: [
-                job.path, job.length, job.mtimeNs, job.bucket, job.key, historyItem.etag, StoreDate.text(time),
+                job.path, job.length, job.mtimeNs, job.bucket, job.key, historyItem.etag, StoreDate.text(time), job.digest,
             ])
         // The object is this track's now: a track whose upload it replaced (--overwrite) no
         // longer claims it and shows as not uploaded; its history row stays.

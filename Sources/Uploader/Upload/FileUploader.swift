@@ -41,6 +41,8 @@ public struct UploadOutcome: Sendable, Equatable {
     public var multipart: Bool
     /// Parts found already uploaded by an earlier run and not sent again.
     public var partsResumed: Int
+    /// The content digest of what was stored (`ContentDigest`), when its checksums are known.
+    public var digest: String? = nil
 }
 
 /// Where an interrupted multipart upload stood: the upload id, its fixed part size and the parts done.
@@ -224,7 +226,7 @@ public struct FileUploader: Sendable {
             }
             return UploadOutcome(
                 bucket: bucket, key: key, etag: etag, size: file.size, bytesSent: sent.value, partCount: 1,
-                multipart: false, partsResumed: 0)
+                multipart: false, partsResumed: 0, digest: ContentDigest.whole(checksum))
         }
     }
 
