@@ -1,0 +1,211 @@
+import Foundation
+import Testing
+import Uploader
+
+/// Issue 14, items 4 and 6, as a user meets them: a library reorganised (an album folder
+/// renamed, a file moved) is synced again without sending a byte of any track: each new key
+/// is a server-side copy. Requests are counted by tools/faultproxy.py in front of SeaweedFS;
+/// the bucket is read with boto3, the store through r2up's commands.
+@Suite("r2up sync: moves and renames are server-side copies")
+struct TrackMoveCommandTests {
+    static func prefix(_ label: String) -> String { "track-moves/\(label)-\(UInt32.random(in: 0...UInt32.max))" }
+
+    /// A counting relay in front of the test server, logging every request.
+    static func relay(log: String) async throws -> HelperServer {
+        let server = try CLI.serverEnvironment()
+        return try await HelperServer.start(
+            "faultproxy.py",
+            ["--upstream", server["R2UP_ENDPOINT"]!.replacingOccurrences(of: "http://", with: ""), "--only-methods", "NONE",
+             "--log", log, "--log-all", "--max-seconds", "300"])
+    }
+
+    /// The requests the relay saw: method, target and request body length.
+    struct Request {
+        var method: String
+        var target: String
+        var length: Int64
+    }
+
+    static func requests(_ log: String) throws -> [Request] {
+        try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").compactMap { line in
+            guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                let method = object["method"] as? String, let target = object["target"] as? String
+            else { return nil }
+            return Request(method: method, target: target, length: (object["length"] as? NSNumber)?.int64Value ?? 0)
+        }
+    }
+
+    @Test("an album of 20 renamed and a file moved between folders: 21 copies, 0 payload bytes, the same bytes at the new keys")
+    func renamedAlbum() async throws {
+        let folder = try TemporaryFolder()
+        let library = folder.path + "/lib"
+        for sub in ["Old Album", "Singles", "Other"] {
+            try FileManager.default.createDirectory(atPath: library + "/" + sub, withIntermediateDirectories: true)
+        }
+        var contents: [String: String] = [:]
+        for number in 1...20 {
+            let name = "\(number < 10 ? "0" : "")\(number) - Track \(number).m4a"
+            contents[name] = "album track \(number) " + String(repeating: "♪", count: number * 37)
+            _ = folder.write("lib/Old Album/" + name, contents[name]!)
+        }
+        _ = folder.write("lib/Singles/single.mp3", "a single, moved later")
+        let db = folder.path + "/db.sqlite"
+        let prefix = Self.prefix("album")
+        var env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
+        let sync = ["sync", library, "--prefix", prefix, "--min-age", "0", "--db", db]
+
+        let first = try await CLI.run(sync, environment: env)
+        #expect(first.status == 0, "stderr: \(first.stderr)")
+        #expect(first.stdout.hasPrefix("sync: 21 uploaded"), "\(first.stdout)")
+
+        try FileManager.default.moveItem(atPath: library + "/Old Album", toPath: library + "/New Album (2026)")
+        try FileManager.default.moveItem(atPath: library + "/Singles/single.mp3", toPath: library + "/Other/single.mp3")
+
+        let log = folder.path + "/relay.jsonl"
+        let relay = try await Self.relay(log: log)
+        defer { relay.stop() }
+        env["R2UP_ENDPOINT"] = relay.endpoint
+        let second = try await CLI.run(sync, environment: env)
+        #expect(second.status == 0, "stderr: \(second.stderr)")
+        #expect(second.stdout.hasPrefix("sync: 0 uploaded (0 bytes), 21 moved (copied in the bucket, 0 bytes sent), 0 failed, 0 unchanged"), "\(second.stdout)")
+
+        let requests = try Self.requests(log)
+        let puts = requests.filter { $0.method == "PUT" }
+        #expect(puts.count == 21, "\(puts.map(\.target))")
+        #expect(requests.filter { $0.method == "PUT" || $0.method == "POST" }.reduce(0) { $0 + $1.length } == 0)
+
+        for (name, text) in contents {
+            #expect(try await TrackIdentityCommandTests.boto3(["get", "\(prefix)/New Album (2026)/\(name)"]) == text)
+            // The old object stays: its URL may be shared.
+            #expect(try await TrackIdentityCommandTests.boto3(["get", "\(prefix)/Old Album/\(name)"]) == text)
+        }
+        #expect(try await TrackIdentityCommandTests.boto3(["get", "\(prefix)/Other/single.mp3"]) == "a single, moved later")
+
+        // A third run finds nothing to do.
+        let third = try await CLI.run(sync, environment: env)
+        #expect(third.stdout.hasPrefix("sync: 0 uploaded (0 bytes), 0 failed, 21 unchanged"), "\(third.stdout)")
+
+        // Everything follows the track: copy-url, status, history.
+        let moved = library + "/Other/single.mp3"
+        let url = try await CLI.run(["copy-url", moved, "--db", db], environment: env)
+        #expect(url.status == 0, "stderr: \(url.stderr)")
+        #expect(url.stdout.hasSuffix("/\(prefix)/Other/single.mp3\n"), "\(url.stdout)")
+        let status = try await CLI.run(["status", library + "/Other", "--json", "--db", db], environment: env)
+        #expect(status.status == 0, "stderr: \(status.stderr)")
+        #expect(status.stdout.contains("\"key\" : \"\(prefix)\\/Other\\/single.mp3\"") || status.stdout.contains("\"key\" : \"\(prefix)/Other/single.mp3\""), "\(status.stdout)")
+        #expect(status.stdout.contains("\"uploadState\" : \"uploaded\""), "\(status.stdout)")
+        let history = try await CLI.run(["history", "--db", db], environment: env)
+        let copyRow = history.stdout.split(separator: "\n").first { $0.contains("\(prefix)/Other/single.mp3") }
+        #expect(copyRow?.hasSuffix("(copy of \(prefix)/Singles/single.mp3)") == true, "\(history.stdout)")
+        let json = try await CLI.run(["history", "--json", "--db", db], environment: env)
+        #expect(json.stdout.contains("\"copiedFrom\" : \"\(prefix)/Singles/single.mp3\""), "\(json.stdout)")
+    }
+
+    @Test("--delete-moved: the old object goes once the copy is verified; a file copied elsewhere is known by its digest")
+    func deleteMoved() async throws {
+        let folder = try TemporaryFolder()
+        let library = folder.path + "/lib"
+        try FileManager.default.createDirectory(atPath: library + "/a", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: library + "/b", withIntermediateDirectories: true)
+        _ = folder.write("lib/a/one.flac", "track one's bytes")
+        _ = folder.write("lib/a/two.flac", "track two's bytes")
+        let db = folder.path + "/db.sqlite"
+        let prefix = Self.prefix("delete")
+        let env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
+        let sync = ["sync", library, "--prefix", prefix, "--min-age", "0", "--db", db]
+        #expect(try await CLI.run(sync, environment: env).status == 0)
+
+        // one: renamed (same inode); two: written anew elsewhere and the old one deleted (a new
+        // inode and mtime: found by size and content digest).
+        try FileManager.default.moveItem(atPath: library + "/a/one.flac", toPath: library + "/b/one.flac")
+        _ = folder.write("lib/b/two (copy).flac", "track two's bytes")
+        try FileManager.default.removeItem(atPath: library + "/a/two.flac")
+        let run = try await CLI.run(sync + ["--delete-moved", "--json"], environment: env)
+        #expect(run.status == 0, "stderr: \(run.stderr)")
+        #expect(run.stdout.contains("\"copied\" : 2"), "\(run.stdout)")
+        #expect(run.stdout.contains("\"movedDeleted\" : 2"), "\(run.stdout)")
+        #expect(run.stdout.contains("\"uploadedBytes\" : 0"), "\(run.stdout)")
+        #expect(try await TrackIdentityCommandTests.boto3(["get", "\(prefix)/a/one.flac"]) == "MISSING")
+        #expect(try await TrackIdentityCommandTests.boto3(["get", "\(prefix)/a/two.flac"]) == "MISSING")
+        #expect(try await TrackIdentityCommandTests.boto3(["get", "\(prefix)/b/one.flac"]) == "track one's bytes")
+        #expect(try await TrackIdentityCommandTests.boto3(["get", "\(prefix)/b/two (copy).flac"]) == "track two's bytes")
+    }
+
+    @Test("a file that moved and changed is uploaded to its new key as usual")
+    func movedAndChanged() async throws {
+        let folder = try TemporaryFolder()
+        let library = folder.path + "/lib"
+        try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
+        let old = folder.write("lib/song.m4a", "first master")
+        let db = folder.path + "/db.sqlite"
+        let prefix = Self.prefix("changed")
+        var env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
+        let sync = ["sync", library, "--prefix", prefix, "--min-age", "0", "--db", db]
+        #expect(try await CLI.run(sync, environment: env).status == 0)
+        try FileManager.default.moveItem(atPath: old, toPath: library + "/song (remaster).m4a")
+        let handle = try #require(FileHandle(forWritingAtPath: library + "/song (remaster).m4a"))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(", remastered".utf8))
+        try handle.close()
+
+        let log = folder.path + "/relay.jsonl"
+        let relay = try await Self.relay(log: log)
+        defer { relay.stop() }
+        env["R2UP_ENDPOINT"] = relay.endpoint
+        let run = try await CLI.run(sync, environment: env)
+        #expect(run.status == 0, "stderr: \(run.stderr)")
+        #expect(run.stdout.hasPrefix("sync: 1 uploaded (24 bytes), 0 failed"), "\(run.stdout)")
+        let puts = try Self.requests(log).filter { $0.method == "PUT" }
+        #expect(puts.count == 1)
+        #expect(puts.first?.length == 24)
+        #expect(try await TrackIdentityCommandTests.boto3(["get", "\(prefix)/song (remaster).m4a"]) == "first master, remastered")
+    }
+
+    @Test("a move onto a key a third track holds: a conflict (exit 1), nothing overwritten, nothing moved")
+    func moveOntoAnotherTracksKey() async throws {
+        let folder = try TemporaryFolder()
+        let library = folder.path + "/lib"
+        try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
+        _ = folder.write("lib/a.m4a", "track a")
+        let third = folder.write("third.m4a", "a third track, pushed by hand")
+        let db = folder.path + "/db.sqlite"
+        let prefix = Self.prefix("onto")
+        let env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
+        let sync = ["sync", library, "--prefix", prefix, "--min-age", "0", "--db", db]
+        #expect(try await CLI.run(sync, environment: env).status == 0)
+        let pushed = try await CLI.run(["push", third, "--key", "\(prefix)/b.m4a", "--db", db], environment: env)
+        #expect(pushed.status == 0, "stderr: \(pushed.stderr)")
+
+        try FileManager.default.moveItem(atPath: library + "/a.m4a", toPath: library + "/b.m4a")
+        let run = try await CLI.run(sync, environment: env)
+        #expect(run.status == 1)
+        let lines = run.stderr.split(separator: "\n")
+        #expect(lines.count == 1, "stderr: \(run.stderr)")
+        #expect(
+            run.stderr.contains("\(library)/b.m4a: moved from \(library)/a.m4a: the key '\(prefix)/b.m4a' holds \(third) uploaded 20"),
+            "stderr: \(run.stderr)")
+        #expect(try await TrackIdentityCommandTests.boto3(["get", "\(prefix)/b.m4a"]) == "a third track, pushed by hand")
+        #expect(try await TrackIdentityCommandTests.boto3(["get", "\(prefix)/a.m4a"]) == "track a")
+        let store = try Store(path: db)
+        #expect(try store.track(path: library + "/a.m4a")?.key == "\(prefix)/a.m4a")
+        #expect(try store.track(path: library + "/b.m4a") == nil)
+        #expect(try store.track(path: third)?.key == "\(prefix)/b.m4a")
+    }
+
+    @Test("--key that another track holds: one clear line, exit 1, nothing overwritten")
+    func keyHeldByAnotherTrack() async throws {
+        let folder = try TemporaryFolder()
+        let first = folder.write("first.m4a", "the first track")
+        let second = folder.write("second.m4a", "the second track")
+        let db = folder.path + "/db.sqlite"
+        let key = Self.prefix("key") + "/track.m4a"
+        let env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
+        #expect(try await CLI.run(["push", first, "--key", key, "--db", db], environment: env).status == 0)
+        let run = try await CLI.run(["push", second, "--key", key, "--db", db], environment: env)
+        #expect(run.status == 1)
+        #expect(run.stdout.isEmpty)
+        #expect(run.stderr.split(separator: "\n").count == 1, "stderr: \(run.stderr)")
+        #expect(run.stderr.hasPrefix("r2up: \(second): the key '\(key)' holds \(first) uploaded 20"), "stderr: \(run.stderr)")
+        #expect(try await TrackIdentityCommandTests.boto3(["get", key]) == "the first track")
+    }
+}
