@@ -344,6 +344,17 @@ public final class UploadQueue: Sendable {
                     await driver.recorder.flush()
                     batched = false
                 }
+                if job.isCopy, case .s3(.service(let missing))? = error as? UploadError,
+                    missing.code == "NoSuchKey" || (missing.status == 404 && missing.code != "NoSuchBucket")
+                {
+                    // The moved track's old object is gone (deleted behind r2up's back): send the file.
+                    restarts += 1
+                    _ = driver.fileChanged()
+                    driver.uploadInsteadOfCopy()
+                    driver.refreshFile()
+                    guard restarts <= Self.maxRestarts, await save(driver, control: control) else { return }
+                    continue
+                }
                 let failure = Failure(error, diagnosis: await service.diagnose(error, subject: job.path))
                 switch driver.failed(failure, now: Date(), stopping: control.isStopped || Task.isCancelled) {
                 case .retry(let delay):
