@@ -24,6 +24,8 @@ public struct QueueReport: Sendable, Encodable {
         public var nextAttemptAt: Date?
         /// The process working on it, while one is.
         public var ownerPID: Int32?
+        /// A server-side copy (a moved track): the key it copies from; nil for an upload.
+        public var copyOf: String?
 
         init(_ job: UploadJob, now: Date = Date()) {
             id = job.id
@@ -36,6 +38,7 @@ public struct QueueReport: Sendable, Encodable {
             lastError = job.lastError
             nextAttemptAt = job.nextAttemptAt
             ownerPID = job.lease.flatMap { $0.isLive(now: now) ? $0.owner.pid : nil }
+            copyOf = job.copySourceKey
         }
     }
 

@@ -1,0 +1,91 @@
+import Foundation
+
+/// What `push FILE…|DIR…` will send (issue 14, item 7: the library decides, the CLI prints):
+/// each file as given, each folder's eligible tracks (`TrackFolder`), with their keys (`--key`,
+/// `--prefix`, `--key-template`), refused as a whole when two files map to one key.
+public struct PushPlan: Sendable {
+    /// A file or folder that could not be taken, before any upload.
+    public struct Skipped: Sendable, Equatable {
+        /// Printable.
+        public var path: String
+        public var message: String
+        public var status: ExitStatus
+    }
+
+    /// A refusal of the whole push (exit 2): nothing is sent.
+    public struct Refusal: Error, Sendable, Equatable {
+        public var diagnosis: Diagnosis
+    }
+
+    public var requests: [PushRequest] = []
+    public var skipped: [Skipped] = []
+    /// Folders with nothing to push, each with the line that says so.
+    public var nothingToPush: [String] = []
+
+    /// - Parameters:
+    ///   - paths: the command line's files and folders.
+    ///   - undecodable: arguments whose bytes are not UTF-8, by the repaired String Swift made of them.
+    ///   - key: `--key` (one file only).
+    ///   - prefix: `--prefix`.
+    ///   - template: `--key-template`.
+    ///   - onlyFailed: `--retry-failed`: a folder's failed tracks only.
+    ///   - attributes: the attributes of a file's request.
+    ///   - tags: the tags a template reads (preloaded here for each folder).
+    public init(
+        paths: [String], undecodable: [String: [UInt8]] = [:], key: String?, prefix: String?, template: KeyTemplate?,
+        onlyFailed: Bool, store: Store, tags: TagResolver, attributes: (String) -> ObjectAttributes
+    ) throws {
+        for path in paths {
+            if let raw = undecodable[path] {
+                // Swift repaired the bytes to U+FFFD: that spelling names no file, so say what is wrong.
+                skipped.append(Skipped(path: FilePath.escaped(raw), message: FilePath.notUTF8, status: .badInput))
+                continue
+            }
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+                if key != nil {
+                    throw Refusal(diagnosis: Diagnosis(status: .badInput, message: "--key cannot name a folder's files; use --prefix"))
+                }
+                let found = try TrackFolder.eligibleFiles(in: path, store: store, onlyFailed: onlyFailed)
+                skipped += found.problems.map { Skipped(path: $0.path, message: $0.message, status: .uploadFailed) }
+                try tags.preload(under: path)
+                if found.files.isEmpty && found.problems.isEmpty {
+                    nothingToPush.append(
+                        onlyFailed
+                            ? "\(TextColumns.printable(path)): no failed tracks to upload again"
+                            : "\(TextColumns.printable(path)): nothing to upload (every track is uploaded and unchanged)")
+                }
+                for file in found.files {
+                    let name = template.map { $0.key(tags: tags.tags(path: file.path), relativePath: file.relativePath) }
+                    requests.append(PushRequest(
+                        path: file.path, key: ObjectKey.forFile(named: name ?? file.relativePath, prefix: prefix),
+                        attributes: attributes(file.path)))
+                }
+            } else {
+                let name = URL(fileURLWithPath: path).lastPathComponent
+                let templated = template.map { $0.key(tags: tags.tags(path: path), relativePath: name) }
+                requests.append(PushRequest(
+                    path: path, key: key ?? ObjectKey.forFile(named: templated ?? name, prefix: prefix), attributes: attributes(path)))
+            }
+        }
+        try Self.checkKeys(requests, templated: template != nil)
+    }
+
+    /// Two files for one key (names that differ only in Unicode normalisation, a --prefix
+    /// or --key-template that folds them together), or a templated key over 1,024 bytes,
+    /// stop the push before anything is sent (exit 2), naming the files.
+    public static func checkKeys(_ requests: [PushRequest], templated: Bool) throws(Refusal) {
+        if let clash = SyncPlan.keyClashes(requests.map { (path: $0.path, key: $0.key) }).first {
+            throw Refusal(diagnosis: Diagnosis(
+                status: .badInput,
+                message: SyncPlan.clashMessage(paths: clash.paths, key: clash.key, templated: templated) + "; nothing was sent"))
+        }
+        for request in requests where templated {
+            if request.key.utf8.count > ObjectKey.maximumBytes {
+                throw Refusal(diagnosis: Diagnosis(
+                    status: .badInput,
+                    message: "\(request.path): --key-template makes a key of \(request.key.utf8.count) bytes; S3 and R2 allow at most \(ObjectKey.maximumBytes); shorten the template; nothing was sent"))
+            }
+        }
+    }
+}
