@@ -73,10 +73,37 @@ extension R2Up {
 
             var jobs: [UploadJob] = []
             let tags = TagResolver(store: store)
-            let (requests, skipped) = try requests(store: store, tags: tags)
-            for problem in skipped {
+            let plan = try plan(store: store, tags: tags, bucket: service.bucket)
+            var requests = plan.requests
+            for problem in plan.skipped {
                 Terminal.error("r2up: \(problem.path): \(problem.message)")
                 worst = max(worst, problem.status)
+            }
+            // Tracks that moved inside a pushed folder follow their files: a copy in the bucket each.
+            var moved = MovesQueued()
+            if !plan.moves.isEmpty {
+                do {
+                    moved = try store.enqueueMoves(
+                        plan.moves, bucket: service.bucket,
+                        contentType: { contentType ?? ContentType.forFile(named: $0.upload.file.relativePath) }, intent: .asked,
+                        replace: replace.policy)
+                } catch {
+                    throw CommandFailure(error)
+                }
+                for (move, conflict) in moved.conflicts {
+                    Terminal.error(
+                        "r2up: \(TextColumns.printable(move.upload.file.path + ": moved from " + move.track.path + ": " + conflict.description))")
+                    worst = max(worst, .uploadFailed)
+                }
+                for (job, disposition) in moved.waiting {
+                    if case .heldBy(let pid) = disposition {
+                        Terminal.error("r2up: \(job.path): another r2up (pid \(pid)) is uploading it; see r2up queue")
+                        worst = max(worst, .locked)
+                    }
+                }
+                for (id, condition) in moved.conditions { queue.expect(condition, for: id) }
+                jobs += moved.jobs
+                requests += moved.uploads.map { plan.request(path: $0.file.path, key: $0.key) }
             }
             var attributes = ObjectAttributes(cacheControl: cacheControl, metadata: metadata)
             // Tags are read (or found unchanged in the store) for every audio file, so status and
@@ -140,15 +167,16 @@ extension R2Up {
             if worst != .success { throw CommandFailure(status: worst) }
         }
 
-        /// The files to push and what was skipped (`PushPlan`); the notices of folders with nothing to push go to stderr.
-        private func requests(store: Store, tags: TagResolver) throws -> ([PushRequest], [PushPlan.Skipped]) {
+        /// The files to push, the tracks that moved, what was skipped (`PushPlan`); the notices of
+        /// folders with nothing to push go to stderr.
+        private func plan(store: Store, tags: TagResolver, bucket: String) throws -> PushPlan {
             let template = try tagOptions.template()
             let attributes = ObjectAttributes(cacheControl: cacheControl, metadata: metadata)
             let plan: PushPlan
             do {
                 plan = try PushPlan(
                     paths: files, undecodable: RawArguments.notUTF8(), key: key, prefix: prefix, template: template,
-                    onlyFailed: retryFailed, store: store, tags: tags
+                    onlyFailed: retryFailed, store: store, tags: tags, bucket: bucket
                 ) { path in
                     var own = attributes
                     own.contentType = contentType ?? ContentType.forFile(named: (path as NSString).lastPathComponent)
@@ -160,7 +188,7 @@ extension R2Up {
                 throw CommandFailure(error)
             }
             if !global.quiet { for line in plan.nothingToPush { Terminal.error(line) } }
-            return (plan.requests, plan.skipped)
+            return plan
         }
     }
 }

@@ -208,4 +208,33 @@ struct TrackMoveCommandTests {
         #expect(run.stderr.hasPrefix("r2up: \(second): the key '\(key)' holds \(first) uploaded 20"), "stderr: \(run.stderr)")
         #expect(try await TrackIdentityCommandTests.boto3(["get", key]) == "the first track")
     }
+
+    @Test("push DIR: a renamed file is a copy too (found by its digest: push records no inode), its URL printed")
+    func pushFolderMove() async throws {
+        let folder = try TemporaryFolder()
+        let album = folder.path + "/album"
+        try FileManager.default.createDirectory(atPath: album, withIntermediateDirectories: true)
+        _ = folder.write("album/a.m4a", "pushed once")
+        _ = folder.write("album/b.m4a", "stays")
+        let db = folder.path + "/db.sqlite"
+        let prefix = Self.prefix("push")
+        var env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
+        let push = ["push", album, "--prefix", prefix, "--db", db]
+        #expect(try await CLI.run(push, environment: env).status == 0)
+        try FileManager.default.moveItem(atPath: album + "/a.m4a", toPath: album + "/a (renamed).m4a")
+
+        let log = folder.path + "/relay.jsonl"
+        let relay = try await Self.relay(log: log)
+        defer { relay.stop() }
+        env["R2UP_ENDPOINT"] = relay.endpoint
+        let run = try await CLI.run(push, environment: env)
+        #expect(run.status == 0, "stderr: \(run.stderr)")
+        #expect(run.stdout.hasSuffix("/\(prefix)/a%20%28renamed%29.m4a\n"), "\(run.stdout)")
+        let requests = try Self.requests(log)
+        #expect(requests.filter { $0.method == "PUT" }.count == 1)
+        #expect(requests.reduce(0) { $0 + $1.length } == 0)
+        #expect(try await TrackIdentityCommandTests.boto3(["get", "\(prefix)/a (renamed).m4a"]) == "pushed once")
+        let history = try await CLI.run(["history", "--db", db], environment: env)
+        #expect(history.stdout.contains("(copy of \(prefix)/a.m4a)"), "\(history.stdout)")
+    }
 }

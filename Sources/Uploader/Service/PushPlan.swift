@@ -18,6 +18,9 @@ public struct PushPlan: Sendable {
     }
 
     public var requests: [PushRequest] = []
+    /// Tracks whose files moved inside a pushed folder: copied in the bucket, not sent
+    /// (`Store.enqueueMoves`), when a bucket was given.
+    public var moves: [PlannedMove] = []
     public var skipped: [Skipped] = []
     /// Folders with nothing to push, each with the line that says so.
     public var nothingToPush: [String] = []
@@ -31,10 +34,22 @@ public struct PushPlan: Sendable {
     ///   - onlyFailed: `--retry-failed`: a folder's failed tracks only.
     ///   - attributes: the attributes of a file's request.
     ///   - tags: the tags a template reads (preloaded here for each folder).
+    ///   - bucket: where the push goes; a folder's new files are matched with its vanished
+    ///     tracks there (`MovePlan`). nil: no moves.
+    /// The attributes each request gets.
+    private let attributes: @Sendable (String) -> ObjectAttributes
+
+    /// The request for a file (a move the store turned back into an upload).
+    public func request(path: String, key: String) -> PushRequest {
+        PushRequest(path: path, key: key, attributes: attributes(path))
+    }
+
     public init(
         paths: [String], undecodable: [String: [UInt8]] = [:], key: String?, prefix: String?, template: KeyTemplate?,
-        onlyFailed: Bool, store: Store, tags: TagResolver, attributes: (String) -> ObjectAttributes
+        onlyFailed: Bool, store: Store, tags: TagResolver, bucket: String? = nil,
+        attributes: @escaping @Sendable (String) -> ObjectAttributes
     ) throws {
+        self.attributes = attributes
         for path in paths {
             if let raw = undecodable[path] {
                 // Swift repaired the bytes to U+FFFD: that spelling names no file, so say what is wrong.
@@ -46,7 +61,7 @@ public struct PushPlan: Sendable {
                 if key != nil {
                     throw Refusal(diagnosis: Diagnosis(status: .badInput, message: "--key cannot name a folder's files; use --prefix"))
                 }
-                let found = try TrackFolder.eligibleFiles(in: path, store: store, onlyFailed: onlyFailed)
+                let found = try TrackFolder.scan(path, store: store, onlyFailed: onlyFailed)
                 skipped += found.problems.map { Skipped(path: $0.path, message: $0.message, status: .uploadFailed) }
                 try tags.preload(under: path)
                 if found.files.isEmpty && found.problems.isEmpty {
@@ -55,11 +70,24 @@ public struct PushPlan: Sendable {
                             ? "\(TextColumns.printable(path)): no failed tracks to upload again"
                             : "\(TextColumns.printable(path)): nothing to upload (every track is uploaded and unchanged)")
                 }
-                for file in found.files {
+                var planned: [PlannedUpload] = []
+                for (file, isKnown) in found.files {
                     let name = template.map { $0.key(tags: tags.tags(path: file.path), relativePath: file.relativePath) }
-                    requests.append(PushRequest(
-                        path: file.path, key: ObjectKey.forFile(named: name ?? file.relativePath, prefix: prefix),
-                        attributes: attributes(file.path)))
+                    let key = ObjectKey.forFile(named: name ?? file.relativePath, prefix: prefix)
+                    planned.append(PlannedUpload(file: file, key: key, reason: isKnown ? .changed : .new))
+                }
+                if let bucket, !onlyFailed, planned.contains(where: { $0.reason == .new }) {
+                    let root = URL(fileURLWithPath: path).standardizedFileURL.path
+                    let matched = MovePlan.match(planned, vanished: try store.vanishedTracks(under: root, bucket: bucket)) {
+                        file, recorded in
+                        guard let local = try? LocalFile(path: file.path), local.size == file.size else { return nil }
+                        return try? ContentDigest.of(local, like: recorded)
+                    }
+                    moves += matched.moves
+                    planned = matched.uploads
+                }
+                for upload in planned {
+                    requests.append(PushRequest(path: upload.file.path, key: upload.key, attributes: attributes(upload.file.path)))
                 }
             } else {
                 let name = URL(fileURLWithPath: path).lastPathComponent
@@ -68,7 +96,9 @@ public struct PushPlan: Sendable {
                     path: path, key: key ?? ObjectKey.forFile(named: templated ?? name, prefix: prefix), attributes: attributes(path)))
             }
         }
-        try Self.checkKeys(requests, templated: template != nil)
+        // A move's new key clashes like an upload's.
+        let all = requests + moves.map { PushRequest(path: $0.upload.file.path, key: $0.upload.key, attributes: ObjectAttributes()) }
+        try Self.checkKeys(all, templated: template != nil)
     }
 
     /// Two files for one key (names that differ only in Unicode normalisation, a --prefix

@@ -17,16 +17,26 @@ public enum TrackFolder {
     public static func eligibleFiles(
         in directory: String, store: Store, onlyFailed: Bool
     ) throws(StoreError) -> (files: [(path: String, relativePath: String)], problems: [ScanProblem]) {
+        let found = try scan(directory, store: store, onlyFailed: onlyFailed)
+        return (found.files.map { ($0.file.path, $0.file.relativePath) }, found.problems)
+    }
+
+    /// `eligibleFiles` as scanned, each file with whether the store knows a track at its path
+    /// (a file with none may be a track that moved: `MovePlan`).
+    public static func scan(
+        _ directory: String, store: Store, onlyFailed: Bool
+    ) throws(StoreError) -> (files: [(file: ScannedFile, isKnown: Bool)], problems: [ScanProblem]) {
         let root = URL(fileURLWithPath: directory).standardizedFileURL.path
         let known = Dictionary(
             try store.tracks(under: root).map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
         // Sync's readdir scanner (FileManager's enumerator cost more CPU than the uploads'
         // signing for 2,000 small files); its own stat decides, no second one per file. What it
         // cannot take (a symbolic link, an unreadable folder) is skipped.
-        var eligible: [(path: String, relativePath: String)] = []
+        var eligible: [(file: ScannedFile, isKnown: Bool)] = []
         let problems = SyncScanner().scan(root) { file in
-            if isEligible(known[file.path], size: file.size, mtimeNs: file.mtimeNs, onlyFailed: onlyFailed) {
-                eligible.append((file.path, file.relativePath))
+            let track = known[file.path]
+            if isEligible(track, size: file.size, mtimeNs: file.mtimeNs, onlyFailed: onlyFailed) {
+                eligible.append((file, track != nil))
             }
         }
         return (eligible, problems)

@@ -15,6 +15,8 @@ public struct MovesQueued: Sendable {
     /// Moves the store no longer agrees with (the track changed, or the new path has an
     /// uploaded track of its own): uploaded as usual.
     public var uploads: [PlannedUpload] = []
+
+    public init() {}
 }
 
 extension Store {
@@ -25,13 +27,37 @@ extension Store {
         }
     }
 
+    /// The tracks under `folder` uploaded to `bucket` whose files are gone from their paths
+    /// (`push DIR`'s side of `MovePlan`; sync finds them in its walk).
+    public func vanishedTracks(under folder: String, bucket: String) throws(StoreError) -> [VanishedTrack] {
+        var prefix = folder
+        while prefix.count > 1 && prefix.hasSuffix("/") { prefix.removeLast() }
+        let rows = try read { db in
+            try Row.fetchAll(
+                db,
+                sql: #"""
+                    SELECT path, size, mtimeNs, "key", etag, device, inode, digest FROM tracks
+                    WHERE path >= ? AND path < ? AND uploadState = 'uploaded' AND bucket = ? AND "key" IS NOT NULL
+                    """#,
+                arguments: [prefix + "/", prefix + "0", bucket])
+        }
+        return rows.compactMap { row in
+            let path: String = row[0]
+            var info = stat()
+            guard lstat(path, &info) != 0, errno == ENOENT else { return nil }
+            return VanishedTrack(
+                path: path, size: row[1], mtimeNs: row[2], key: row[3], etag: row[4], device: row[5], inode: row[6], digest: row[7])
+        }
+    }
+
     /// The tracks follow their files (DESIGN §10), in ONE transaction: each track's path becomes
     /// its file's new path, keeping its history, state and identity, and a copy job makes its
     /// new key from its old object (`UploadJob.copySourceKey`). The new key is guarded as an
     /// upload's is (`enqueue`): a key holding a third track's object refuses the move, and
     /// nothing of it is written.
     public func enqueueMoves(
-        _ moves: [PlannedMove], bucket: String, contentType: (PlannedMove) -> String, replace: ReplacePolicy = .guarded
+        _ moves: [PlannedMove], bucket: String, contentType: (PlannedMove) -> String, intent: EnqueueIntent = .scheduled,
+        replace: ReplacePolicy = .guarded
     ) throws(StoreError) -> MovesQueued {
         let time = now()
         return try write { db in
@@ -72,7 +98,7 @@ extension Store {
                     job.copySourceKey = old.key
                     job.copySourceETag = old.etag
                     job.digest = old.digest
-                    var queued = try Self.enqueue(db, job, at: time, intent: .scheduled, replace: replace)
+                    var queued = try Self.enqueue(db, job, at: time, intent: intent, replace: replace)
                     if case .conflict(let conflict) = queued.disposition {
                         result.conflicts.append((move, conflict))
                         return .rollback
