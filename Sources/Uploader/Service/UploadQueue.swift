@@ -330,7 +330,7 @@ public final class UploadQueue: Sendable {
                     return
                 }
                 let done = try await writer.perform { store throws(StoreError) in
-                    try store.completeJob(id: completed.id, historyItem: item)
+                    try store.completeJob(id: completed.id, historyItem: item, digest: completed.digest)
                 }
                 summary.value.withLock {
                     $0.completed.append(item)

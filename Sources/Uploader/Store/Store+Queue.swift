@@ -10,10 +10,12 @@ extension Store {
     ///   - historyItem: the history row for it.
     /// - Returns: the completed job.
     @discardableResult
-    public func completeJob(id: UUID, historyItem: UploadItem) throws(StoreError) -> UploadJob {
+    public func completeJob(id: UUID, historyItem: UploadItem, digest: String? = nil) throws(StoreError) -> UploadJob {
         let time = now()
         return try write { db in
             guard var job = try Self.fetchJob(db, id: id) else { throw StoreError.notFound("job \(id)") }
+            // The digest the upload computed (`ContentDigest`) goes to the track; a copy keeps its track's.
+            if let digest { job.digest = digest }
             guard job.state != .completed else { throw StoreError.conflict("job \(id) is already completed") }
             job.state = .completed
             job.nextAttemptAt = nil

@@ -262,14 +262,16 @@ public struct SyncRunner: Sendable {
                 try await service.client.deleteObject(bucket: service.bucket, key: key)
                 deleted.append(key)
             } catch {
-                summary.failures.append(SyncFailure(path: "", key: key, error: "the moved track's old object was not deleted: \(Diagnosis(error).message)"))
+                summary.failures.append(SyncFailure(
+                    path: key, key: key, error: "the moved track's old object was not deleted (--delete-moved): \(Diagnosis(error).message)"))
                 summary.exitCode = max(ExitStatus(rawValue: summary.exitCode) ?? .success, .uploadFailed).rawValue
             }
         }
         do {
             try store.recordDeletions(bucket: service.bucket, keys: deleted)
         } catch {
-            summary.failures.append(SyncFailure(path: "", key: deleted.first ?? "", error: Diagnosis(error).message))
+            summary.failures.append(SyncFailure(path: databasePath, key: deleted.first ?? "", error: Diagnosis(error).message))
+            summary.exitCode = max(ExitStatus(rawValue: summary.exitCode) ?? .success, .storeFailure).rawValue
         }
         return deleted.count
     }

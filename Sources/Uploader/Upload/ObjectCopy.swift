@@ -31,7 +31,16 @@ extension FileUploader {
                         do {
                             return try await client.copyObject(bucket: bucket, key: key, source: source, condition: condition)
                         } catch {
-                            throw Self.conflict(S3ClientError(error), key: key, condition: condition)
+                            let failure = S3ClientError(error)
+                            // A try whose reply was lost may have made this very copy: an object with the
+                            // source's size and MD5 ETag is it, and nothing is replaced.
+                            if condition != nil, case .service(let refused) = failure, refused.status == 412,
+                                let sourceETag, Self.isHexMD5(sourceETag), case .found(let info) = await head(bucket: bucket, key: key),
+                                info.size == size, info.etag.lowercased() == sourceETag.lowercased()
+                            {
+                                return PutReply(etag: info.etag, server: nil)
+                            }
+                            throw Self.conflict(failure, key: key, condition: condition)
                         }
                     }
                 }
