@@ -8,6 +8,7 @@
 #    is renamed and synced again, through tools/faultproxy.py logging every request: the second
 #    sync's wall time, its PUT/POST body bytes (target 0: each new key is a server-side
 #    CopyObject) and its CopyObject count. Each run renames the folder again (new keys).
+#    The floor: the same CopyObjects sent by boto3, 4 at a time (the server's copying time).
 set -euo pipefail
 exec </dev/null
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -68,7 +69,22 @@ PY
 )
   bytes+=("$sent") copies+=("$copied")
 done
+# The server's own floor: the same CopyObjects from boto3, 4 at a time (r2up's default concurrency).
+floor=$(python3 - "$FILES" "$RUNS" <<'PY'
+import boto3, os, sys, time
+from concurrent.futures import ThreadPoolExecutor
+e = os.environ
+s3 = boto3.client("s3", endpoint_url=e["R2UP_ENDPOINT"], region_name="us-east-1")
+bucket, files, run = e["R2UP_BUCKET"], int(sys.argv[1]), sys.argv[2]
+keys = [o["Key"] for o in s3.list_objects_v2(Bucket=bucket, Prefix=f"bench/Album r{run}/")["Contents"]]
+assert len(keys) == files, keys
+start = time.monotonic()
+with ThreadPoolExecutor(4) as pool:
+    list(pool.map(lambda k: s3.copy_object(Bucket=bucket, Key="floor/" + k, CopySource={"Bucket": bucket, "Key": k}), keys))
+print("%.2f" % (time.monotonic() - start))
+PY
+)
 total=$((FILES * FILE_MIB))
-printf '| M1 renamed album (%d x %d MiB = %d MiB), sync again | %.2f s (median of %d; runs: %s) | %s payload bytes sent | %s copies |\n' \
+printf '| M1 renamed album (%d x %d MiB = %d MiB), sync again | %.2f s (median of %d; runs: %s) | %s payload bytes sent | %s copies | boto3 CopyObject floor %s s |\n' \
   "$FILES" "$FILE_MIB" "$total" "$(printf '%s\n' "${secs[@]}" | median)" "$RUNS" "$(printf '%.2f ' "${secs[@]}")" \
-  "$(printf '%s\n' "${bytes[@]}" | sort -n | tail -1)" "$(printf '%s\n' "${copies[@]}" | median)"
+  "$(printf '%s\n' "${bytes[@]}" | sort -n | tail -1)" "$(printf '%s\n' "${copies[@]}" | median)" "$floor"

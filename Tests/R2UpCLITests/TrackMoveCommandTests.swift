@@ -244,4 +244,43 @@ struct TrackMoveCommandTests {
         let history = try await CLI.run(["history", "--db", db], environment: env)
         #expect(history.stdout.contains("(copy of \(prefix)/a.m4a)"), "\(history.stdout)")
     }
+
+    @Test("a copy is a job: refused by the server it fails (exit 1) and shows in queue as a copy; retry makes it, 0 bytes sent")
+    func copyIsAJob() async throws {
+        let folder = try TemporaryFolder()
+        let library = folder.path + "/lib"
+        try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
+        _ = folder.write("lib/old name.m4a", "a track that will move")
+        let db = folder.path + "/db.sqlite"
+        let prefix = Self.prefix("job")
+        var env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
+        let sync = ["sync", library, "--prefix", prefix, "--min-age", "0", "--db", db, "--retries", "0"]
+        #expect(try await CLI.run(sync, environment: env).status == 0)
+        try FileManager.default.moveItem(atPath: library + "/old name.m4a", toPath: library + "/new name.m4a")
+
+        // Every PUT (the copy is one) answered 500: the copy job fails, retryably.
+        let server = try CLI.serverEnvironment()
+        let failing = try await HelperServer.start(
+            "faultproxy.py",
+            ["--upstream", server["R2UP_ENDPOINT"]!.replacingOccurrences(of: "http://", with: ""), "--only-methods", "PUT",
+             "--error-rate", "1.0", "--error-statuses", "500", "--max-seconds", "120"])
+        defer { failing.stop() }
+        env["R2UP_ENDPOINT"] = failing.endpoint
+        let refused = try await CLI.run(sync, environment: env)
+        #expect(refused.status == 1, "stdout: \(refused.stdout) stderr: \(refused.stderr)")
+        #expect(refused.stderr.contains("\(library)/new name.m4a"), "\(refused.stderr)")
+        let queue = try await CLI.run(["queue", "--json", "--db", db], environment: env)
+        #expect(queue.stdout.contains("\"copyOf\" : \"\(prefix)/old name.m4a\""), "\(queue.stdout)")
+        #expect(try await TrackIdentityCommandTests.boto3(["get", "\(prefix)/new name.m4a"]) == "MISSING")
+
+        let log = folder.path + "/relay.jsonl"
+        let relay = try await Self.relay(log: log)
+        defer { relay.stop() }
+        env["R2UP_ENDPOINT"] = relay.endpoint
+        let retried = try await CLI.run(["retry", "--all", "--db", db], environment: env)
+        #expect(retried.status == 0, "stderr: \(retried.stderr)")
+        #expect(retried.stdout.hasSuffix("/\(prefix)/new%20name.m4a\n"), "\(retried.stdout)")
+        #expect(try Self.requests(log).reduce(0) { $0 + $1.length } == 0)
+        #expect(try await TrackIdentityCommandTests.boto3(["get", "\(prefix)/new name.m4a"]) == "a track that will move")
+    }
 }
