@@ -160,7 +160,12 @@ extension R2Up {
             }
             guard !global.quiet else { return }
             for file in summary.planned {
-                Terminal.output("would upload \(TextColumns.printable(file.key)) (\(ByteCount.string(file.size)), \(file.reason.rawValue))")
+                if let source = file.copyOf {
+                    Terminal.output(
+                        "would copy \(TextColumns.printable(source)) to \(TextColumns.printable(file.key)) (\(ByteCount.string(file.size)), moved)")
+                } else {
+                    Terminal.output("would upload \(TextColumns.printable(file.key)) (\(ByteCount.string(file.size)), \(file.reason.rawValue))")
+                }
             }
             Terminal.output(summary.line)
         }

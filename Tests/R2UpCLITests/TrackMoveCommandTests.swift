@@ -61,6 +61,15 @@ struct TrackMoveCommandTests {
         try FileManager.default.moveItem(atPath: library + "/Old Album", toPath: library + "/New Album (2026)")
         try FileManager.default.moveItem(atPath: library + "/Singles/single.mp3", toPath: library + "/Other/single.mp3")
 
+        // A dry run says what it would copy, and copies nothing.
+        let dry = try await CLI.run(sync + ["--dry-run"], environment: env)
+        #expect(dry.status == 0, "stderr: \(dry.stderr)")
+        let dryLines = dry.stdout.split(separator: "\n")
+        #expect(dryLines.contains("would copy \(prefix)/Singles/single.mp3 to \(prefix)/Other/single.mp3 (21 bytes, moved)"), "\(dry.stdout)")
+        #expect(dryLines.filter { $0.hasPrefix("would copy ") }.count == 21)
+        #expect(dryLines.last?.hasPrefix("sync --dry-run: 0 to upload (0 bytes), 21 to move (copy in the bucket), 0 failed") == true, "\(dry.stdout)")
+        #expect(try await TrackIdentityCommandTests.boto3(["get", "\(prefix)/Other/single.mp3"]) == "MISSING")
+
         let log = folder.path + "/relay.jsonl"
         let relay = try await Self.relay(log: log)
         defer { relay.stop() }

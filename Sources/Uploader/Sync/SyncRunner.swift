@@ -82,7 +82,7 @@ public struct SyncRunner: Sendable {
         let problems: [ScanProblem]
         var vanished: [VanishedTrack] = []
         if let store {
-            (problems, vanished) = try store.withSyncStates(under: root, bucket: options.dryRun ? nil : service.bucket) { tracks in
+            (problems, vanished) = try store.withSyncStates(under: root, bucket: service.bucket) { tracks in
                 let problems = try scanner.scan(root) { file in plan.add(file, track: try tracks.state(at: file.path)) }
                 try tracks.finish()
                 return (problems, tracks.vanished)
@@ -119,6 +119,10 @@ public struct SyncRunner: Sendable {
             }
             summary.uploaded = plan.uploads.count
             summary.uploadedBytes = plan.uploads.reduce(0) { $0 + $1.file.size }
+            summary.planned += moved.moves.map {
+                SyncPlannedFile(path: $0.upload.file.path, key: $0.upload.key, size: $0.upload.file.size, reason: .moved, copyOf: $0.track.key)
+            }
+            summary.copied = moved.moves.count
         } else if let store {
             if !plan.cloudOnly.isEmpty {
                 try store.recordCloudOnly(plan.cloudOnly.map { object in

@@ -6,6 +6,8 @@ public struct SyncPlannedFile: Sendable, Equatable, Codable {
     public var key: String
     public var size: Int64
     public var reason: SyncReason
+    /// A move: the key copied from.
+    public var copyOf: String? = nil
 }
 
 /// What a sync did: one line for cron's mail, or an object with `--json`.
@@ -57,7 +59,7 @@ public struct SyncSummary: Sendable, Equatable, Encodable {
     public init() {}
 
     enum CodingKeys: String, CodingKey {
-        case dryRun, uploaded, uploadedBytes, copied, renamed, movedDeleted, wouldUpload, wouldUploadBytes, failed, unchanged, waiting, deleted, cloudOnly, excluded, seconds
+        case dryRun, uploaded, uploadedBytes, copied, wouldCopy, renamed, movedDeleted, wouldUpload, wouldUploadBytes, failed, unchanged, waiting, deleted, cloudOnly, excluded, seconds
         case failures, problems, planned, exitCode
         case awaitingRetry, retryLater, nextRetryAt, heldElsewhere, stoppedBy, interrupted, leftResumable
     }
@@ -70,7 +72,8 @@ public struct SyncSummary: Sendable, Equatable, Encodable {
         try c.encode(dryRun ? 0 : uploadedBytes, forKey: .uploadedBytes)
         try c.encode(dryRun ? uploaded : 0, forKey: .wouldUpload)
         try c.encode(dryRun ? uploadedBytes : 0, forKey: .wouldUploadBytes)
-        try c.encode(copied, forKey: .copied)
+        try c.encode(dryRun ? 0 : copied, forKey: .copied)
+        try c.encode(dryRun ? copied : 0, forKey: .wouldCopy)
         try c.encode(renamed, forKey: .renamed)
         try c.encode(movedDeleted, forKey: .movedDeleted)
         try c.encode(failed, forKey: .failed)
@@ -100,7 +103,10 @@ public struct SyncSummary: Sendable, Equatable, Encodable {
                 ? "\(Self.count(uploaded)) to upload (\(ByteCount.string(uploadedBytes)))"
                 : "\(Self.count(uploaded)) uploaded (\(ByteCount.string(uploadedBytes)))"
         ]
-        if copied > 0 { parts.append("\(Self.count(copied)) moved (copied in the bucket, 0 bytes sent)") }
+        if copied > 0 {
+            parts.append(
+                dryRun ? "\(Self.count(copied)) to move (copy in the bucket)" : "\(Self.count(copied)) moved (copied in the bucket, 0 bytes sent)")
+        }
         if renamed > 0 { parts.append("\(Self.count(renamed)) moved (same key)") }
         if movedDeleted > 0 { parts.append("\(Self.count(movedDeleted)) old objects of moved tracks deleted") }
         if deleted > 0 { parts.append("\(Self.count(deleted)) deleted locally") }
