@@ -80,30 +80,16 @@ extension R2Up {
                 worst = max(worst, problem.status)
             }
             // Tracks that moved inside a pushed folder follow their files: a copy in the bucket each.
-            var moved = MovesQueued()
-            if !plan.moves.isEmpty {
-                do {
-                    moved = try store.enqueueMoves(
-                        plan.moves, bucket: service.bucket,
-                        contentType: { contentType ?? ContentType.forFile(named: $0.upload.file.relativePath) }, intent: .asked,
-                        replace: replace.policy)
-                } catch {
-                    throw CommandFailure(error)
+            do {
+                let moved = try queue.enqueueMoves(plan.moves, contentType: contentType, replace: replace.policy)
+                for refusal in moved.refused {
+                    Terminal.error("r2up: \(TextColumns.printable(refusal.message))")
+                    worst = max(worst, refusal.status)
                 }
-                for (move, conflict) in moved.conflicts {
-                    Terminal.error(
-                        "r2up: \(TextColumns.printable(move.upload.file.path + ": moved from " + move.track.path + ": " + conflict.description))")
-                    worst = max(worst, .uploadFailed)
-                }
-                for (job, disposition) in moved.waiting {
-                    if case .heldBy(let pid) = disposition {
-                        Terminal.error("r2up: \(job.path): another r2up (pid \(pid)) is uploading it; see r2up queue")
-                        worst = max(worst, .locked)
-                    }
-                }
-                for (id, condition) in moved.conditions { queue.expect(condition, for: id) }
                 jobs += moved.jobs
                 requests += moved.uploads.map { plan.request(path: $0.file.path, key: $0.key) }
+            } catch {
+                throw CommandFailure(error)
             }
             var attributes = ObjectAttributes(cacheControl: cacheControl, metadata: metadata)
             // Tags are read (or found unchanged in the store) for every audio file, so status and

@@ -252,6 +252,18 @@ struct TrackMoveCommandTests {
         #expect(try await TrackIdentityCommandTests.boto3(["get", "\(prefix)/a (renamed).m4a"]) == "pushed once")
         let history = try await CLI.run(["history", "--db", db], environment: env)
         #expect(history.stdout.contains("(copy of \(prefix)/a.m4a)"), "\(history.stdout)")
+
+        // A move onto a key a third track holds: one line, exit 1, nothing overwritten.
+        let third = folder.write("third.m4a", "a third track")
+        #expect(try await CLI.run(["push", third, "--key", "\(prefix)/c.m4a", "--db", db], environment: env).status == 0)
+        try FileManager.default.moveItem(atPath: album + "/b.m4a", toPath: album + "/c.m4a")
+        let refused = try await CLI.run(push, environment: env)
+        #expect(refused.status == 1)
+        #expect(refused.stderr.split(separator: "\n").count == 1, "\(refused.stderr)")
+        #expect(
+            refused.stderr.hasPrefix("r2up: \(album)/c.m4a: moved from \(album)/b.m4a: the key '\(prefix)/c.m4a' holds \(third) uploaded 20"),
+            "\(refused.stderr)")
+        #expect(try await TrackIdentityCommandTests.boto3(["get", "\(prefix)/c.m4a"]) == "a third track")
     }
 
     @Test("a copy is a job: refused by the server it fails (exit 1) and shows in queue as a copy; retry makes it, 0 bytes sent")
