@@ -304,4 +304,34 @@ struct TrackMoveCommandTests {
         #expect(try Self.requests(log).reduce(0) { $0 + $1.length } == 0)
         #expect(try await TrackIdentityCommandTests.boto3(["get", "\(prefix)/new name.m4a"]) == "a track that will move")
     }
+
+    @Test("a moved track whose old object was deleted behind r2up's back is uploaded instead of copied")
+    func sourceGone() async throws {
+        let folder = try TemporaryFolder()
+        let library = folder.path + "/lib"
+        try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
+        _ = folder.write("lib/a.m4a", "the only copy is local now")
+        let db = folder.path + "/db.sqlite"
+        let prefix = Self.prefix("gone")
+        let env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
+        let sync = ["sync", library, "--prefix", prefix, "--min-age", "0", "--db", db]
+        #expect(try await CLI.run(sync, environment: env).status == 0)
+        let delete = """
+            import boto3, os, sys
+            e = os.environ
+            boto3.client("s3", endpoint_url=e["R2UP_TEST_ENDPOINT"], aws_access_key_id=e["R2UP_TEST_ACCESS_KEY"],
+                         aws_secret_access_key=e["R2UP_TEST_SECRET_KEY"], region_name="us-east-1").delete_object(
+                Bucket=e["R2UP_TEST_BUCKET"], Key=sys.argv[1])
+            """
+        let deleted = try await ProcessRunner.run(
+            "/usr/bin/env", ["python3", "-c", delete, "\(prefix)/a.m4a"], environment: ProcessInfo.processInfo.environment)
+        #expect(deleted.status == 0, "\(deleted.stderr)")
+        try FileManager.default.moveItem(atPath: library + "/a.m4a", toPath: library + "/b.m4a")
+        let run = try await CLI.run(sync, environment: env)
+        #expect(run.status == 0, "stderr: \(run.stderr)")
+        #expect(run.stdout.hasPrefix("sync: 1 uploaded (26 bytes), 0 failed"), "\(run.stdout)")
+        #expect(try await TrackIdentityCommandTests.boto3(["get", "\(prefix)/b.m4a"]) == "the only copy is local now")
+        let history = try await CLI.run(["history", "--db", db], environment: env)
+        #expect(!history.stdout.contains("(copy of"), "\(history.stdout)")
+    }
 }
