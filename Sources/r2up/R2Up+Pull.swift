@@ -97,26 +97,12 @@ extension R2Up {
                 let rows = summary.outcomes.sorted { $0.item.key < $1.item.key }.map(PulledObject.init)
                 Terminal.output(JSONOutput.encode(rows))
             } else if !global.quiet {
-                Terminal.error(Self.summaryLine(summary, refused: plan.refused.count))
+                Terminal.error(summary.line(refused: plan.refused.count))
             }
             if summary.failures.contains(where: { $0.error.diagnosis.status == .configuration }) {
                 throw CommandFailure(status: .configuration)
             }
             if worst != .success { throw CommandFailure(status: worst) }
-        }
-
-        /// "Pulled 2 files (16 MB); 1 identical skipped; 1 failed."
-        static func summaryLine(_ summary: PullSummary, refused: Int) -> String {
-            let downloaded = summary.outcomes.filter { $0.result == .downloaded }
-            let bytes = downloaded.reduce(Int64(0)) { $0 + $1.item.size }
-            var line = "Pulled \(downloaded.count) \(downloaded.count == 1 ? "file" : "files") (\(ByteCount.string(bytes)))"
-            let resumed = downloaded.reduce(Int64(0)) { $0 + $1.resumedBytes }
-            if resumed > 0 { line += ", \(ByteCount.string(resumed)) of it resumed from disk" }
-            let skipped = summary.outcomes.count - downloaded.count
-            if skipped > 0 { line += "; \(skipped) identical skipped" }
-            let failed = summary.failures.count + refused
-            if failed > 0 { line += "; \(failed) failed" }
-            return line + "."
         }
     }
 }

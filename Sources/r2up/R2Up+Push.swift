@@ -73,10 +73,23 @@ extension R2Up {
 
             var jobs: [UploadJob] = []
             let tags = TagResolver(store: store)
-            let (requests, skipped) = try requests(store: store, tags: tags)
-            for problem in skipped {
+            let plan = try plan(store: store, tags: tags, bucket: service.bucket)
+            var requests = plan.requests
+            for problem in plan.skipped {
                 Terminal.error("r2up: \(problem.path): \(problem.message)")
                 worst = max(worst, problem.status)
+            }
+            // Tracks that moved inside a pushed folder follow their files: a copy in the bucket each.
+            do {
+                let moved = try queue.enqueueMoves(plan.moves, contentType: contentType, replace: replace.policy)
+                for refusal in moved.refused {
+                    Terminal.error("r2up: \(TextColumns.printable(refusal.message))")
+                    worst = max(worst, refusal.status)
+                }
+                jobs += moved.jobs
+                requests += moved.uploads.map { plan.request(path: $0.file.path, key: $0.key) }
+            } catch {
+                throw CommandFailure(error)
             }
             var attributes = ObjectAttributes(cacheControl: cacheControl, metadata: metadata)
             // Tags are read (or found unchanged in the store) for every audio file, so status and
@@ -141,79 +154,28 @@ extension R2Up {
             if worst != .success { throw CommandFailure(status: worst) }
         }
 
-        /// The files to push: each file as given, each folder's eligible tracks.
-        /// What could not be pushed before any upload: its path as printable text, why, and the exit code.
-        struct Skipped {
-            var path: String
-            var message: String
-            var status: ExitStatus
-        }
-
-        /// The files to push: each file as given, each folder's eligible tracks; and what was skipped.
-        private func requests(store: Store, tags: TagResolver) throws -> ([PushRequest], [Skipped]) {
-            var requests: [PushRequest] = []
-            var skipped: [Skipped] = []
-            let undecodable = RawArguments.notUTF8()
+        /// The files to push, the tracks that moved, what was skipped (`PushPlan`); the notices of
+        /// folders with nothing to push go to stderr.
+        private func plan(store: Store, tags: TagResolver, bucket: String) throws -> PushPlan {
             let template = try tagOptions.template()
-            for path in files {
-                if let raw = undecodable[path] {
-                    // Swift repaired the bytes to U+FFFD: that spelling names no file, so say what is wrong.
-                    skipped.append(Skipped(path: FilePath.escaped(raw), message: FilePath.notUTF8, status: .badInput))
-                    continue
+            let attributes = ObjectAttributes(cacheControl: cacheControl, metadata: metadata)
+            let plan: PushPlan
+            do {
+                plan = try PushPlan(
+                    paths: files, undecodable: RawArguments.notUTF8(), key: key, prefix: prefix, template: template,
+                    onlyFailed: retryFailed, store: store, tags: tags, bucket: bucket
+                ) { path in
+                    var own = attributes
+                    own.contentType = contentType ?? ContentType.forFile(named: (path as NSString).lastPathComponent)
+                    return own
                 }
-                var isDirectory: ObjCBool = false
-                if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
-                    if key != nil { throw CommandFailure(Diagnosis(status: .badInput, message: "--key cannot name a folder's files; use --prefix")) }
-                    let found: (files: [(path: String, relativePath: String)], problems: [ScanProblem])
-                    do { found = try TrackFolder.eligibleFiles(in: path, store: store, onlyFailed: retryFailed) } catch {
-                        throw CommandFailure(error)
-                    }
-                    skipped += found.problems.map { Skipped(path: $0.path, message: $0.message, status: .uploadFailed) }
-                    let eligible = found.files
-                    do { try tags.preload(under: path) } catch { throw CommandFailure(error) }
-                    if eligible.isEmpty && found.problems.isEmpty && !global.quiet {
-                        Terminal.error(
-                            retryFailed
-                                ? "\(TextColumns.printable(path)): no failed tracks to upload again"
-                                : "\(TextColumns.printable(path)): nothing to upload (every track is uploaded and unchanged)")
-                    }
-                    for file in eligible {
-                        let name = template.map { $0.key(tags: tags.tags(path: file.path), relativePath: file.relativePath) }
-                        requests.append(request(path: file.path, key: ObjectKey.forFile(named: name ?? file.relativePath, prefix: prefix)))
-                    }
-                } else {
-                    let name = URL(fileURLWithPath: path).lastPathComponent
-                    let templated = template.map { $0.key(tags: tags.tags(path: path), relativePath: name) }
-                    requests.append(request(path: path, key: key ?? ObjectKey.forFile(named: templated ?? name, prefix: prefix)))
-                }
+            } catch let refusal as PushPlan.Refusal {
+                throw CommandFailure(refusal.diagnosis)
+            } catch {
+                throw CommandFailure(error)
             }
-            try Self.checkKeys(requests, templated: template != nil)
-            return (requests, skipped)
-        }
-
-        /// Two files for one key (names that differ only in Unicode normalisation, a --prefix
-        /// or --key-template that folds them together), or a templated key over 1,024 bytes,
-        /// stop the push before anything is sent (exit 2), naming the files.
-        static func checkKeys(_ requests: [PushRequest], templated: Bool) throws {
-            if let clash = SyncPlan.keyClashes(requests.map { (path: $0.path, key: $0.key) }).first {
-                throw CommandFailure(Diagnosis(
-                    status: .badInput,
-                    message: SyncPlan.clashMessage(paths: clash.paths, key: clash.key, templated: templated) + "; nothing was sent"))
-            }
-            for request in requests where templated {
-                if request.key.utf8.count > ObjectKey.maximumBytes {
-                    throw CommandFailure(Diagnosis(
-                        status: .badInput,
-                        message: "\(request.path): --key-template makes a key of \(request.key.utf8.count) bytes; S3 and R2 allow at most \(ObjectKey.maximumBytes); shorten the template; nothing was sent"))
-                }
-            }
-        }
-
-        private func request(path: String, key: String) -> PushRequest {
-            let name = (path as NSString).lastPathComponent  // URL(fileURLWithPath:) would stat the file
-            return PushRequest(
-                path: path, key: key,
-                attributes: ObjectAttributes(contentType: contentType ?? ContentType.forFile(named: name), cacheControl: cacheControl, metadata: metadata))
+            if !global.quiet { for line in plan.nothingToPush { Terminal.error(line) } }
+            return plan
         }
     }
 }

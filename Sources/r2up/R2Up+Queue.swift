@@ -65,20 +65,20 @@ extension R2Up.Queue {
                     let percent = entry.size > 0 ? Int(Double(entry.bytesSent) / Double(entry.size) * 100) : 100
                     let phase = entry.state == UploadJobState.verifying.rawValue ? ", verifying" : ""
                     Terminal.output(
-                        "  ↑ \(TextColumns.printable(entry.key))  \(ByteCount.string(entry.bytesSent)) of \(ByteCount.string(entry.size)) (\(percent)%\(phase))")
+                        "  ↑ \(Self.name(entry))  \(ByteCount.string(entry.bytesSent)) of \(ByteCount.string(entry.size)) (\(percent)%\(phase))")
                 }
             }
             if !report.interrupted.isEmpty {
                 Terminal.output("\nInterrupted (resumes on the next run)")
                 for entry in report.interrupted {
                     Terminal.output(
-                        "  \(TextColumns.printable(entry.key))  \(ByteCount.string(entry.bytesSent)) of \(ByteCount.string(entry.size)) (\(Self.shortID(entry.id)))")
+                        "  \(Self.name(entry))  \(ByteCount.string(entry.bytesSent)) of \(ByteCount.string(entry.size)) (\(Self.shortID(entry.id)))")
                 }
             }
             if !report.upNext.isEmpty {
                 Terminal.output("\nUp next")
                 for (index, entry) in report.upNext.enumerated() {
-                    Terminal.output("  \(index + 1). \(TextColumns.printable(entry.key))  \(ByteCount.string(entry.size))")
+                    Terminal.output("  \(index + 1). \(Self.name(entry))  \(ByteCount.string(entry.size))")
                 }
             }
             if !report.failed.isEmpty {
@@ -89,7 +89,7 @@ extension R2Up.Queue {
                         ? "waits for r2up retry"
                         : entry.nextAttemptAt.map { "next attempt \(Self.format($0))" } ?? "retried on the next run"
                     Terminal.output(
-                        "  ⚠ \(TextColumns.printable(entry.key)) (\(Self.shortID(entry.id))): \(TextColumns.printable(entry.lastError ?? "failed")); \(when)")
+                        "  ⚠ \(Self.name(entry)) (\(Self.shortID(entry.id))): \(TextColumns.printable(entry.lastError ?? "failed")); \(when)")
                 }
             }
             if report.leftOnServer > 0 {
@@ -99,6 +99,11 @@ extension R2Up.Queue {
             if let last = report.lastCompleted {
                 Terminal.output("\nLast completed\n  \(TextColumns.printable(last.r2Key))  \(last.formattedFileSize)  \(Self.format(last.uploadDate))  \(last.publicURL.absoluteString)")
             }
+        }
+
+        /// The job's key, and for a moved track's server-side copy the key it copies from.
+        static func name(_ entry: QueueReport.Entry) -> String {
+            TextColumns.printable(entry.key) + (entry.copyOf.map { " (copy of \(TextColumns.printable($0)))" } ?? "")
         }
 
         static func shortID(_ id: UUID) -> String { String(id.uuidString.prefix(8)).lowercased() }
@@ -172,8 +177,14 @@ extension R2Up.Queue {
             if !cancellation.held.isEmpty { throw CommandFailure(status: .locked) }
         }
 
+        /// The database to write (cancel changes jobs), or nil when there is none: cancelling
+        /// never creates one.
         private func openStore() throws -> Store? {
-            do { return try ReadOnlyStore.open(global) } catch { throw CommandFailure(error) }
+            do {
+                let path = try global.settings().database.value
+                guard FileManager.default.fileExists(atPath: path) else { return nil }
+                return try Store(path: path)
+            } catch { throw CommandFailure(error) }
         }
     }
 }

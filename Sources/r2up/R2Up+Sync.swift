@@ -37,6 +37,11 @@ extension R2Up {
         @Flag(name: .customLong("delete-after"), help: "Delete each local file once its upload is verified (never anything remote).")
         var deleteAfter = false
 
+        @Flag(
+            name: .customLong("delete-moved"),
+            help: "Delete a moved track's old object once the copy at its new key is verified (kept by default: its URL may be shared).")
+        var deleteMoved = false
+
         @Flag(name: .customLong("verify-remote"), help: "List the bucket: upload again what is missing there; record objects with no local file.")
         var verifyRemote = false
 
@@ -103,6 +108,7 @@ extension R2Up {
             options.minAge = SyncDuration.parse(minAge) ?? .seconds(10)
             options.dryRun = dryRun
             options.deleteAfter = deleteAfter
+            options.deleteMoved = deleteMoved
             options.verifyRemote = verifyRemote
             options.replace = replace.policy
             options.followSymlinks = followSymlinks
@@ -154,7 +160,12 @@ extension R2Up {
             }
             guard !global.quiet else { return }
             for file in summary.planned {
-                Terminal.output("would upload \(TextColumns.printable(file.key)) (\(ByteCount.string(file.size)), \(file.reason.rawValue))")
+                if let source = file.copyOf {
+                    Terminal.output(
+                        "would copy \(TextColumns.printable(source)) to \(TextColumns.printable(file.key)) (\(ByteCount.string(file.size)), moved)")
+                } else {
+                    Terminal.output("would upload \(TextColumns.printable(file.key)) (\(ByteCount.string(file.size)), \(file.reason.rawValue))")
+                }
             }
             Terminal.output(summary.line)
         }

@@ -69,9 +69,10 @@ struct HistoryCommandTests {
         let objects = try #require(
             try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [[String: Any]])
         #expect(objects.count == 3)
-        let keys = ["bucket", "deletedAt", "etag", "fileName", "fileSize", "id", "publicURL", "r2Key", "uploadDate"]
+        let keys = ["bucket", "copiedFrom", "deletedAt", "etag", "fileName", "fileSize", "id", "publicURL", "r2Key", "uploadDate"]
         for object in objects { #expect(object.keys.sorted() == keys) }
         #expect(objects.allSatisfy { $0["deletedAt"] is NSNull })
+        #expect(objects.allSatisfy { $0["copiedFrom"] is NSNull })
         #expect(objects.map { $0["id"] as? String } == [ids[1], ids[2], ids[0]].map(\.uuidString))
 
         let newest = objects[0]

@@ -172,6 +172,40 @@ struct TwoServerCoreTests {
         #expect(summary["unchanged"] as? Int == 2, "\(second.stdout)")
     }
 
+    @Test("a renamed folder and a moved file: server-side copies, the same bytes at the new keys, the old ones kept", arguments: CoreServer.names)
+    func syncMoves(serverName: String) async throws {
+        let server = try CoreServer.named(serverName)
+        let folder = try TemporaryFolder()
+        let env = server.environment(home: folder.path)
+        let db = folder.path + "/db.sqlite"
+        let prefix = "core-moves-\(UUID().uuidString.prefix(8))/"
+        let tracks = folder.path + "/music"
+        try FileManager.default.createDirectory(atPath: tracks + "/Old Album", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: tracks + "/Singles", withIntermediateDirectories: true)
+        let a = Self.bytes(1000, seed: 5)
+        let b = Self.bytes(9 << 20, seed: 6)  // multipart
+        let c = Self.bytes(3000, seed: 7)
+        try a.write(to: URL(fileURLWithPath: tracks + "/Old Album/01 a.m4a"))
+        try b.write(to: URL(fileURLWithPath: tracks + "/Old Album/02 b.flac"))
+        try c.write(to: URL(fileURLWithPath: tracks + "/c #1.mp3"))
+        let sync = ["sync", tracks, "--prefix", prefix, "--min-age", "0", "--db", db, "--json"]
+        #expect(try await CLI.run(sync, environment: env).status == 0)
+        try FileManager.default.moveItem(atPath: tracks + "/Old Album", toPath: tracks + "/New Album")
+        try FileManager.default.moveItem(atPath: tracks + "/c #1.mp3", toPath: tracks + "/Singles/c #1.mp3")
+
+        let second = try await CLI.run(sync, environment: env)
+        #expect(second.status == 0, "\(second.stderr)")
+        let summary = try JSONSerialization.jsonObject(with: Data(second.stdout.utf8)) as? [String: Any] ?? [:]
+        #expect(summary["copied"] as? Int == 3, "\(second.stdout)")
+        #expect(summary["uploaded"] as? Int == 0, "\(second.stdout)")
+        #expect(try await server.stored(under: prefix) == [
+            prefix + "Old Album/01 a.m4a": Self.fingerprint(a), prefix + "Old Album/02 b.flac": Self.fingerprint(b),
+            prefix + "c #1.mp3": Self.fingerprint(c),
+            prefix + "New Album/01 a.m4a": Self.fingerprint(a), prefix + "New Album/02 b.flac": Self.fingerprint(b),
+            prefix + "Singles/c #1.mp3": Self.fingerprint(c),
+        ])
+    }
+
     @Test("rm: keys and a prefix go from the bucket; tracks become local only; history says deleted", arguments: CoreServer.names)
     func remove(serverName: String) async throws {
         let server = try CoreServer.named(serverName)

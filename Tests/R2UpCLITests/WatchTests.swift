@@ -317,6 +317,52 @@ struct WatchTests {
         #expect(!parts.isEmpty && parts.count == Set(parts).count, "\(parts)")
     }
 
+    @Test("a folder renamed inside the watched tree: its tracks follow, copied in the bucket with 0 payload bytes")
+    func folderRenamedIsCopied() async throws {
+        let folder = try TemporaryFolder()
+        let library = folder.path + "/library"
+        try FileManager.default.createDirectory(atPath: library + "/Old Album", withIntermediateDirectories: true)
+        var contents: [String: String] = [:]
+        for number in 1...3 {
+            let name = "0\(number) Track.flac"
+            contents[name] = "track \(number) " + String(repeating: "♪", count: number * 41)
+            _ = FileManager.default.createFile(atPath: library + "/Old Album/" + name, contents: Data(contents[name, default: ""].utf8))
+            try Self.age(library + "/Old Album/" + name)
+        }
+        try await Task.sleep(for: .milliseconds(1100))  // their ctime older than --min-age: the first pass takes them
+        let database = folder.path + "/db.sqlite"
+        let scope = prefix("moves")
+        let log = folder.path + "/requests.jsonl"
+        let (proxy, server) = try await Self.loggingProxy(log: log)
+        defer { proxy.stop() }
+        let watch = try WatchProcess(
+            ["watch", library, "--prefix", scope, "--db", database, "--json", "--min-age", "1s"],
+            environment: CLI.environment(server: server, home: folder.path), in: folder.path)
+        defer { watch.kill() }
+        try await watch.waitFor("watching") { $0.contains { $0["event"] as? String == "watching" } }
+        #expect(watch.events.first { $0["event"] as? String == "watching" }?["uploaded"] as? Int == 3)
+        let before = Self.requests(log).count
+
+        try FileManager.default.moveItem(atPath: library + "/Old Album", toPath: library + "/New Album")
+        let newKeys = Set(contents.keys.map { scope + "New Album/" + $0 })
+        try await watch.waitFor("the three copies") { events in
+            Set(events.compactMap { $0["event"] as? String == "uploaded" ? $0["key"] as? String : nil }).isSuperset(of: newKeys)
+        }
+        watch.signal(SIGTERM)
+        #expect(try await watch.exit() == 0)
+
+        let after = Array(Self.requests(log).dropFirst(before))
+        let writes = after.filter { ["PUT", "POST"].contains($0["method"] as? String ?? "") }
+        #expect(writes.count == 3, "\(after)")
+        #expect(writes.reduce(0) { $0 + (($1["length"] as? NSNumber)?.intValue ?? 0) } == 0, "\(writes)")
+        for (name, text) in contents {
+            #expect(try await TrackIdentityCommandTests.boto3(["get", scope + "New Album/" + name]) == text)
+        }
+        // The tracks followed their files: one upload row and one copy row each, nothing uploaded twice.
+        let history = try await CLI.run(["history", "--all", "--db", database], environment: CLI.environment(server: server, home: folder.path))
+        #expect(history.stdout.split(separator: "\n").filter { $0.contains("(copy of \(scope)Old Album/") }.count == 3, "\(history.stdout)")
+    }
+
     @Test("a full pass every --rescan costs no request for unchanged files")
     func rescanIsFree() async throws {
         let folder = try TemporaryFolder()

@@ -16,6 +16,21 @@ public enum PullEvent: Sendable {
 public struct PullSummary: Sendable {
     public var outcomes: [DownloadOutcome] = []
     public var failures: [(key: String, error: DownloadError)] = []
+
+    /// The line `pull` ends with on stderr: "Pulled 2 files (16 MB); 1 identical skipped; 1 failed."
+    /// - Parameter refused: files refused before any download (counted as failed).
+    public func line(refused: Int) -> String {
+        let downloaded = outcomes.filter { $0.result == .downloaded }
+        let bytes = downloaded.reduce(Int64(0)) { $0 + $1.item.size }
+        var line = "Pulled \(downloaded.count) \(downloaded.count == 1 ? "file" : "files") (\(ByteCount.string(bytes)))"
+        let resumed = downloaded.reduce(Int64(0)) { $0 + $1.resumedBytes }
+        if resumed > 0 { line += ", \(ByteCount.string(resumed)) of it resumed from disk" }
+        let skipped = outcomes.count - downloaded.count
+        if skipped > 0 { line += "; \(skipped) identical skipped" }
+        let failed = failures.count + refused
+        if failed > 0 { line += "; \(failed) failed" }
+        return line + "."
+    }
 }
 
 /// The download side of r2up (seed 000's symmetry, seed 004's audio on demand): lists a key

@@ -12,14 +12,16 @@ public enum HistoryTable {
     public static let header = ["DATE", "SIZE", "KEY", "URL"]
 
     /// The table's lines, header first.
+    /// A server-side copy (a moved track) says "(copy of OLDKEY)" after its URL.
     /// `deleted`: uploads whose object `r2up rm` deleted since, and when; their URL reads "(deleted DATE)".
     public static func lines(_ items: [UploadItem], deleted: [UUID: Date] = [:], timeZone: TimeZone = .current) -> [String] {
         let rows = items.map { item in
             [
                 date(item.uploadDate, timeZone: timeZone), ByteCount.string(item.fileSize),
                 TextColumns.printable(item.r2Key),
-                deleted[item.id].map { "(deleted \(date($0, timeZone: timeZone)))" }
-                    ?? TextColumns.printable(item.publicURL.absoluteString),
+                (deleted[item.id].map { "(deleted \(date($0, timeZone: timeZone)))" }
+                    ?? TextColumns.printable(item.publicURL.absoluteString))
+                    + (item.copiedFrom.map { " (copy of \(TextColumns.printable($0)))" } ?? ""),
             ]
         }
         return TextColumns.lines([header] + rows, alignments: [.left, .right, .left, .left])

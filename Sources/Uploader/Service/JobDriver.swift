@@ -154,8 +154,9 @@ final class JobDriver: UploadJournal, Sendable {
     // MARK: - The run's events
 
     /// The object is on the server and checked.
-    func verified(size: Int64) -> UploadJob {
+    func verified(size: Int64, digest: String? = nil) -> UploadJob {
         state.withLock { s in
+            if let digest { s.job.digest = digest }
             // A resume may find the object completed by a run that died before recording it.
             if s.machine.state == .uploading { _ = s.machine.bodySent() }
             _ = s.machine.verified()
@@ -218,6 +219,16 @@ final class JobDriver: UploadJournal, Sendable {
         s.job.apply(s.machine)
         s.working = false
         return action
+    }
+
+    /// A copy whose file changed since it moved: its bytes are no longer the object's, so the
+    /// file is uploaded to the new key instead.
+    func uploadInsteadOfCopy() {
+        state.withLock { s in
+            s.job.copySourceKey = nil
+            s.job.copySourceETag = nil
+            s.job.digest = nil
+        }
     }
 
     /// After a restage: the file as it is now is what will be sent.

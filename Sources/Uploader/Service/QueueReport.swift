@@ -26,6 +26,8 @@ public struct QueueReport: Sendable, Encodable {
         public var ownerPID: Int32?
         /// Bytes a second over the last few seconds, where a watch (`QueueRates`) has seen it grow.
         public var bytesPerSecond: Double?
+        /// A server-side copy (a moved track): the key it copies from; nil for an upload.
+        public var copyOf: String?
 
         init(_ job: UploadJob, now: Date = Date()) {
             id = job.id
@@ -38,6 +40,7 @@ public struct QueueReport: Sendable, Encodable {
             lastError = job.lastError
             nextAttemptAt = job.nextAttemptAt
             ownerPID = job.lease.flatMap { $0.isLive(now: now) ? $0.owner.pid : nil }
+            copyOf = job.copySourceKey
         }
     }
 

@@ -17,18 +17,36 @@ public enum TrackFolder {
     public static func eligibleFiles(
         in directory: String, store: Store, onlyFailed: Bool
     ) throws(StoreError) -> (files: [(path: String, relativePath: String)], problems: [ScanProblem]) {
+        let found = try scan(directory, store: store, onlyFailed: onlyFailed)
+        return (found.files.map { ($0.file.path, $0.file.relativePath) }, found.problems)
+    }
+
+    /// `eligibleFiles` as scanned, each file with whether the store knows a track at its path
+    /// (a file with none may be a track that moved: `MovePlan`).
+    /// `uploaded`: the files left out because their tracks are uploaded and unchanged, with the
+    /// key each is at (`push DIR --prefix` sends them to another key by a server-side copy).
+    public static func scan(
+        _ directory: String, store: Store, onlyFailed: Bool
+    ) throws(StoreError) -> (
+        files: [(file: ScannedFile, isKnown: Bool)], uploaded: [(file: ScannedFile, bucket: String, key: String)],
+        problems: [ScanProblem]
+    ) {
         let root = URL(fileURLWithPath: directory).standardizedFileURL.path
         let known = Dictionary(
             try store.tracks(under: root).map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
         // Sync's readdir scanner (FileManager's enumerator cost more CPU than the uploads'
         // signing for 2,000 small files); its own stat decides, no second one per file. What it
         // cannot take (a symbolic link, an unreadable folder) is skipped.
-        var eligible: [(path: String, relativePath: String)] = []
+        var eligible: [(file: ScannedFile, isKnown: Bool)] = []
+        var uploaded: [(file: ScannedFile, bucket: String, key: String)] = []
         let problems = SyncScanner().scan(root) { file in
-            if isEligible(known[file.path], size: file.size, mtimeNs: file.mtimeNs, onlyFailed: onlyFailed) {
-                eligible.append((file.path, file.relativePath))
+            let track = known[file.path]
+            if isEligible(track, size: file.size, mtimeNs: file.mtimeNs, onlyFailed: onlyFailed) {
+                eligible.append((file, track != nil))
+            } else if let track, track.uploadState == .uploaded, let bucket = track.bucket, let key = track.key {
+                uploaded.append((file, bucket, key))
             }
         }
-        return (eligible, problems)
+        return (eligible, uploaded, problems)
     }
 }

@@ -265,11 +265,13 @@ public final class UploadQueue: Sendable {
     ) async {
         let threshold = service.uploader.settings.multipartThreshold
         // A single PUT has nothing to resume: its steps may wait for the next batched commit.
-        var batched = driver.job.uploadID == nil && driver.job.length <= threshold
+        // A copy (a moved track) is recorded step by step: it has no batched form.
+        var batched = driver.job.uploadID == nil && driver.job.length <= threshold && !driver.job.isCopy
         var restarts = 0
         while true {
             let job = driver.job
-            guard driver.start(multipart: job.uploadID != nil || job.length > threshold, batched: batched) else {
+            let multipart = !job.isCopy && (job.uploadID != nil || job.length > threshold)
+            guard driver.start(multipart: multipart, batched: batched) else {
                 summary.value.withLock { $0.deferred.append(job) }
                 return
             }
@@ -285,28 +287,39 @@ public final class UploadQueue: Sendable {
                     if case .restage(let abandoned?) = driver.fileChanged() {
                         await abort(bucket: job.bucket, key: job.key, uploadID: abandoned)
                     }
+                    driver.uploadInsteadOfCopy()
                     driver.refreshFile()
                     guard restarts <= Self.maxRestarts, await save(driver, control: control) else { return }
                     batched = false
                     continue
                 }
-                var checkpoint = driver.checkpoint
-                if checkpoint == nil, job.uploadID != nil {
-                    let id = job.id
-                    let parts = try await writer.perform { store throws(StoreError) in try store.parts(jobID: id) }
-                    checkpoint = driver.checkpoint(from: parts)
-                }
                 var objectAttributes = attributes
                 if let feed = attributes.tagFeed { objectAttributes = await feed.attributes(attributes, for: job.path) }
                 objectAttributes.contentType = job.contentType
-                let outcome = try await resumableUploader.upload(
-                    file, bucket: job.bucket, key: job.key, attributes: objectAttributes, checkpoint: checkpoint,
-                    journal: driver, condition: writeCondition(for: driver))
-                summary.sent.note(bucket: job.bucket, key: outcome.key, etag: outcome.etag, size: outcome.size, attributes: objectAttributes)
+                let outcome: UploadOutcome
+                if let sourceKey = job.copySourceKey {
+                    // A moved track: the bytes are in the bucket already; none is sent again.
+                    outcome = try await resumableUploader.copy(
+                        from: CopySource(bucket: job.bucket, key: sourceKey), sourceETag: job.copySourceETag,
+                        size: job.length, to: job.key, bucket: job.bucket, attributes: objectAttributes, journal: driver,
+                        condition: writeCondition(for: driver))
+                } else {
+                    var checkpoint = driver.checkpoint
+                    if checkpoint == nil, job.uploadID != nil {
+                        let id = job.id
+                        let parts = try await writer.perform { store throws(StoreError) in try store.parts(jobID: id) }
+                        checkpoint = driver.checkpoint(from: parts)
+                    }
+                    outcome = try await resumableUploader.upload(
+                        file, bucket: job.bucket, key: job.key, attributes: objectAttributes, checkpoint: checkpoint,
+                        journal: driver, condition: writeCondition(for: driver))
+                    // What the object holds, for the catalog; a copy holds its source's metadata, so it is HEADed there.
+                    summary.sent.note(bucket: job.bucket, key: outcome.key, etag: outcome.etag, size: outcome.size, attributes: objectAttributes)
+                }
                 let item = UploadItem(
                     fileName: FilePath.name(job.path), fileSize: outcome.size, r2Key: outcome.key, uploadDate: Date(),
-                    publicURL: publicURL, bucket: job.bucket, etag: outcome.etag)
-                let completed = driver.verified(size: outcome.size)
+                    publicURL: publicURL, bucket: job.bucket, etag: outcome.etag, copiedFrom: job.copySourceKey)
+                let completed = driver.verified(size: outcome.size, digest: outcome.digest)
                 if batched {
                     driver.recorder.completed(completed, item: item) { committed in
                         switch committed {
@@ -325,7 +338,7 @@ public final class UploadQueue: Sendable {
                     return
                 }
                 let done = try await writer.perform { store throws(StoreError) in
-                    try store.completeJob(id: completed.id, historyItem: item)
+                    try store.completeJob(id: completed.id, historyItem: item, digest: completed.digest)
                 }
                 summary.value.withLock {
                     $0.completed.append(item)
@@ -338,6 +351,17 @@ public final class UploadQueue: Sendable {
                     // The job's start lands before its failure.
                     await driver.recorder.flush()
                     batched = false
+                }
+                if job.isCopy, case .s3(.service(let missing))? = error as? UploadError,
+                    missing.code == "NoSuchKey" || (missing.status == 404 && missing.code != "NoSuchBucket")
+                {
+                    // The moved track's old object is gone (deleted behind r2up's back): send the file.
+                    restarts += 1
+                    _ = driver.fileChanged()
+                    driver.uploadInsteadOfCopy()
+                    driver.refreshFile()
+                    guard restarts <= Self.maxRestarts, await save(driver, control: control) else { return }
+                    continue
                 }
                 let failure = Failure(error, diagnosis: await service.diagnose(error, subject: job.path))
                 switch driver.failed(failure, now: Date(), stopping: control.isStopped || Task.isCancelled) {

@@ -95,6 +95,15 @@ public struct UploadJob: Codable, Sendable, Equatable, Identifiable {
     public var updatedAt: Date
     /// Who works on it, if a run took it (`JobLease`).
     public var lease: JobLease?
+    /// A server-side copy, not an upload: the key of the object its moved track had, and that
+    /// object's recorded ETag. nil for an upload.
+    public var copySourceKey: String?
+    public var copySourceETag: String?
+    /// The content digest of what the job stores (`ContentDigest`), given to its track.
+    public var digest: String?
+
+    /// Whether this job copies an object inside the bucket instead of sending the file.
+    public var isCopy: Bool { copySourceKey != nil }
 
     /// A new staged job.
     public init(
@@ -226,6 +235,9 @@ extension UploadJob: FetchableRecord, PersistableRecord {
         bytesSent = try row.decode(forColumn: "bytesSent")
         createdAt = try row.decode(forColumn: "createdAt")
         updatedAt = try row.decode(forColumn: "updatedAt")
+        copySourceKey = try row.decode(forColumn: "copySourceKey")
+        copySourceETag = try row.decode(forColumn: "copySourceETag")
+        digest = try row.decode(forColumn: "digest")
         let ownerPID: Int32? = try row.decode(forColumn: "ownerPID")
         if let ownerPID {
             let start: Int64? = try row.decode(forColumn: "ownerStartTime")
@@ -255,6 +267,9 @@ extension UploadJob: FetchableRecord, PersistableRecord {
         container["ownerPID"] = lease?.owner.pid
         container["ownerStartTime"] = lease?.owner.startTime
         container["heartbeatAt"] = lease.map { StoreDate.text($0.heartbeatAt) }
+        container["copySourceKey"] = copySourceKey
+        container["copySourceETag"] = copySourceETag
+        container["digest"] = digest
     }
 }
 

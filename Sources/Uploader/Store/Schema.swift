@@ -15,6 +15,7 @@ enum Schema {
         migrator.registerMigration("v4-deletions", migrate: v4Deletions)
         migrator.registerMigration("v5-audio", migrate: v5Audio)
         migrator.registerMigration("v6-track-keys", migrate: v6TrackKeys)
+        migrator.registerMigration("v7-track-moves", migrate: v7TrackMoves)
         return migrator
     }
 
@@ -157,6 +158,22 @@ enum Schema {
     private static func v6TrackKeys(_ db: Database) throws {
         try db.execute(sql: """
             CREATE INDEX tracks_on_key ON tracks(bucket, "key") WHERE "key" IS NOT NULL;
+            """)
+    }
+
+    /// A track follows its file (issue 14, DESIGN §10): the device and inode its file had, and
+    /// the content digest its upload computed (`ContentDigest`), to recognise it moved. A job
+    /// may be a server-side copy of an object (`copySourceKey`), carrying the digest its track
+    /// keeps; a history row made by a copy names the key it was copied from.
+    private static func v7TrackMoves(_ db: Database) throws {
+        try db.execute(sql: """
+            ALTER TABLE tracks ADD COLUMN device INTEGER;
+            ALTER TABLE tracks ADD COLUMN inode INTEGER;
+            ALTER TABLE tracks ADD COLUMN digest TEXT;
+            ALTER TABLE jobs ADD COLUMN copySourceKey TEXT;
+            ALTER TABLE jobs ADD COLUMN copySourceETag TEXT;
+            ALTER TABLE jobs ADD COLUMN digest TEXT;
+            ALTER TABLE history ADD COLUMN copiedFrom TEXT;
             """)
     }
 }

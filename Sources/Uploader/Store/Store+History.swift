@@ -21,6 +21,17 @@ extension Store {
     /// name (a path counts by its last component); the newest when several match.
     public func upload(matching text: String) throws(StoreError) -> UploadItem? {
         try read { db in
+            // A file r2up tracks: the latest upload (or copy) of the key its track holds now.
+            if let track = try Row.fetchOne(
+                db, sql: #"SELECT bucket, "key" FROM tracks WHERE path = ? AND "key" IS NOT NULL"#,
+                arguments: [FilePath.absolute(text)]),
+                let bucket = track["bucket"] as String?, let key = track["key"] as String?,
+                let item = try UploadItem.fetchOne(
+                    db, sql: "SELECT * FROM history WHERE bucket = ? AND r2Key = ? ORDER BY uploadDate DESC LIMIT 1",
+                    arguments: [bucket, key])
+            {
+                return item
+            }
             if let id = UUID(uuidString: text),
                 let item = try UploadItem.fetchOne(db, sql: "SELECT * FROM history WHERE id = ?", arguments: [id.uuidString])
             {

@@ -186,13 +186,14 @@ extension Store {
         try db.cachedStatement(sql: """
             INSERT INTO jobs (id, path, bucket, "key", contentType, length, mtimeNs, state, uploadID, partSize,
                               attempts, nextAttemptAt, lastError, bytesSent, createdAt, updatedAt,
-                              ownerPID, ownerStartTime, heartbeatAt)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                              ownerPID, ownerStartTime, heartbeatAt, copySourceKey, copySourceETag, digest)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """).execute(arguments: [
                 job.id.uuidString, job.path, job.bucket, job.key, job.contentType, job.length, job.mtimeNs,
                 job.state.rawValue, job.uploadID, job.partSize, job.attempts, job.nextAttemptAt.map(StoreDate.text),
                 job.lastError, job.bytesSent, StoreDate.text(job.createdAt), StoreDate.text(job.updatedAt),
                 job.lease?.owner.pid, job.lease?.owner.startTime, job.lease.map { StoreDate.text($0.heartbeatAt) },
+                job.copySourceKey, job.copySourceETag, job.digest,
             ])
     }
 

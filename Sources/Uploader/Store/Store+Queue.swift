@@ -10,10 +10,12 @@ extension Store {
     ///   - historyItem: the history row for it.
     /// - Returns: the completed job.
     @discardableResult
-    public func completeJob(id: UUID, historyItem: UploadItem) throws(StoreError) -> UploadJob {
+    public func completeJob(id: UUID, historyItem: UploadItem, digest: String? = nil) throws(StoreError) -> UploadJob {
         let time = now()
         return try write { db in
             guard var job = try Self.fetchJob(db, id: id) else { throw StoreError.notFound("job \(id)") }
+            // The digest the upload computed (`ContentDigest`) goes to the track; a copy keeps its track's.
+            if let digest { job.digest = digest }
             guard job.state != .completed else { throw StoreError.conflict("job \(id) is already completed") }
             job.state = .completed
             job.nextAttemptAt = nil
@@ -65,22 +67,22 @@ extension Store {
         guard db.changesCount > 0 else { throw StoreError.conflict("job \(id) is already completed or gone") }
         try Self.deleteParts(db, jobID: id)
         try db.cachedStatement(sql: """
-            INSERT INTO history (id, fileName, fileSize, r2Key, uploadDate, publicURL, bucket, etag)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO history (id, fileName, fileSize, r2Key, uploadDate, publicURL, bucket, etag, copiedFrom)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             """).execute(arguments: [
                 historyItem.id.uuidString, historyItem.fileName, historyItem.fileSize, historyItem.r2Key,
                 StoreDate.text(historyItem.uploadDate), historyItem.publicURL.absoluteString, historyItem.bucket,
-                historyItem.etag,
+                historyItem.etag, historyItem.copiedFrom,
             ])
         try db.cachedStatement(sql: """
-            INSERT INTO tracks (path, size, mtimeNs, uploadState, bucket, "key", etag, lastError, updatedAt)
-            VALUES (?, ?, ?, 'uploaded', ?, ?, ?, NULL, ?)
+            INSERT INTO tracks (path, size, mtimeNs, uploadState, bucket, "key", etag, lastError, updatedAt, digest)
+            VALUES (?, ?, ?, 'uploaded', ?, ?, ?, NULL, ?, ?)
             ON CONFLICT(path) DO UPDATE SET
                 size = excluded.size, mtimeNs = excluded.mtimeNs, uploadState = 'uploaded',
                 bucket = excluded.bucket, "key" = excluded."key", etag = excluded.etag,
-                lastError = NULL, updatedAt = excluded.updatedAt
+                lastError = NULL, updatedAt = excluded.updatedAt, digest = excluded.digest
             """).execute(arguments: [
-                job.path, job.length, job.mtimeNs, job.bucket, job.key, historyItem.etag, StoreDate.text(time),
+                job.path, job.length, job.mtimeNs, job.bucket, job.key, historyItem.etag, StoreDate.text(time), job.digest,
             ])
         // The object is this track's now: a track whose upload it replaced (--overwrite) no
         // longer claims it and shows as not uploaded; its history row stays.

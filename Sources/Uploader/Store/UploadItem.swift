@@ -18,6 +18,9 @@ public struct UploadItem: Sendable, Equatable, Identifiable {
     public let publicURL: URL
     public let bucket: String
     public let etag: String?
+    /// The key this object was copied from inside the bucket (a moved track), nil for an
+    /// upload. Not in the item's JSON (seed 002's keys are fixed): `history --json` adds it.
+    public let copiedFrom: String?
 
     /// - Parameters:
     ///   - id: a new UUID unless given.
@@ -30,7 +33,7 @@ public struct UploadItem: Sendable, Equatable, Identifiable {
     ///   - etag: the object's ETag.
     public init(
         id: UUID = .randomVersion4(), fileName: String, fileSize: Int64, r2Key: String, uploadDate: Date, publicURL: URL,
-        bucket: String, etag: String?
+        bucket: String, etag: String?, copiedFrom: String? = nil
     ) {
         self.id = id
         self.fileName = fileName
@@ -40,6 +43,7 @@ public struct UploadItem: Sendable, Equatable, Identifiable {
         self.publicURL = publicURL
         self.bucket = bucket
         self.etag = etag
+        self.copiedFrom = copiedFrom
     }
 
     /// The size for people: "2.4 MB".
@@ -73,12 +77,13 @@ public struct HistoryEntry: Encodable, Sendable {
         self.deletedAt = deletedAt
     }
 
-    private enum CodingKeys: String, CodingKey { case deletedAt }
+    private enum CodingKeys: String, CodingKey { case deletedAt, copiedFrom }
 
     public func encode(to encoder: any Encoder) throws {
         try item.encode(to: encoder)
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(deletedAt.map { $0.formatted(UploadItem.isoFormat) }, forKey: .deletedAt)
+        try container.encode(item.copiedFrom, forKey: .copiedFrom)
     }
 
     public static func json(_ entries: [HistoryEntry]) throws -> Data {
@@ -144,7 +149,8 @@ extension UploadItem: FetchableRecord, PersistableRecord {
             uploadDate: try row.decode(forColumn: "uploadDate"),
             publicURL: url,
             bucket: try row.decode(forColumn: "bucket"),
-            etag: try row.decode(String?.self, forColumn: "etag"))
+            etag: try row.decode(String?.self, forColumn: "etag"),
+            copiedFrom: row.hasColumn("copiedFrom") ? try row.decode(String?.self, forColumn: "copiedFrom") : nil)
     }
 
     public func encode(to container: inout PersistenceContainer) throws {
@@ -156,5 +162,6 @@ extension UploadItem: FetchableRecord, PersistableRecord {
         container["publicURL"] = publicURL.absoluteString
         container["bucket"] = bucket
         container["etag"] = etag
+        container["copiedFrom"] = copiedFrom
     }
 }

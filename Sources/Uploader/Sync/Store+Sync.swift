@@ -10,14 +10,39 @@ public struct SyncTrackState: Sendable, Equatable {
     public var key: String?
 }
 
+/// An uploaded track the scan did not find at its path: maybe its file moved (`MovePlan`).
+public struct VanishedTrack: Sendable, Equatable {
+    public var path: String
+    public var size: Int64
+    public var mtimeNs: Int64
+    public var key: String
+    public var etag: String?
+    public var device: Int64?
+    public var inode: Int64?
+    public var digest: String?
+}
+
 /// The store's tracks read in path order, looked up by paths that come in the same order.
 public struct SyncTrackLookup {
     private let rows: RowCursor
-    private var current: (path: String, state: SyncTrackState)?
+    private var current: (path: String, state: SyncTrackState, vanished: VanishedTrack?)?
     private var started = false
+    /// Uploaded tracks (in the bucket asked for) passed over: no scanned file at their path.
+    public private(set) var vanished: [VanishedTrack] = []
+    private let bucket: String?
 
-    init(rows: RowCursor) {
+    init(rows: RowCursor, bucket: String?) {
         self.rows = rows
+        self.bucket = bucket
+    }
+
+    /// Walks the rest of the tracks, after the scan's last file: each is vanished too.
+    public mutating func finish() throws {
+        if !started {
+            started = true
+            try advance()
+        }
+        while current != nil { try advance() }
     }
 
     /// The track at `path`, or nil; each call's path must sort after the previous one's (bytes).
@@ -29,19 +54,25 @@ public struct SyncTrackLookup {
         // Bytes, not String ==: an NFD name and its NFC twin are two files (and two tracks).
         while let row = current, row.path.utf8.lexicographicallyPrecedes(path.utf8) { try advance() }
         guard let row = current, row.path.utf8.elementsEqual(path.utf8) else { return nil }
+        current?.vanished = nil  // seen
         return row.state
     }
 
     private mutating func advance() throws {
+        if let gone = current?.vanished { vanished.append(gone) }
         guard let row = try rows.next() else {
             current = nil
             return
         }
-        current = (
-            row[0],
-            SyncTrackState(
-                size: row[1], mtimeNs: row[2], uploadState: UploadState(rawValue: row[3]) ?? .none, bucket: row[4], key: row[5])
-        )
+        let state = SyncTrackState(
+            size: row[1], mtimeNs: row[2], uploadState: UploadState(rawValue: row[3]) ?? .none, bucket: row[4], key: row[5])
+        var gone: VanishedTrack?
+        if let bucket, state.uploadState == .uploaded, state.bucket == bucket, let key = state.key {
+            gone = VanishedTrack(
+                path: row[0], size: state.size, mtimeNs: state.mtimeNs, key: key, etag: row[6], device: row[7], inode: row[8],
+                digest: row[9])
+        }
+        current = (row[0], state, gone)
     }
 }
 
@@ -55,16 +86,23 @@ public struct SyncUpload: Sendable, Equatable {
 extension Store {
     /// Runs `body` with the tracks under `folder` in path order, in ONE read: the no-op sync's
     /// only query, walked beside a scan in the same order so neither is held in memory.
-    public func withSyncStates<T>(under folder: String, _ body: (inout SyncTrackLookup) throws -> T) throws(StoreError) -> T {
+    /// `bucket`: the tracks uploaded there that the walk passes over are `vanished`.
+    public func withSyncStates<T>(
+        under folder: String, bucket: String? = nil, _ body: (inout SyncTrackLookup) throws -> T
+    ) throws(StoreError) -> T {
         var prefix = folder
         while prefix.count > 1 && prefix.hasSuffix("/") { prefix.removeLast() }
         if prefix == "/" { prefix = "" }
         return try read { db in
             // The UNIQUE index on path gives this order (BINARY: bytes) without a sort.
             let rows = try Row.fetchCursor(
-                db, sql: #"SELECT path, size, mtimeNs, uploadState, bucket, "key" FROM tracks WHERE path >= ? AND path < ? ORDER BY path"#,
+                db,
+                sql: #"""
+                    SELECT path, size, mtimeNs, uploadState, bucket, "key", etag, device, inode, digest
+                    FROM tracks WHERE path >= ? AND path < ? ORDER BY path
+                    """#,
                 arguments: [prefix + "/", prefix + "0"])
-            var lookup = SyncTrackLookup(rows: rows)
+            var lookup = SyncTrackLookup(rows: rows, bucket: bucket)
             return try body(&lookup)
         }
     }
@@ -92,6 +130,9 @@ extension Store {
                 let file = upload.file
                 // Queued means "not (or no longer) in the cloud as it is on disk".
                 try Self.noteTrackFile(db, path: file.path, size: file.size, mtimeNs: file.mtimeNs, at: time, onlyIfChanged: false)
+                // Where the file lives, so a later sync knows it after a rename (`MovePlan`).
+                try db.cachedStatement(sql: "UPDATE tracks SET device = ?, inode = ? WHERE path = ?")
+                    .execute(arguments: [file.device, file.inode, file.path])
                 let queued = try Self.enqueue(
                     db,
                     UploadJob(

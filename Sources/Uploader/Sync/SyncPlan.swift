@@ -8,6 +8,8 @@ public enum SyncReason: String, Sendable, Codable {
     case changed
     /// `--verify-remote`: the object is gone or has the wrong size.
     case missingRemote
+    /// A track whose file moved: its new key is a copy of its object (`MovePlan`).
+    case moved
 }
 
 /// One file to upload, and why.

@@ -33,6 +33,8 @@ public struct SyncOptions: Sendable {
     /// A run's first pass lists the server for multipart uploads a killed run left (one request);
     /// a watch's later batches skip it.
     var abortsOrphans = true
+    /// `--delete-moved`: a moved track's old object is deleted once its copy is verified.
+    public var deleteMoved = false
 
     public init() {}
 }
@@ -98,18 +100,39 @@ public struct SyncRunner: Sendable {
         let scanner = SyncScanner(followSymlinks: options.followSymlinks, skipHidden: options.filter.usesDefaultExcludes)
         // The scan and the store walk side by side in path order: memory stays flat at 100,000 files.
         var problems: [ScanProblem] = []
+        var vanished: [VanishedTrack] = []
         if let paths {
             let files = WatchFiles.scanned(paths, under: root, scanner: scanner)
             let states = try store?.syncStates(at: files.map(\.path)) ?? Array(repeating: nil, count: files.count)
             for (file, state) in zip(files, states) { plan.add(file, track: state) }
         } else if let store {
-            problems = try store.withSyncStates(under: root) { tracks in
-                try scanner.scan(root) { file in plan.add(file, track: try tracks.state(at: file.path)) }
+            (problems, vanished) = try store.withSyncStates(under: root, bucket: service.bucket) { tracks in
+                let problems = try scanner.scan(root) { file in plan.add(file, track: try tracks.state(at: file.path)) }
+                try tracks.finish()
+                return (problems, tracks.vanished)
             }
         } else {
             problems = scanner.scan(root) { plan.add($0, track: nil) }
         }
         plan.finish()
+        if paths != nil, let store {
+            // A watch's batch sees only its files: a new one may be an uploaded track that moved
+            // (renamed, or its folder moved within the tree), so look for tracks gone from their paths.
+            let sizes = Set(plan.uploads.filter { $0.reason == .new }.map(\.file.size))
+            vanished = try store.vanishedTracks(under: root, bucket: service.bucket, sizes: sizes)
+        }
+        // Uploaded tracks the scan passed over whose files are really gone (not skipped as hidden
+        // or unreadable): the new files among the uploads may be them, moved.
+        vanished.removeAll { track in
+            var info = stat()
+            return lstat(track.path, &info) == 0 || errno != ENOENT
+        }
+        let moved = MovePlan.match(plan.uploads, vanished: vanished) { file, recorded in
+            guard let local = try? LocalFile(path: file.path), local.size == file.size, local.modificationTimeNs == file.mtimeNs
+            else { return nil }
+            return try? ContentDigest.of(local, like: recorded)
+        }
+        plan.uploads = moved.uploads
 
         var summary = SyncSummary()
         summary.dryRun = options.dryRun
@@ -127,6 +150,10 @@ public struct SyncRunner: Sendable {
             }
             summary.uploaded = plan.uploads.count
             summary.uploadedBytes = plan.uploads.reduce(0) { $0 + $1.file.size }
+            summary.planned += moved.moves.map {
+                SyncPlannedFile(path: $0.upload.file.path, key: $0.upload.key, size: $0.upload.file.size, reason: .moved, copyOf: $0.track.key)
+            }
+            summary.copied = moved.moves.count
         } else if let store {
             if !plan.cloudOnly.isEmpty {
                 try store.recordCloudOnly(plan.cloudOnly.map { object in
@@ -138,7 +165,7 @@ public struct SyncRunner: Sendable {
             // Tags of what is uploaded are read (or found unchanged) and stored whether or not they are sent.
             let tagged = tags.attributes(options.attributes, forPaths: plan.uploads.map(\.file.path))
             if options.tagMetadata { options.attributes = tagged }
-            do { try await upload(plan.uploads, store: store, options: options, into: &summary) } catch {
+            do { try await upload(plan.uploads, moves: moved.moves, store: store, options: options, into: &summary) } catch {
                 try? await tags.save()
                 throw error
             }
@@ -161,9 +188,22 @@ public struct SyncRunner: Sendable {
     }
 
     private func upload(
-        _ uploads: [PlannedUpload], store: Store, options: SyncOptions, into summary: inout SyncSummary
+        _ uploads: [PlannedUpload], moves: [PlannedMove], store: Store, options: SyncOptions, into summary: inout SyncSummary
     ) async throws {
-        guard !uploads.isEmpty else { return }
+        guard !uploads.isEmpty || !moves.isEmpty else { return }
+        let contentType = options.attributes.contentType
+        // The tracks that moved follow their files first: a move the store refuses is uploaded as usual.
+        let movesQueued = try store.enqueueMoves(
+            moves, bucket: service.bucket,
+            contentType: { contentType ?? ContentType.forFile(named: $0.upload.file.relativePath) }, replace: options.replace)
+        summary.renamed = movesQueued.renamed
+        for (move, conflict) in movesQueued.conflicts {
+            summary.failures.append(SyncFailure(
+                path: move.upload.file.path, key: move.upload.key,
+                error: "moved from \(move.track.path): \(conflict.description)"))
+            summary.exitCode = max(ExitStatus(rawValue: summary.exitCode) ?? .success, .uploadFailed).rawValue
+        }
+        let uploads = uploads + movesQueued.uploads
         let queue = UploadQueue(store: store, service: service)
         // What earlier runs could not abort goes first (no request when there is none), then
         // what a killed run left unrecorded on the server (one listing).
@@ -177,8 +217,9 @@ public struct SyncRunner: Sendable {
             },
             bucket: service.bucket, replace: options.replace)
         for (id, condition) in queued.conditions { queue.expect(condition, for: id) }
-        if let onQueued = options.onQueued { for job in queued.jobs { onQueued(job) } }
-        for (job, disposition) in queued.waiting {
+        for (id, condition) in movesQueued.conditions { queue.expect(condition, for: id) }
+        if let onQueued = options.onQueued { for job in movesQueued.jobs + queued.jobs { onQueued(job) } }
+        for (job, disposition) in queued.waiting + movesQueued.waiting {
             switch disposition {
             case .conflict(let conflict):
                 summary.failures.append(SyncFailure(path: job.path, key: job.key, error: conflict.description))
@@ -203,7 +244,7 @@ public struct SyncRunner: Sendable {
         let admitsMore = options.admitsMore
         let observer = options.onEvent
         let result = await queue.run(
-            queued.jobs, attributes: options.attributes, progress: options.progress,
+            movesQueued.jobs + queued.jobs, attributes: options.attributes, progress: options.progress,
             admit: { job in (admitsMore?() ?? true) && Self.isAsQueued(job) },
             onEvent: { event in
                 defer { observer?(event) }
@@ -214,8 +255,13 @@ public struct SyncRunner: Sendable {
                     // Completed means the upload was verified; and the file must still be what was sent.
                     let deleted = deleteAfter && Self.isAsQueued(job) && unlink(job.path) == 0
                     tally.withLock {
-                        $0.uploaded += 1
-                        $0.uploadedBytes += item.fileSize
+                        if let source = item.copiedFrom {
+                            $0.copied += 1
+                            $0.copiedFrom.append(source)
+                        } else {
+                            $0.uploaded += 1
+                            $0.uploadedBytes += item.fileSize
+                        }
                         if deleted { $0.deleted += 1 }
                     }
                 case .failed(let job, _, _) where job.state == .staged:
@@ -236,6 +282,8 @@ public struct SyncRunner: Sendable {
             })
         let done = tally.withLock { $0 }
         summary.uploaded += done.uploaded
+        summary.copied += done.copied
+        if options.deleteMoved { summary.movedDeleted = await deleteMoved(done.copiedFrom, store: store, into: &summary) }
         summary.uploadedBytes += done.uploadedBytes
         summary.deleted += done.deleted
         summary.waiting += done.waiting + (try await settleDeferred(result.deferred, store: store))
@@ -247,6 +295,31 @@ public struct SyncRunner: Sendable {
         summary.leftResumable = result.leftResumable
         let status = max(ExitStatus(rawValue: done.exitCode) ?? .uploadFailed, result.status)
         summary.exitCode = max(ExitStatus(rawValue: summary.exitCode) ?? .uploadFailed, status).rawValue
+    }
+
+    /// `--delete-moved`: the old objects of tracks whose copies were verified (the copy job
+    /// completes only after a HEAD of its new key), unless a track holds the old key again.
+    /// A deletion that fails is a failure of the run; the object stays.
+    private func deleteMoved(_ keys: [String], store: Store, into summary: inout SyncSummary) async -> Int {
+        var deleted: [String] = []
+        for key in keys {
+            do {
+                guard try store.keyHolder(bucket: service.bucket, key: key) == nil else { continue }
+                try await service.client.deleteObject(bucket: service.bucket, key: key)
+                deleted.append(key)
+            } catch {
+                summary.failures.append(SyncFailure(
+                    path: key, key: key, error: "the moved track's old object was not deleted (--delete-moved): \(Diagnosis(error).message)"))
+                summary.exitCode = max(ExitStatus(rawValue: summary.exitCode) ?? .success, .uploadFailed).rawValue
+            }
+        }
+        do {
+            try store.recordDeletions(bucket: service.bucket, keys: deleted)
+        } catch {
+            summary.failures.append(SyncFailure(path: databasePath, key: deleted.first ?? "", error: Diagnosis(error).message))
+            summary.exitCode = max(ExitStatus(rawValue: summary.exitCode) ?? .success, .storeFailure).rawValue
+        }
+        return deleted.count
     }
 
     /// Jobs turned away at their start: a file that changed waits for the next run (returns how

@@ -12,6 +12,9 @@ public struct ScannedFile: Sendable, Equatable {
     /// Status change time (ctime), nanoseconds since 1970: moves on with every write,
     /// even when a copier restores an old mtime (`cp -p`, `rsync -t`).
     public var ctimeNs: Int64
+    /// Device and inode (`st_dev`, `st_ino` as stored): a renamed file keeps them.
+    public var device: Int64 = 0
+    public var inode: Int64 = 0
 }
 
 /// Something the scan could not take, said in one line.
@@ -115,7 +118,8 @@ public struct SyncScanner: Sendable {
                 try visit(
                     ScannedFile(
                         path: path, relativePath: ObjectKey.nfc(inner), size: Int64(info.st_size),
-                        mtimeNs: LocalFile.nanoseconds(info.st_mtim), ctimeNs: LocalFile.nanoseconds(info.st_ctim)))
+                        mtimeNs: LocalFile.nanoseconds(info.st_mtim), ctimeNs: LocalFile.nanoseconds(info.st_ctim),
+                        device: Int64(truncatingIfNeeded: info.st_dev), inode: Int64(truncatingIfNeeded: info.st_ino)))
                 continue
             }
             let id = FileID(info)

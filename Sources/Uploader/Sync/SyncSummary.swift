@@ -6,6 +6,8 @@ public struct SyncPlannedFile: Sendable, Equatable, Codable {
     public var key: String
     public var size: Int64
     public var reason: SyncReason
+    /// A move: the key copied from.
+    public var copyOf: String? = nil
 }
 
 /// What a sync did: one line for cron's mail, or an object with `--json`.
@@ -18,6 +20,14 @@ public struct SyncSummary: Sendable, Equatable, Encodable {
     public var unchanged = 0
     /// Too young, or changed between scan and upload: the next run takes them.
     public var waiting = 0
+    /// Tracks that moved, their new keys made by a server-side copy (no byte sent).
+    public var copied = 0
+    /// The keys they were copied from (for `--delete-moved`).
+    var copiedFrom: [String] = []
+    /// Tracks that moved to a path with the same key (`--key-template`): nothing to copy.
+    public var renamed = 0
+    /// Old objects of moved tracks deleted (`--delete-moved`).
+    public var movedDeleted = 0
     /// Local files removed after a verified upload (`--delete-after`).
     public var deleted = 0
     /// Objects with no local file, recorded as cloud only (`--verify-remote`).
@@ -52,7 +62,7 @@ public struct SyncSummary: Sendable, Equatable, Encodable {
     public init() {}
 
     enum CodingKeys: String, CodingKey {
-        case dryRun, uploaded, uploadedBytes, wouldUpload, wouldUploadBytes, failed, unchanged, waiting, deleted, cloudOnly, excluded, seconds
+        case dryRun, uploaded, uploadedBytes, copied, wouldCopy, renamed, movedDeleted, wouldUpload, wouldUploadBytes, failed, unchanged, waiting, deleted, cloudOnly, excluded, seconds
         case failures, problems, planned, exitCode
         case awaitingRetry, retryLater, nextRetryAt, heldElsewhere, stoppedBy, interrupted, leftResumable
     }
@@ -65,6 +75,10 @@ public struct SyncSummary: Sendable, Equatable, Encodable {
         try c.encode(dryRun ? 0 : uploadedBytes, forKey: .uploadedBytes)
         try c.encode(dryRun ? uploaded : 0, forKey: .wouldUpload)
         try c.encode(dryRun ? uploadedBytes : 0, forKey: .wouldUploadBytes)
+        try c.encode(dryRun ? 0 : copied, forKey: .copied)
+        try c.encode(dryRun ? copied : 0, forKey: .wouldCopy)
+        try c.encode(renamed, forKey: .renamed)
+        try c.encode(movedDeleted, forKey: .movedDeleted)
         try c.encode(failed, forKey: .failed)
         try c.encode(unchanged, forKey: .unchanged)
         try c.encode(waiting, forKey: .waiting)
@@ -92,6 +106,12 @@ public struct SyncSummary: Sendable, Equatable, Encodable {
                 ? "\(Self.count(uploaded)) to upload (\(ByteCount.string(uploadedBytes)))"
                 : "\(Self.count(uploaded)) uploaded (\(ByteCount.string(uploadedBytes)))"
         ]
+        if copied > 0 {
+            parts.append(
+                dryRun ? "\(Self.count(copied)) to move (copy in the bucket)" : "\(Self.count(copied)) moved (copied in the bucket, 0 bytes sent)")
+        }
+        if renamed > 0 { parts.append("\(Self.count(renamed)) moved (same key)") }
+        if movedDeleted > 0 { parts.append("\(Self.count(movedDeleted)) old objects of moved tracks deleted") }
         if deleted > 0 { parts.append("\(Self.count(deleted)) deleted locally") }
         parts.append("\(Self.count(failed)) failed")
         parts.append("\(Self.count(unchanged)) unchanged")

@@ -20,6 +20,11 @@ public struct UploadSettings: Sendable, Equatable {
     /// MD5 when one was sent) are the proof, saving a request per file.
     /// A multipart upload is always checked with a HEAD: its completion can fail inside a 200.
     public var headAfterPut: Bool?
+    /// Server-side copies (a moved track) above this size go as UploadPartCopy in equal parts:
+    /// S3 and R2 refuse a CopyObject of more than 5 GiB.
+    public var copyThreshold: Int64 = 5 << 30
+    /// The part size of such a copy (raised when 10,000 parts would not cover the object).
+    public var copyPartSize: Int64 = 512 << 20
 
     public init() {}
 }
@@ -36,6 +41,8 @@ public struct UploadOutcome: Sendable, Equatable {
     public var multipart: Bool
     /// Parts found already uploaded by an earlier run and not sent again.
     public var partsResumed: Int
+    /// The content digest of what was stored (`ContentDigest`), when its checksums are known.
+    public var digest: String? = nil
 }
 
 /// Where an interrupted multipart upload stood: the upload id, its fixed part size and the parts done.
@@ -111,12 +118,13 @@ public struct FileUploader: Sendable {
     /// object deleted behind r2up's back (an `If-Match` that finds nothing) is written again
     /// with `If-None-Match: *`: restoring it replaces nothing.
     func conditioned<T: Sendable>(
-        _ condition: WriteCondition?, bucket: String, key: String, multipart: Bool,
+        _ condition: WriteCondition?, bucket: String, key: String, multipart: Bool, copy: Bool = false,
         _ write: (WriteCondition?) async throws(UploadError) -> T
     ) async throws(UploadError) -> T {
         guard let condition else { return try await write(nil) }
         let known = profile.value ?? ServerProfile.identify(endpoint: client.endpoint, serverHeader: nil)
-        if condition.header == nil || !known.honours(condition, multipart: multipart) {
+        let honoured = copy ? known.honoursOnCopy(condition) : known.honours(condition, multipart: multipart)
+        if condition.header == nil || !honoured {
             switch await head(bucket: bucket, key: key) {
             case .unknown:
                 break  // HEAD not allowed: the write itself carries the condition and says what is wrong
@@ -144,7 +152,7 @@ public struct FileUploader: Sendable {
         }
     }
 
-    private enum Presence { case found(ObjectInfo), missing, unknown }
+    enum Presence { case found(ObjectInfo), missing, unknown }
 
     /// The ETag of the object at `key` when it is this file as it is (size and MD5 ETag):
     /// what an earlier attempt whose reply was lost stored.
@@ -159,7 +167,7 @@ public struct FileUploader: Sendable {
 
     /// HEAD of the key; `unknown` when it cannot tell (a write-only token, a HEAD that fails):
     /// then the write itself carries the condition, and its answer says what is wrong.
-    private func head(bucket: String, key: String) async -> Presence {
+    func head(bucket: String, key: String) async -> Presence {
         do {
             let info = try await withRetries("HEAD \(key)") { () throws(UploadError) -> ObjectInfo? in
                 do { return try await client.headObject(bucket: bucket, key: key) } catch { throw .s3(S3ClientError(error)) }
@@ -218,7 +226,7 @@ public struct FileUploader: Sendable {
             }
             return UploadOutcome(
                 bucket: bucket, key: key, etag: etag, size: file.size, bytesSent: sent.value, partCount: 1,
-                multipart: false, partsResumed: 0)
+                multipart: false, partsResumed: 0, digest: ContentDigest.whole(checksum))
         }
     }
 

@@ -77,7 +77,8 @@ struct MultipartUpload: Sendable {
             try await uploader.verify(bucket: bucket, key: key, size: file.size, etag: nil)
             return UploadOutcome(
                 bucket: bucket, key: key, etag: etag, size: file.size, bytesSent: sent.value,
-                partCount: plan.partCount, multipart: true, partsResumed: resumedCount)
+                partCount: plan.partCount, multipart: true, partsResumed: resumedCount,
+                digest: ContentDigest.parts(parts, partSize: plan.partSize))
         } catch let error as UploadError {
             if !uploader.settings.keepPartsOnFailure { await abort(uploadID) }
             throw error

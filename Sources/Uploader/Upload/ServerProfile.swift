@@ -23,6 +23,16 @@ public struct ServerProfile: Sendable, Equatable {
     /// A single PUT's ETag is always the hex MD5 of the stored bytes (not where server-side
     /// encryption may change it: S3's SSE-KMS and SSE-C, MinIO's encryption).
     public var singlePutETagIsMD5: Bool
+    /// `If-None-Match: *` on CopyObject refuses to overwrite (412). Measured with boto3 on
+    /// 2026-11-24: SeaweedFS 4.48 refuses, moto 5.2 copies over the object. Where false (or not
+    /// measured), a HEAD checks the key before a copy (the copy still carries the header).
+    public var conditionalCopyIfNoneMatch = false
+
+    /// Whether a CopyObject carrying `condition` is refused when it fails (r2up copies only to
+    /// an empty key, or with `--overwrite` and no condition).
+    public func honoursOnCopy(_ condition: WriteCondition) -> Bool {
+        condition == .absent && conditionalCopyIfNoneMatch
+    }
 
     /// Whether a write carrying `condition` is refused by this server when the condition fails.
     public func honours(_ condition: WriteCondition, multipart: Bool) -> Bool {
@@ -58,7 +68,7 @@ public struct ServerProfile: Sendable, Equatable {
     public static let seaweedFS = ServerProfile(
         name: "SeaweedFS", verifiesContentMD5: true, verifiesCRC32: true, verifiesCRC32C: true,
         conditionalIfNoneMatch: true, conditionalIfMatch: true, conditionalCompleteIfNoneMatch: true,
-        conditionalCompleteIfMatch: true, singlePutETagIsMD5: true)
+        conditionalCompleteIfMatch: true, singlePutETagIsMD5: true, conditionalCopyIfNoneMatch: true)
     /// MinIO (documented: verifies Content-MD5 and x-amz-checksum-*; conditional PUTs; the
     /// completion's conditions are not measured, so a HEAD checks first).
     public static let minIO = ServerProfile(

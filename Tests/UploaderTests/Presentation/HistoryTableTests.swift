@@ -43,4 +43,15 @@ struct HistoryTableTests {
             "1970-01-01 00:01  1 byte  ❤️ 歌.m4a  (deleted 1970-01-01 00:03)",
         ])
     }
+
+    @Test("a server-side copy (a moved track) says which key it was copied from")
+    func copyRow() {
+        let copy = UploadItem(
+            fileName: "a.m4a", fileSize: 500, r2Key: "new/a.m4a", uploadDate: Date(timeIntervalSince1970: 60),
+            publicURL: URL(string: "https://p.example/new/a.m4a")!, bucket: "b", etag: "e", copiedFrom: "old/a\u{1B}.m4a")
+        #expect(HistoryTable.lines([copy], timeZone: Self.utc) == [
+            "DATE                   SIZE  KEY        URL",
+            "1970-01-01 00:01  500 bytes  new/a.m4a  https://p.example/new/a.m4a (copy of old/a?.m4a)",
+        ])
+    }
 }
