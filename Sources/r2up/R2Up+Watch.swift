@@ -40,6 +40,11 @@ extension R2Up {
         @Flag(name: .customLong("delete-after"), help: "Delete each local file once its upload is verified (never anything remote).")
         var deleteAfter = false
 
+        @Flag(
+            name: .customLong("delete-moved"),
+            help: "Delete a moved track's old object once the copy at its new key is verified (kept by default: its URL may be shared).")
+        var deleteMoved = false
+
         @Flag(name: .customLong("verify-remote"), help: "At each full pass, list the bucket: upload again what is missing there.")
         var verifyRemote = false
 
@@ -110,6 +115,7 @@ extension R2Up {
             options.sync.filter = SyncFilter(includes: include, excludes: exclude, defaultExcludes: !noDefaultExcludes)
             options.sync.minAge = SyncDuration.parse(minAge) ?? .seconds(2)
             options.sync.deleteAfter = deleteAfter
+            options.sync.deleteMoved = deleteMoved
             options.sync.verifyRemote = verifyRemote
             options.sync.replace = replace.policy
             options.sync.followSymlinks = followSymlinks
