@@ -27,7 +27,8 @@ public struct ProcessIdentity: Sendable, Equatable, Codable {
     private static let hasProc = access("/proc/self/stat", R_OK) == 0
 
     /// Field 22 of `/proc/PID/stat`, read after the command name's closing parenthesis
-    /// (the name itself may hold spaces and parentheses).
+    /// (the name itself may hold spaces and parentheses); nil for a process that is gone,
+    /// or has exited and waits to be reaped (a zombie holds its pid but uploads nothing).
     static func startTime(of pid: Int32) -> Int64? {
         let fd = open("/proc/\(pid)/stat", O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
@@ -40,9 +41,10 @@ public struct ProcessIdentity: Sendable, Equatable, Codable {
 
     static func parseStartTime(_ stat: ArraySlice<UInt8>) -> Int64? {
         guard let close = stat.lastIndex(of: UInt8(ascii: ")")) else { return nil }
-        // After ") " come fields 3, 4, …: the start time is the 20th of them.
+        // After ") " come fields 3, 4, …: the state first, the start time the 20th of them.
         let fields = stat[(close + 1)...].split(separator: UInt8(ascii: " "), omittingEmptySubsequences: true)
         guard fields.count >= 20 else { return nil }
+        if let state = fields[0].first, [UInt8(ascii: "Z"), UInt8(ascii: "X"), UInt8(ascii: "x")].contains(state) { return nil }
         return Int64(String(decoding: fields[19], as: UTF8.self))
     }
 }
