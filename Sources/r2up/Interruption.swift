@@ -12,6 +12,18 @@ enum Interruption {
 
     /// Runs `body` in a task that SIGINT and SIGTERM cancel.
     static func run<T: Sendable>(_ body: @escaping @Sendable () async -> T) async -> T {
+        await run(onSignal: { seen, task in
+            if seen > 1 { exit(ExitStatus.interrupted.rawValue) }
+            task.cancel()
+        }, body)
+    }
+
+    /// Runs `body` in a task; each SIGINT or SIGTERM calls `onSignal` with how many have come
+    /// so far and the task (a watch stops gently first); the signals get their default action
+    /// back once `body` returns.
+    static func run<T: Sendable>(
+        onSignal: @escaping @Sendable (_ seen: Int, _ task: Task<T, Never>) -> Void, _ body: @escaping @Sendable () async -> T
+    ) async -> T {
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)
         let task = Task { await body() }
@@ -23,8 +35,7 @@ enum Interruption {
                     value += 1
                     return value
                 }
-                if seen > 1 { exit(ExitStatus.interrupted.rawValue) }
-                task.cancel()
+                onSignal(seen, task)
             }
             source.resume()
             return source

@@ -178,35 +178,17 @@ enum WatchSignals {
     static let grace = Duration.seconds(10)
 
     static func run<T: Sendable>(stop: WatchStop, _ body: @escaping @Sendable () async -> T) async -> T {
-        signal(SIGINT, SIG_IGN)
-        signal(SIGTERM, SIG_IGN)
-        let task = Task { await body() }
-        let count = Mutex(0)
-        let sources = [SIGINT, SIGTERM].map { number in
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
-                let seen = count.withLock { value in
-                    value += 1
-                    return value
-                }
-                stop.request()
-                if seen > 1 {
-                    task.cancel()
-                    return
-                }
-                Task {
-                    try? await Task.sleep(for: grace)
-                    task.cancel()
-                }
+        await Interruption.run(onSignal: { seen, task in
+            stop.request()
+            if seen > 1 {
+                task.cancel()
+                return
             }
-            source.resume()
-            return source
-        }
-        let value = await task.value
-        for source in sources { source.cancel() }
-        signal(SIGINT, SIG_DFL)
-        signal(SIGTERM, SIG_DFL)
-        return value
+            Task {
+                try? await Task.sleep(for: grace)
+                task.cancel()
+            }
+        }, body)
     }
 }
 
