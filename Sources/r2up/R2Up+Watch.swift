@@ -128,7 +128,25 @@ extension R2Up {
             // Events are printed by a task of their own: an upload's completion never waits on a pipe.
             let (events, sink) = AsyncStream.makeStream(of: WatchEvent.self)
             let printer = WatchPrinter(json: json, quiet: global.quiet)
-            let printing = Task { for await event in events { printer.print(event) } }
+            let stop = WatchStop()
+            let printing = Task {
+                for await event in events {
+                    printer.print(event)
+                    // The reader went away (| head): stop as on SIGTERM; R2Up.main exits 141.
+                    if Terminal.isOutputClosed { stop.request() }
+                }
+            }
+            // An idle watch prints nothing: look for a reader gone once a second anyway.
+            let reader = Task {
+                while !Task.isCancelled {
+                    if !Terminal.checkOutputReader() {
+                        stop.request()
+                        return
+                    }
+                    try? await Task.sleep(for: .seconds(1))
+                }
+            }
+            defer { reader.cancel() }
             var settled: (@Sendable () async -> Void)?
             if publish {
                 let prefix = prefix
@@ -145,7 +163,6 @@ extension R2Up {
                 }
             }
             let runner = WatchRunner(service: service, databasePath: settings.database.value)
-            let stop = WatchStop()
             let folders = folders
             let chosen = options
             let onSettled = settled

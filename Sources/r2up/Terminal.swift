@@ -20,6 +20,19 @@ enum Terminal {
     /// For a queue run's `admit`: start no new upload once nobody reads what it would print.
     static var admitsMoreWork: Bool { !isOutputClosed }
 
+    /// For a command that may print nothing for hours (watch): whether stdout is a pipe whose
+    /// reader went away, without writing to it (Linux sets POLLERR on such a pipe's write end).
+    /// Remembered like a failed write.
+    static func checkOutputReader() -> Bool {
+        var info = stat()
+        guard !isOutputClosed, fstat(STDOUT_FILENO, &info) == 0, info.st_mode & S_IFMT == S_IFIFO else { return !isOutputClosed }
+        var descriptor = pollfd(fd: STDOUT_FILENO, events: Int16(POLLOUT), revents: 0)
+        if poll(&descriptor, 1, 0) > 0, descriptor.revents & Int16(POLLERR) != 0 {
+            outputClosed.store(true, ordering: .relaxed)
+        }
+        return !isOutputClosed
+    }
+
     static func output(_ line: String) {
         write(line + "\n", to: STDOUT_FILENO)
     }

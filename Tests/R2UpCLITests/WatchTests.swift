@@ -363,6 +363,34 @@ struct WatchTests {
         #expect(history.stdout.split(separator: "\n").filter { $0.contains("(copy of \(scope)Old Album/") }.count == 3, "\(history.stdout)")
     }
 
+    @Test("a watch whose reader went away (| head) stops as on SIGTERM and exits 141, even while idle")
+    func closedStdout() async throws {
+        let folder = try TemporaryFolder()
+        let library = folder.path + "/library"
+        try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
+        let status: Int32? = try await ProcessRunner.offThePool {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: CLI.binary)
+            process.arguments = ["watch", library, "--prefix", self.prefix("closed"), "--db", folder.path + "/db.sqlite"]
+            process.environment = try self.environment(folder)
+            let out = Pipe()
+            try out.fileHandleForReading.close()  // nothing will ever read: an idle watch must notice
+            process.standardOutput = out
+            process.standardError = FileHandle.nullDevice
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            let deadline = Date().addingTimeInterval(15)
+            while process.isRunning && Date() < deadline { usleep(50_000) }
+            if process.isRunning {
+                process.terminate()
+                process.waitUntilExit()
+                return nil
+            }
+            return process.terminationStatus
+        }
+        #expect(status == 141)
+    }
+
     @Test("a full pass every --rescan costs no request for unchanged files")
     func rescanIsFree() async throws {
         let folder = try TemporaryFolder()
