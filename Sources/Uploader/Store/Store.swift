@@ -57,6 +57,8 @@ public final class Store: Sendable {
         var configuration = Configuration()
         configuration.readonly = true
         configuration.label = "r2up"
+        // A WAL read can still meet a moment's lock (the writer resetting the WAL): wait as a write would.
+        configuration.busyMode = .timeout(10)
         // WAL needs a -shm file beside the database (SQLite makes it where the folder is writable);
         // when none is there and none can be made, SQLite reads the file as immutable (no writer
         // can be at work in a folder nobody may write).
