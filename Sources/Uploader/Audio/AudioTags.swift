@@ -127,12 +127,15 @@ public enum AudioTagReader {
     }
 
     /// The file's tags and audio properties, or nil when it is not an audio type r2up reads or
-    /// TagLib cannot open it (truncated, corrupt, unreadable): the caller falls back to the path.
+    /// its first bytes are no audio container (`AudioContainer`) or TagLib cannot open it (truncated,
+    /// corrupt, unreadable): the caller falls back to the path.
     public static func read(path: String) -> AudioTags? {
         guard isAudio(path) else { return nil }
         // TagLib opens by path and would wait forever on a FIFO: regular files only.
         var info = stat()
         guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        // Not audio inside (noise, a renamed archive): TagLib's fallback would scan it all.
+        guard AudioContainer.recognizes(fileAt: path) else { return nil }
         return lock.withLock { _ -> AudioTags? in
             var raw = r2up_audiotags()
             guard r2up_audiotags_read(path, &raw) == 0 else { return nil }
