@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Synchronization
 import Uploader
 
 extension R2Up {
@@ -97,39 +98,26 @@ extension R2Up {
             // read while the first files upload, and stored after the run.
             let tagged = tags.attributes(attributes, forPaths: requests.map(\.path))
             if !tagOptions.noTagMetadata { attributes = tagged }
-            let queued: [Result<EnqueueResult, any Error>]
-            do { queued = try await queue.enqueue(requests, intent: .asked, replace: replace.policy) } catch {
-                throw CommandFailure(error)
-            }
-            for (request, result) in zip(requests, queued) {
-                switch result {
-                case .success(let outcome):
-                    if case .heldBy(let pid) = outcome.disposition {
-                        Terminal.error("r2up: \(request.path): another r2up (pid \(pid)) is uploading it; see r2up queue")
-                        worst = max(worst, .locked)
-                    } else if case .conflict(let conflict) = outcome.disposition {
-                        Terminal.error("r2up: \(TextColumns.printable(request.path + ": " + conflict.description))")
-                        worst = max(worst, .uploadFailed)
-                    } else {
-                        jobs.append(outcome.job)
-                    }
-                case .failure(let error):
-                    let diagnosis = Diagnosis(error, subject: request.path)
-                    Terminal.error("r2up: \(TextColumns.printable(diagnosis.message))")
-                    worst = max(worst, diagnosis.status)
-                }
-            }
-
             let quiet = global.quiet || json
             let progress = TransferProgress()
             let display = ProgressDisplay.make(for: progress, quiet: quiet)
             display?.start()
             let toRun = jobs
             let runAttributes = attributes
+            let toQueue = requests
+            let replacePolicy = replace.policy
+            // The files are queued while the first ones upload; what was not queued is said after the run.
+            let notQueued = Mutex<[(path: String, result: Result<EnqueueResult, any Error>)]>([])
             let summary = await Interruption.run {
                 await queue.abortAbandonedUploads()
                 return await queue.run(
-                    toRun, attributes: runAttributes,
+                    toRun,
+                    feeding: { feed in
+                        await queue.enqueue(toQueue, intent: .asked, replace: replacePolicy, into: feed) { request, result in
+                            notQueued.withLock { $0.append((request.path, result)) }
+                        }
+                    },
+                    attributes: runAttributes,
                     progress: display == nil ? nil : progress,  // counted only when drawn
                     admit: { _ in Terminal.admitsMoreWork }  // a closed stdout starts nothing new
                 ) { event in
@@ -139,6 +127,22 @@ extension R2Up {
                 }
             }
             display?.finish()
+            for (path, result) in notQueued.withLock({ $0 }) {
+                switch result {
+                case .success(let outcome):
+                    if case .heldBy(let pid) = outcome.disposition {
+                        Terminal.error("r2up: \(path): another r2up (pid \(pid)) is uploading it; see r2up queue")
+                        worst = max(worst, .locked)
+                    } else if case .conflict(let conflict) = outcome.disposition {
+                        Terminal.error("r2up: \(TextColumns.printable(path + ": " + conflict.description))")
+                        worst = max(worst, .uploadFailed)
+                    }
+                case .failure(let error):
+                    let diagnosis = Diagnosis(error, subject: path)
+                    Terminal.error("r2up: \(TextColumns.printable(diagnosis.message))")
+                    worst = max(worst, diagnosis.status)
+                }
+            }
             do { try await tags.save() } catch { throw CommandFailure(error) }
             for (_, diagnosis) in summary.failed { Terminal.error("r2up: \(TextColumns.printable(diagnosis.message))") }
             for line in summary.stopLines { Terminal.error(TextColumns.printable(line)) }

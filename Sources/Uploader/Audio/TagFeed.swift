@@ -35,6 +35,8 @@ public final class TagFeed: Sendable, Equatable {
             }
             for waiter in waiters { waiter.resume() }
         }
+        // Stored now, while the uploads go on (the run's end would otherwise wait for it).
+        resolver.saveRead()
         let waiters = state.withLock { state in
             state.finished = true
             defer { state.waitingForAll = [] }

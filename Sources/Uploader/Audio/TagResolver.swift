@@ -13,6 +13,8 @@ public final class TagResolver: Sendable {
         var preloaded: [String] = []
         /// Reads started by `attributes`: `save` waits for them.
         var feeds: [TagFeed] = []
+        /// Why writing tags read by a feed failed (`saveRead`); `save` reports it.
+        var saveError: StoreError?
     }
     private let state: Mutex<State>
     private let store: Store?
@@ -75,12 +77,32 @@ public final class TagResolver: Sendable {
             return state.feeds
         }
         for feed in feeds { await feed.finished() }
+        if let error = state.withLock({ $0.saveError }) { throw error }
         guard let store else { return }
         let fresh = state.withLock { state in
             defer { state.fresh = [] }
             return state.fresh
         }
         try store.saveTags(fresh)
+    }
+
+    /// Writes the tags read so far, from the thread that read them (a feed that has read its
+    /// last file): they land while the uploads go on instead of after them. A failure is kept
+    /// for `save` to report.
+    func saveRead() {
+        guard let store else { return }
+        let fresh = state.withLock { state in
+            defer { state.fresh = [] }
+            return state.fresh
+        }
+        guard !fresh.isEmpty else { return }
+        do { try store.saveTags(fresh) } catch {
+            state.withLock { state in
+                if state.saveError == nil { state.saveError = error }
+                // Kept to be written by `save`, should the store take them then.
+                state.fresh = fresh + state.fresh
+            }
+        }
     }
 
     /// The object attributes for these files: each one's tags as `x-amz-meta-*` under the

@@ -132,6 +132,38 @@ public final class UploadQueue: Sendable {
         return results
     }
 
+    /// `enqueue(_:intent:replace:)` a commit at a time, into the `feed` of a run that is going
+    /// (`run(_:feeding:…)`): a small first commit so the first uploads start at once, then
+    /// bigger ones (`JobFeed.chunks`). Each queued job goes to the run; `notQueued` hears, in
+    /// order, every request that was not: refused (bad file or key), held by another live
+    /// r2up, or in conflict with another track's key. A store failure stops the queueing and the run.
+    public func enqueue(
+        _ requests: [PushRequest], intent: EnqueueIntent = .asked, replace: ReplacePolicy = .guarded,
+        into feed: JobFeed, notQueued: @escaping @Sendable (PushRequest, Result<EnqueueResult, any Error>) -> Void
+    ) async {
+        for range in JobFeed.chunks(count: requests.count, concurrency: service.options.concurrency) {
+            guard feed.isOpen else { return }
+            let chunk = Array(requests[range])
+            let results: [Result<EnqueueResult, any Error>]
+            do { results = try await enqueue(chunk, intent: intent, replace: replace) } catch {
+                feed.fail(error)
+                return
+            }
+            var ready: [UploadJob] = []
+            for (request, result) in zip(chunk, results) {
+                switch result {
+                case .success(let outcome):
+                    switch outcome.disposition {
+                    case .heldBy, .conflict: notQueued(request, result)
+                    default: ready.append(outcome.job)
+                    }
+                case .failure: notQueued(request, result)
+                }
+            }
+            feed.add(ready)
+        }
+    }
+
     /// Runs jobs, at most `concurrency` files at a time (parts share the same request slots).
     public func run(
         _ jobs: [UploadJob], attributes: ObjectAttributes = ObjectAttributes(), progress: TransferProgress? = nil,
@@ -146,10 +178,39 @@ public final class UploadQueue: Sendable {
     /// A failure of the whole run (`Failure.scope == .run`) stops it: no job starts after it,
     /// the jobs in flight are left resumable, and `stoppedBy` says why. Cancelling the calling
     /// task (Ctrl-C) does the same and sets `interrupted`.
+    ///
+    /// `produce`, when given, queues more jobs while the run goes (`JobFeed`): they run after
+    /// `jobs`, as they come; a store failure it reports stops the run like any other.
     public func run(
-        _ jobs: [UploadJob], attributes: ObjectAttributes, progress: TransferProgress? = nil,
-        admit: @escaping @Sendable (UploadJob) -> Bool, onEvent: @escaping @Sendable (QueueEvent) -> Void
+        _ jobs: [UploadJob], feeding produce: (@Sendable (JobFeed) async -> Void)? = nil, attributes: ObjectAttributes,
+        progress: TransferProgress? = nil, admit: @escaping @Sendable (UploadJob) -> Bool,
+        onEvent: @escaping @Sendable (QueueEvent) -> Void
     ) async -> QueueRunSummary {
+        let feed = JobFeed { added in progress?.expect(files: added.count, bytes: added.reduce(0) { $0 + $1.length }) }
+        let producer = produce.map { produce in
+            Task {
+                await produce(feed)
+                feed.finish()
+            }
+        }
+        if producer == nil { feed.finish() }
+        var (summary, runnable) = await runJobs(
+            jobs, feed: feed, attributes: attributes, progress: progress, admit: admit, onEvent: onEvent)
+        // Whatever the producer queues after the run stopped keeps this run's lease until it is
+        // released below: wait for it first.
+        feed.close()
+        await producer?.value
+        let finished = summary.completed.count + summary.failed.count + summary.deferred.count
+        summary.leftResumable = max(0, runnable + feed.count - finished)
+        // What is left is queued, not uploading: the lease goes with the run.
+        try? await writer.perform { store throws(StoreError) in try store.releaseLeases() }
+        return summary
+    }
+
+    private func runJobs(
+        _ jobs: [UploadJob], feed: JobFeed, attributes: ObjectAttributes, progress: TransferProgress?,
+        admit: @escaping @Sendable (UploadJob) -> Bool, onEvent: @escaping @Sendable (QueueEvent) -> Void
+    ) async -> (summary: QueueRunSummary, runnable: Int) {
         let summary = RunTally()
         // Jobs queued by this process carry its lease already; others (retry) are claimed now.
         var runnable = jobs.filter { $0.lease?.isMine == true }
@@ -166,7 +227,7 @@ public final class UploadQueue: Sendable {
                 }
             } catch {
                 summary.value.withLock { $0.stoppedBy = Failure(error, subject: nil) }
-                return summary.value.withLock { $0 }
+                return (summary.value.withLock { $0 }, 0)
             }
         }
         // Jobs this process did not enqueue (retry) are guarded as their store says.
@@ -207,10 +268,22 @@ public final class UploadQueue: Sendable {
         await withTaskExecutorPreference(service.client.engine) {
             await withTaskGroup(of: Void.self) { group in
                 var next = 0
-                func addNext() {
-                    guard next < jobs.count, !control.isStopped, !Task.isCancelled else { return }
-                    let job = jobs[next]
-                    next += 1
+                var running = 0
+                /// The next job: the given ones first, then what the feed brings (waiting for it).
+                func take() async -> UploadJob? {
+                    guard !control.isStopped, !Task.isCancelled else { return nil }
+                    if next < jobs.count {
+                        next += 1
+                        return jobs[next - 1]
+                    }
+                    guard let job = await feed.next() else {
+                        // The queueing stopped on a store failure: so does the run.
+                        if let failure = feed.failure { control.stop(Failure(failure, subject: nil)) }
+                        return nil
+                    }
+                    return control.isStopped || Task.isCancelled ? nil : job
+                }
+                func add(_ job: UploadJob) {
                     let work: @Sendable () async -> Void = {
                         guard admit(job) else {
                             progress?.skipped(job)
@@ -229,10 +302,19 @@ public final class UploadQueue: Sendable {
                         group.addTask(executorPreference: globalConcurrentExecutor, operation: work)
                     }
                 }
-                for _ in 0..<max(1, service.options.concurrency) { addNext() }
-                while await group.next() != nil {
-                    if control.isStopped { group.cancelAll() }
-                    addNext()
+                let limit = max(1, service.options.concurrency)
+                while true {
+                    while running < limit, let job = await take() {
+                        add(job)
+                        running += 1
+                    }
+                    guard running > 0 else { break }
+                    _ = await group.next()
+                    running -= 1
+                    if control.isStopped {
+                        group.cancelAll()
+                        feed.close()
+                    }
                 }
             }
         }
@@ -247,15 +329,12 @@ public final class UploadQueue: Sendable {
         try? await writer.perform { store throws(StoreError) in
             for (bucket, objects) in sent.take() { try store.updateCatalogObjects(bucket: bucket, saving: objects, removing: []) }
         }
-        // What is left is queued, not uploading: the lease goes with the run.
-        try? await writer.perform { store throws(StoreError) in try store.releaseLeases() }
-        return summary.value.withLock { tally in
+        let tally = summary.value.withLock { tally in
             tally.stoppedBy = control.failure
             tally.interrupted = Task.isCancelled
-            let finished = tally.completed.count + tally.failed.count + tally.deferred.count
-            tally.leftResumable = max(0, jobs.count - finished)
             return tally
         }
+        return (tally, jobs.count)
     }
 
     /// One job from start to end, as its machine says.

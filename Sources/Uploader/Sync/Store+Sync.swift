@@ -116,10 +116,7 @@ extension Store {
     ///   jobs (abort them).
     public func enqueueSync(
         _ uploads: [SyncUpload], bucket: String, intent: EnqueueIntent = .scheduled, replace: ReplacePolicy = .guarded
-    ) throws(StoreError) -> (
-        jobs: [UploadJob], waiting: [(job: UploadJob, disposition: JobDisposition)],
-        abandoned: [(key: String, uploadID: String)], conditions: [UUID: WriteCondition?]
-    ) {
+    ) throws(StoreError) -> SyncQueued {
         let time = now()
         return try write { db in
             var jobs: [UploadJob] = []
@@ -147,7 +144,7 @@ extension Store {
                     waiting.append((queued.job, queued.disposition))
                 }
             }
-            return (jobs, waiting, abandoned, conditions)
+            return SyncQueued(jobs: jobs, waiting: waiting, abandoned: abandoned, conditions: conditions)
         }
     }
 
@@ -192,4 +189,13 @@ extension Store {
             return count
         }
     }
+}
+
+/// What `enqueueSync` queued: the jobs to run (with the condition each key must meet), the
+/// files left waiting and why, and the multipart uploads of changed files to abort.
+public struct SyncQueued: Sendable {
+    public var jobs: [UploadJob]
+    public var waiting: [(job: UploadJob, disposition: JobDisposition)]
+    public var abandoned: [(key: String, uploadID: String)]
+    public var conditions: [UUID: WriteCondition?]
 }

@@ -209,34 +209,39 @@ public struct SyncRunner: Sendable {
         // what a killed run left unrecorded on the server (one listing).
         await queue.abortAbandonedUploads()
         if options.abortsOrphans { await queue.abortOrphanedUploads() }
-        let queued = try store.enqueueSync(
-            uploads.map {
-                SyncUpload(
-                    file: $0.file, key: $0.key,
-                    contentType: options.attributes.contentType ?? ContentType.forFile(named: $0.file.relativePath))
-            },
-            bucket: service.bucket, replace: options.replace)
-        for (id, condition) in queued.conditions { queue.expect(condition, for: id) }
         for (id, condition) in movesQueued.conditions { queue.expect(condition, for: id) }
-        if let onQueued = options.onQueued { for job in movesQueued.jobs + queued.jobs { onQueued(job) } }
-        for (job, disposition) in queued.waiting + movesQueued.waiting {
-            switch disposition {
-            case .conflict(let conflict):
-                summary.failures.append(SyncFailure(path: job.path, key: job.key, error: conflict.description))
-                summary.exitCode = max(ExitStatus(rawValue: summary.exitCode) ?? .success, .uploadFailed).rawValue
-            case .waitsForRetry:
-                summary.awaitingRetry += 1
-            case .waitsUntil(let date):
-                summary.retryLater += 1
-                summary.nextRetryAt = min(summary.nextRetryAt ?? date, date)
-            case .heldBy:
-                summary.heldElsewhere += 1
-            case .ready:
-                _ = job
-            }
+        if let onQueued = options.onQueued { for job in movesQueued.jobs { onQueued(job) } }
+        // Queued a commit at a time while the first files upload (`JobFeed`); what waits is counted here.
+        let waiting = Mutex(SyncSummary())
+        Self.count(waiting: movesQueued.waiting, into: waiting)
+        let planned = uploads.map {
+            SyncUpload(
+                file: $0.file, key: $0.key,
+                contentType: options.attributes.contentType ?? ContentType.forFile(named: $0.file.relativePath))
         }
-        for (key, uploadID) in queued.abandoned {
-            await queue.abort(bucket: service.bucket, key: key, uploadID: uploadID)
+        let bucket = service.bucket
+        let replace = options.replace
+        let onQueued = options.onQueued
+        let concurrency = service.options.concurrency
+        let produce: @Sendable (JobFeed) async -> Void = { [queue] feed in
+            for range in JobFeed.chunks(count: planned.count, concurrency: concurrency) {
+                guard feed.isOpen else { return }
+                let chunk = Array(planned[range])
+                let queued: SyncQueued
+                do throws(StoreError) {
+                    queued = try await queue.writer.perform { store throws(StoreError) in
+                        try store.enqueueSync(chunk, bucket: bucket, replace: replace)
+                    }
+                } catch {
+                    feed.fail(error)
+                    return
+                }
+                for (id, condition) in queued.conditions { queue.expect(condition, for: id) }
+                if let onQueued { for job in queued.jobs { onQueued(job) } }
+                Self.count(waiting: queued.waiting, into: waiting)
+                for (key, uploadID) in queued.abandoned { await queue.abort(bucket: bucket, key: key, uploadID: uploadID) }
+                feed.add(queued.jobs)
+            }
         }
 
         let tally = Mutex(SyncSummary())
@@ -244,7 +249,7 @@ public struct SyncRunner: Sendable {
         let admitsMore = options.admitsMore
         let observer = options.onEvent
         let result = await queue.run(
-            movesQueued.jobs + queued.jobs, attributes: options.attributes, progress: options.progress,
+            movesQueued.jobs, feeding: produce, attributes: options.attributes, progress: options.progress,
             admit: { job in (admitsMore?() ?? true) && Self.isAsQueued(job) },
             onEvent: { event in
                 defer { observer?(event) }
@@ -281,6 +286,13 @@ public struct SyncRunner: Sendable {
                 }
             })
         let done = tally.withLock { $0 }
+        let waited = waiting.withLock { $0 }
+        summary.failures += waited.failures
+        summary.exitCode = max(summary.exitCode, waited.exitCode)
+        summary.awaitingRetry += waited.awaitingRetry
+        summary.retryLater += waited.retryLater
+        if let next = waited.nextRetryAt { summary.nextRetryAt = min(summary.nextRetryAt ?? next, next) }
+        summary.heldElsewhere += waited.heldElsewhere
         summary.uploaded += done.uploaded
         summary.copied += done.copied
         if options.deleteMoved { summary.movedDeleted = await deleteMoved(done.copiedFrom, store: store, into: &summary) }
@@ -295,6 +307,30 @@ public struct SyncRunner: Sendable {
         summary.leftResumable = result.leftResumable
         let status = max(ExitStatus(rawValue: done.exitCode) ?? .uploadFailed, result.status)
         summary.exitCode = max(ExitStatus(rawValue: summary.exitCode) ?? .uploadFailed, status).rawValue
+    }
+
+    /// Counts the queued files a run leaves alone: in conflict with another track's key, waiting
+    /// for `r2up retry` or for their next attempt, or held by another live r2up.
+    private static func count(waiting: [(job: UploadJob, disposition: JobDisposition)], into summary: borrowing Mutex<SyncSummary>) {
+        guard !waiting.isEmpty else { return }
+        summary.withLock { summary in
+            for (job, disposition) in waiting {
+                switch disposition {
+                case .conflict(let conflict):
+                    summary.failures.append(SyncFailure(path: job.path, key: job.key, error: conflict.description))
+                    summary.exitCode = max(ExitStatus(rawValue: summary.exitCode) ?? .success, .uploadFailed).rawValue
+                case .waitsForRetry:
+                    summary.awaitingRetry += 1
+                case .waitsUntil(let date):
+                    summary.retryLater += 1
+                    summary.nextRetryAt = min(summary.nextRetryAt ?? date, date)
+                case .heldBy:
+                    summary.heldElsewhere += 1
+                case .ready:
+                    break
+                }
+            }
+        }
     }
 
     /// `--delete-moved`: the old objects of tracks whose copies were verified (the copy job
