@@ -16,51 +16,19 @@ extension R2Up {
         @OptionGroup var transfer: TransferOptions
         @OptionGroup var tagOptions: TagOptions
 
-        @Option(help: "Key prefix, e.g. library/.")
-        var prefix: String?
+        @OptionGroup var folderOptions: FolderUploadOptions
 
         @Flag(name: .customLong("dry-run"), help: "Print what would be uploaded; change neither the bucket nor the database.")
         var dryRun = false
 
-        @Option(help: "Only files matching this glob (repeatable; '*.flac' matches names, 'Live/*' paths).")
-        var include: [String] = []
-
-        @Option(help: "Leave out files matching this glob (repeatable).")
-        var exclude: [String] = []
-
-        @Flag(name: .customLong("no-default-excludes"), help: "Also take hidden files and *.part, *.tmp, … files.")
-        var noDefaultExcludes = false
-
         @Option(name: .customLong("min-age"), parsing: .unconditional, help: "Skip files changed more recently than this (e.g. 10s, 2m; default 10s).")
         var minAge = "10s"
-
-        @Flag(name: .customLong("delete-after"), help: "Delete each local file once its upload is verified (never anything remote).")
-        var deleteAfter = false
-
-        @Flag(
-            name: .customLong("delete-moved"),
-            help: "Delete a moved track's old object once the copy at its new key is verified (kept by default: its URL may be shared).")
-        var deleteMoved = false
 
         @Flag(name: .customLong("verify-remote"), help: "List the bucket: upload again what is missing there; record objects with no local file.")
         var verifyRemote = false
 
-        @Flag(name: .customLong("follow-symlinks"), help: "Follow symbolic links (loops are reported, not followed).")
-        var followSymlinks = false
-
         @Flag(help: "Wait for another sync of the same database to finish instead of exiting 4.")
         var wait = false
-
-        @OptionGroup var replace: ReplaceOptions
-
-        @Option(name: .customLong("cache-control"), help: "Cache-Control header for the objects.")
-        var cacheControl: String?
-
-        @Option(name: .customLong("meta"), help: ArgumentHelp("User metadata stored with each object (x-amz-meta-KEY); repeatable.", valueName: "KEY=VALUE"))
-        var meta: [String] = []
-
-        /// `--meta`, checked by `validate()`.
-        var metadata: [String: String] { (try? ObjectMetadata.parse(meta).get()) ?? [:] }
 
         @Flag(help: "Then publish the catalog (index.json, index.html) under --prefix, as `catalog publish` does.")
         var publish = false
@@ -72,16 +40,6 @@ extension R2Up {
         var folder: String
 
         func validate() throws {
-            if case .failure(let problem) = ObjectMetadata.parse(meta) { throw ValidationError(problem.description) }
-            try HeaderFlags.check(["--cache-control": cacheControl])
-            if let prefix, let problem = ObjectKey.prefixProblem(prefix) { throw ValidationError(problem) }
-            for (flag, patterns) in [("--include", include), ("--exclude", exclude)] {
-                for pattern in patterns {
-                    if let problem = SyncFilter.problem(pattern) {
-                        throw ValidationError("\(flag) '\(pattern)' is not a valid glob: \(problem)")
-                    }
-                }
-            }
             guard let age = SyncDuration.parse(minAge) else {
                 throw ValidationError("--min-age '\(minAge)' is not a duration like 10s, 2m or 1h")
             }
@@ -103,17 +61,11 @@ extension R2Up {
                 throw CommandFailure(error)
             }
             var options = SyncOptions()
-            options.prefix = prefix ?? ""
-            options.filter = SyncFilter(includes: include, excludes: exclude, defaultExcludes: !noDefaultExcludes)
+            folderOptions.apply(to: &options)
             options.minAge = SyncDuration.parse(minAge) ?? .seconds(10)
             options.dryRun = dryRun
-            options.deleteAfter = deleteAfter
-            options.deleteMoved = deleteMoved
             options.verifyRemote = verifyRemote
-            options.replace = replace.policy
-            options.followSymlinks = followSymlinks
             options.waitForLock = wait
-            options.attributes = ObjectAttributes(cacheControl: cacheControl, metadata: metadata)
             options.keyTemplate = try tagOptions.template()
             options.tagMetadata = !tagOptions.noTagMetadata
             let progress = TransferProgress()
@@ -139,7 +91,7 @@ extension R2Up {
             if publish && !dryRun && summary.exitCode != ExitStatus.configuration.rawValue {
                 let store: Store
                 do { store = try Store(path: settings.database.value) } catch { throw CommandFailure(error) }
-                let result = try await CatalogCommand.publish(service: service, store: store, prefix: prefix)
+                let result = try await CatalogCommand.publish(service: service, store: store, prefix: folderOptions.prefix)
                 if !global.quiet && !json { Terminal.output(CatalogCommand.line(result)) }
             }
             if summary.exitCode != 0 { throw CommandFailure(status: ExitStatus(rawValue: summary.exitCode) ?? .uploadFailed) }

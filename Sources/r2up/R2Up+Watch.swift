@@ -19,17 +19,7 @@ extension R2Up {
         @OptionGroup var transfer: TransferOptions
         @OptionGroup var tagOptions: TagOptions
 
-        @Option(help: "Key prefix, e.g. library/.")
-        var prefix: String?
-
-        @Option(help: "Only files matching this glob (repeatable; '*.flac' matches names, 'Live/*' paths).")
-        var include: [String] = []
-
-        @Option(help: "Leave out files matching this glob (repeatable).")
-        var exclude: [String] = []
-
-        @Flag(name: .customLong("no-default-excludes"), help: "Also take hidden files and *.part, *.tmp, … files.")
-        var noDefaultExcludes = false
+        @OptionGroup var folderOptions: FolderUploadOptions
 
         @Option(name: .customLong("min-age"), parsing: .unconditional, help: "How long a file must be quiet before it is uploaded (e.g. 2s, 500ms; default 2s).")
         var minAge = "2s"
@@ -37,30 +27,11 @@ extension R2Up {
         @Option(parsing: .unconditional, help: "Look at every file this often anyway (e.g. 10m, 1h; default 10m); unchanged files cost no request.")
         var rescan = "10m"
 
-        @Flag(name: .customLong("delete-after"), help: "Delete each local file once its upload is verified (never anything remote).")
-        var deleteAfter = false
-
-        @Flag(
-            name: .customLong("delete-moved"),
-            help: "Delete a moved track's old object once the copy at its new key is verified (kept by default: its URL may be shared).")
-        var deleteMoved = false
-
         @Flag(name: .customLong("verify-remote"), help: "At each full pass, list the bucket: upload again what is missing there.")
         var verifyRemote = false
 
-        @Flag(name: .customLong("follow-symlinks"), help: "Follow symbolic links (loops are reported, not followed).")
-        var followSymlinks = false
-
         @Flag(help: "Wait for a sync or watch of the same database to finish instead of exiting 4.")
         var wait = false
-
-        @OptionGroup var replace: ReplaceOptions
-
-        @Option(name: .customLong("cache-control"), help: "Cache-Control header for the objects.")
-        var cacheControl: String?
-
-        @Option(name: .customLong("meta"), help: ArgumentHelp("User metadata stored with each object (x-amz-meta-KEY); repeatable.", valueName: "KEY=VALUE"))
-        var meta: [String] = []
 
         @Flag(help: "Publish the catalog (index.json, index.html) under --prefix each time a batch of uploads settles.")
         var publish = false
@@ -76,16 +47,6 @@ extension R2Up {
 
         func validate() throws {
             guard !folders.isEmpty else { throw ValidationError("give at least one folder to watch") }
-            if case .failure(let problem) = ObjectMetadata.parse(meta) { throw ValidationError(problem.description) }
-            try HeaderFlags.check(["--cache-control": cacheControl])
-            if let prefix, let problem = ObjectKey.prefixProblem(prefix) { throw ValidationError(problem) }
-            for (flag, patterns) in [("--include", include), ("--exclude", exclude)] {
-                for pattern in patterns {
-                    if let problem = SyncFilter.problem(pattern) {
-                        throw ValidationError("\(flag) '\(pattern)' is not a valid glob: \(problem)")
-                    }
-                }
-            }
             guard let age = SyncDuration.parse(minAge) else {
                 throw ValidationError("--min-age '\(minAge)' is not a duration like 2s, 500ms or 1m")
             }
@@ -111,16 +72,10 @@ extension R2Up {
                 throw CommandFailure(error)
             }
             var options = WatchOptions()
-            options.sync.prefix = prefix ?? ""
-            options.sync.filter = SyncFilter(includes: include, excludes: exclude, defaultExcludes: !noDefaultExcludes)
+            folderOptions.apply(to: &options.sync)
             options.sync.minAge = SyncDuration.parse(minAge) ?? .seconds(2)
-            options.sync.deleteAfter = deleteAfter
-            options.sync.deleteMoved = deleteMoved
             options.sync.verifyRemote = verifyRemote
-            options.sync.replace = replace.policy
-            options.sync.followSymlinks = followSymlinks
             options.sync.waitForLock = wait
-            options.sync.attributes = ObjectAttributes(cacheControl: cacheControl, metadata: (try? ObjectMetadata.parse(meta).get()) ?? [:])
             options.sync.keyTemplate = template
             options.sync.tagMetadata = !tagOptions.noTagMetadata
             options.rescanEvery = SyncDuration.parse(rescan) ?? .seconds(600)
@@ -149,7 +104,7 @@ extension R2Up {
             defer { reader.cancel() }
             var settled: (@Sendable () async -> Void)?
             if publish {
-                let prefix = prefix
+                let prefix = folderOptions.prefix
                 let database = settings.database.value
                 settled = { [printer] in
                     do {
