@@ -54,65 +54,7 @@ extension R2Up.Queue {
                 Terminal.output(JSONOutput.encode(report))
                 return
             }
-            var header = "\(report.counts.queued) queued · \(report.counts.uploading) uploading · "
-            if report.counts.interrupted > 0 { header += "\(report.counts.interrupted) interrupted · " }
-            header += "\(report.counts.failed) failed"
-            if let error = report.lastError { header += " — last error: \(TextColumns.printable(error))" }
-            Terminal.output(header)
-            if !report.uploading.isEmpty {
-                Terminal.output("\nUploading now")
-                for entry in report.uploading {
-                    let percent = entry.size > 0 ? Int(Double(entry.bytesSent) / Double(entry.size) * 100) : 100
-                    let phase = entry.state == UploadJobState.verifying.rawValue ? ", verifying" : ""
-                    Terminal.output(
-                        "  ↑ \(Self.name(entry))  \(ByteCount.string(entry.bytesSent)) of \(ByteCount.string(entry.size)) (\(percent)%\(phase))")
-                }
-            }
-            if !report.interrupted.isEmpty {
-                Terminal.output("\nInterrupted (resumes on the next run)")
-                for entry in report.interrupted {
-                    Terminal.output(
-                        "  \(Self.name(entry))  \(ByteCount.string(entry.bytesSent)) of \(ByteCount.string(entry.size)) (\(Self.shortID(entry.id)))")
-                }
-            }
-            if !report.upNext.isEmpty {
-                Terminal.output("\nUp next")
-                for (index, entry) in report.upNext.enumerated() {
-                    Terminal.output("  \(index + 1). \(Self.name(entry))  \(ByteCount.string(entry.size))")
-                }
-            }
-            if !report.failed.isEmpty {
-                Terminal.output("\nFailed")
-                for entry in report.failed {
-                    let when =
-                        entry.state == UploadJobState.failedPermanent.rawValue
-                        ? "waits for r2up retry"
-                        : entry.nextAttemptAt.map { "next attempt \(Self.format($0))" } ?? "retried on the next run"
-                    Terminal.output(
-                        "  ⚠ \(Self.name(entry)) (\(Self.shortID(entry.id))): \(TextColumns.printable(entry.lastError ?? "failed")); \(when)")
-                }
-            }
-            if report.leftOnServer > 0 {
-                Terminal.output(
-                    "\n\(report.leftOnServer) abandoned multipart upload\(report.leftOnServer == 1 ? "" : "s") left on the server; the next run aborts \(report.leftOnServer == 1 ? "it" : "them")")
-            }
-            if let last = report.lastCompleted {
-                Terminal.output("\nLast completed\n  \(TextColumns.printable(last.r2Key))  \(last.formattedFileSize)  \(Self.format(last.uploadDate))  \(last.publicURL.absoluteString)")
-            }
-        }
-
-        /// The job's key, and for a moved track's server-side copy the key it copies from.
-        static func name(_ entry: QueueReport.Entry) -> String {
-            TextColumns.printable(entry.key) + (entry.copyOf.map { " (copy of \(TextColumns.printable($0)))" } ?? "")
-        }
-
-        static func shortID(_ id: UUID) -> String { String(id.uuidString.prefix(8)).lowercased() }
-
-        static func format(_ date: Date) -> String {
-            let formatter = DateFormatter()
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            formatter.dateFormat = "yyyy-MM-dd HH:mm"
-            return formatter.string(from: date)
+            for line in QueueListing().lines(report) { Terminal.output(line) }
         }
     }
 

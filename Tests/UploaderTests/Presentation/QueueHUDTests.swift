@@ -184,3 +184,50 @@ struct QueueHUDTests {
         #expect(lines[7] == "  ! x.flac (1cb3a283): \(String(repeating: "why ", count: 40)); retried on the next run")
     }
 }
+
+@Suite("Queue listing (plain r2up queue)")
+struct QueueListingTests {
+    @Test("every section, exact text: in flight with its phase, interrupted, up next, failed and when it is tried again")
+    func sections() {
+        let mebibyte = QueueHUDTests.mebibyte
+        let interruptedID = UUID(uuidString: "9A1F00C2-0000-4000-8000-000000000000")!
+        var copy = QueueHUDTests.entry("new/a.flac", size: 2 * mebibyte)
+        copy.copyOf = "old/a.flac"
+        let report = QueueHUDTests.report(
+            uploading: [
+                QueueHUDTests.entry("b.flac", size: 10 * mebibyte, sent: 5 * mebibyte, state: .uploading),
+                QueueHUDTests.entry("c\u{7}.flac", size: 4 * mebibyte, sent: 4 * mebibyte, state: .verifying),
+            ],
+            upNext: [copy, QueueHUDTests.entry("d.flac", size: 1_000)],
+            failed: [
+                QueueHUDTests.entry("e.flac", size: 1, state: .failedPermanent, error: "AccessDenied", id: QueueHUDTests.failedID),
+                QueueHUDTests.entry(
+                    "f.flac", size: 1, state: .failedRetryable, error: "SlowDown",
+                    next: QueueHUDTests.time.addingTimeInterval(600), id: QueueHUDTests.failedID),
+            ],
+            interrupted: [QueueHUDTests.entry("g.flac", size: 3 * mebibyte, sent: mebibyte, state: .uploading, id: interruptedID)])
+        #expect(QueueListing(timeZone: QueueHUDTests.utc).lines(report) == [
+            "2 queued · 2 uploading · 1 interrupted · 2 failed",
+            "",
+            "Uploading now",
+            "  ↑ b.flac  \(ByteCount.string(5 * mebibyte)) of \(ByteCount.string(10 * mebibyte)) (50%)",
+            "  ↑ c?.flac  \(ByteCount.string(4 * mebibyte)) of \(ByteCount.string(4 * mebibyte)) (100%, verifying)",
+            "",
+            "Interrupted (resumes on the next run)",
+            "  g.flac  \(ByteCount.string(mebibyte)) of \(ByteCount.string(3 * mebibyte)) (9a1f00c2)",
+            "",
+            "Up next",
+            "  1. new/a.flac (copy of old/a.flac)  \(ByteCount.string(2 * mebibyte))",
+            "  2. d.flac  \(ByteCount.string(1_000))",
+            "",
+            "Failed",
+            "  ⚠ e.flac (1cb3a283): AccessDenied; waits for r2up retry",
+            "  ⚠ f.flac (1cb3a283): SlowDown; next attempt 2026-11-24 14:13",
+        ])
+    }
+
+    @Test("an empty queue is one line")
+    func empty() {
+        #expect(QueueListing(timeZone: QueueHUDTests.utc).lines(.empty) == ["0 queued · 0 uploading · 0 failed"])
+    }
+}
