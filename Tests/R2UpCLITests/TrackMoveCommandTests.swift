@@ -342,6 +342,66 @@ struct TrackMoveCommandTests {
         #expect(try await TrackIdentityCommandTests.boto3(["get", "\(prefix)/new name.m4a"]) == "a track that will move")
     }
 
+    @Test("kill -9 while a copy's reply is on its way: the queue shows it interrupted, the next sync records it, nothing sent twice")
+    func killedMidCopy() async throws {
+        let folder = try TemporaryFolder()
+        let library = folder.path + "/lib"
+        try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
+        _ = folder.write("lib/before.m4a", "a track copied when r2up dies")
+        let db = folder.path + "/db.sqlite"
+        let prefix = Self.prefix("killcopy")
+        var env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
+        let sync = ["sync", library, "--prefix", prefix, "--min-age", "0", "--db", db]
+        #expect(try await CLI.run(sync, environment: env).status == 0)
+        try FileManager.default.moveItem(atPath: library + "/before.m4a", toPath: library + "/after.m4a")
+
+        // The server makes the copy; the relay holds its reply: r2up dies not knowing it succeeded.
+        let server = try CLI.serverEnvironment()
+        let log = folder.path + "/stall.jsonl"
+        let stalling = try await HelperServer.start(
+            "faultproxy.py",
+            ["--upstream", server["R2UP_ENDPOINT"]!.replacingOccurrences(of: "http://", with: ""), "--only-methods", "PUT",
+             "--stall-rate", "1.0", "--stall-seconds", "60", "--log", log, "--max-seconds", "120"])
+        defer { stalling.stop() }
+        var stalledEnv = env
+        stalledEnv["R2UP_ENDPOINT"] = stalling.endpoint
+        let victim = try PullProcess(sync, environment: stalledEnv)
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline, victim.isRunning,
+            !((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains("\"stall\"")
+        {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains("\"stall\""), "the copy never reached the server")
+        victim.kill()
+        #expect(try await victim.wait() == SIGKILL)
+        #expect(try await TrackIdentityCommandTests.boto3(["get", "\(prefix)/after.m4a"]) == "a track copied when r2up dies")
+
+        // At once: not uploading (its owner is gone), but interrupted, as a copy.
+        let queue = try await CLI.run(["queue", "--db", db], environment: env)
+        #expect(queue.status == 0, "stderr: \(queue.stderr)")
+        #expect(queue.stdout.hasPrefix("0 queued · 0 uploading · 1 interrupted"), "\(queue.stdout)")
+        #expect(queue.stdout.contains("\(prefix)/after.m4a (copy of \(prefix)/before.m4a)"), "\(queue.stdout)")
+
+        // The next sync finds the object the killed run made: recorded, no byte of the file sent.
+        let relayLog = folder.path + "/relay.jsonl"
+        let relay = try await Self.relay(log: relayLog)
+        defer { relay.stop() }
+        env["R2UP_ENDPOINT"] = relay.endpoint
+        let again = try await CLI.run(sync, environment: env)
+        #expect(again.status == 0, "stdout: \(again.stdout) stderr: \(again.stderr)")
+        #expect(try Self.requests(relayLog).filter { $0.method == "PUT" || $0.method == "POST" }.reduce(0) { $0 + $1.length } == 0)
+        let history = try await CLI.run(["history", "--db", db], environment: env)
+        let rows = history.stdout.split(separator: "\n").filter { $0.contains("\(prefix)/after.m4a") }
+        #expect(rows.count == 1, "\(history.stdout)")
+        #expect(rows.first?.hasSuffix("(copy of \(prefix)/before.m4a)") == true, "\(history.stdout)")
+        let after = try await CLI.run(["queue", "--db", db], environment: env)
+        #expect(after.stdout.hasPrefix("0 queued · 0 uploading · 0 failed"), "\(after.stdout)")
+        let third = try await CLI.run(sync, environment: env)
+        #expect(third.stdout.hasPrefix("sync: 0 uploaded (0 bytes), 0 failed, 1 unchanged"), "\(third.stdout)")
+        #expect(try await TrackIdentityCommandTests.boto3(["get", "\(prefix)/after.m4a"]) == "a track copied when r2up dies")
+    }
+
     @Test("a moved track whose old object was deleted behind r2up's back is uploaded instead of copied")
     func sourceGone() async throws {
         let folder = try TemporaryFolder()
