@@ -26,6 +26,8 @@ public final class TagFeed: Sendable, Equatable {
     }
 
     private func read(_ paths: [String], resolver: TagResolver, user: [String: String]) {
+        // What the store knows of these files, in one read rather than one per file.
+        resolver.lookUp(paths)
         for path in paths {
             let metadata = resolver.tags(path: path).map { TagMetadata.merged(tags: $0, user: user) }
             let waiters = state.withLock { state in

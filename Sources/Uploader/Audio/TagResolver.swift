@@ -11,6 +11,8 @@ public final class TagResolver: Sendable {
         /// Folders whose stored tags are all loaded: no lookup for a path under them (sync
         /// resolves inside the store's read of its tracks, which must not be re-entered).
         var preloaded: [String] = []
+        /// Paths looked up in the store already (found or not): no second lookup.
+        var lookedUp: Set<String> = []
         /// Reads started by `attributes`: `save` waits for them.
         var feeds: [TagFeed] = []
         /// Why writing tags read by a feed failed (`saveRead`); `save` reports it.
@@ -43,7 +45,7 @@ public final class TagResolver: Sendable {
         guard AudioTagReader.isAudio(path) else { return nil }
         // The lock is held for lookups only: the store query and TagLib's read happen outside it.
         let (cached, lookUp) = state.withLock { state in
-            (state.stored[path], !state.preloaded.contains(where: { path.hasPrefix($0 + "/") }))
+            (state.stored[path], !state.lookedUp.contains(path) && !state.preloaded.contains(where: { path.hasPrefix($0 + "/") }))
         }
         var known = cached
         if known == nil, lookUp, let store, let row = try? store.storedTags(paths: [path])[path] {
@@ -57,6 +59,23 @@ public final class TagResolver: Sendable {
             state.fresh.append((path, entry))
         }
         return entry.tags
+    }
+
+    /// Loads the stored tags of these files (absolute paths) in one read, so the reads that
+    /// follow look none of them up one by one. A store that cannot be read leaves them to those.
+    func lookUp(_ paths: [String]) {
+        guard let store else { return }
+        let wanted = state.withLock { state in
+            paths.filter { path in
+                state.stored[path] == nil && !state.lookedUp.contains(path)
+                    && !state.preloaded.contains(where: { path.hasPrefix($0 + "/") })
+            }
+        }
+        guard !wanted.isEmpty, let found = try? store.storedTags(paths: wanted) else { return }
+        state.withLock { state in
+            state.stored.merge(found) { old, _ in old }
+            state.lookedUp.formUnion(wanted)
+        }
     }
 
     /// The tags of a file, given by any path (stat'ed here); nil when it cannot be read.

@@ -63,7 +63,8 @@ public struct PushPlan: Sendable {
                 }
                 let found = try TrackFolder.scan(path, store: store, onlyFailed: onlyFailed)
                 skipped += found.problems.map { Skipped(path: $0.path, message: $0.message, status: .uploadFailed) }
-                try tags.preload(under: path)
+                // Keys from a template need every track's tags; otherwise the feed looks up only the uploads'.
+                if template != nil { try tags.preload(under: path) }
                 // Uploaded, unchanged tracks whose key this push names differently (another --prefix
                 // or template): the bytes are in the bucket, so their new keys are server-side copies.
                 var rekeyed: [PlannedMove] = []
