@@ -235,7 +235,35 @@ public struct FileUploader: Sendable {
         _ file: LocalFile, bucket: String, key: String, attributes: ObjectAttributes, checksum: PayloadChecksum,
         sent: ByteCounter, retrying: inout Bool, journal: (any UploadJournal)?, condition: WriteCondition?
     ) async throws(UploadError) -> PutReply {
-        let reply = try await conditioned(condition, bucket: bucket, key: key, multipart: false) {
+        let reply: PutReply
+        do {
+            reply = try await putConditioned(
+                file, bucket: bucket, key: key, attributes: attributes, checksum: checksum, sent: sent, retrying: &retrying,
+                journal: journal, condition: condition)
+        } catch .keyConflict(let conflictKey, let reason) where condition == .absent {
+            // A HEAD before the write (a server not yet known to honour If-None-Match) found an
+            // object at a key this store never wrote: an earlier run's PUT of this very file whose
+            // reply was lost (Ctrl-C or kill -9 before its record) is known by size and MD5, as a
+            // 412 is below. Nothing is sent again.
+            guard let etag = await ownObject(file, bucket: bucket, key: key) else {
+                throw .keyConflict(key: conflictKey, reason: reason)
+            }
+            reply = PutReply(etag: etag, server: nil)
+        }
+        // The bytes were hashed before sending; if the file moved on since, what was stored may be torn.
+        guard file.isUnchanged() else {
+            try? await deleteQuietly(bucket: bucket, key: key)
+            throw .fileChanged(file.path)
+        }
+        return reply
+    }
+
+    /// `putOnce`'s write under its condition (a HEAD first where the server may ignore it).
+    private func putConditioned(
+        _ file: LocalFile, bucket: String, key: String, attributes: ObjectAttributes, checksum: PayloadChecksum,
+        sent: ByteCounter, retrying: inout Bool, journal: (any UploadJournal)?, condition: WriteCondition?
+    ) async throws(UploadError) -> PutReply {
+        try await conditioned(condition, bucket: bucket, key: key, multipart: false) {
             (condition) throws(UploadError) -> PutReply in
             try await withRetries("PUT \(key)") { () throws(UploadError) -> PutReply in
             // Opened and hashed a moment ago; a retry comes later, when the file may have moved.
@@ -265,12 +293,6 @@ public struct FileUploader: Sendable {
             }
             }
         }
-        // The bytes were hashed before sending; if the file moved on since, what was stored may be torn.
-        guard file.isUnchanged() else {
-            try? await deleteQuietly(bucket: bucket, key: key)
-            throw .fileChanged(file.path)
-        }
-        return reply
     }
 
     static func isHexMD5(_ text: String) -> Bool {

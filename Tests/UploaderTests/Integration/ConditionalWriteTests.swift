@@ -83,6 +83,30 @@ struct ConditionalWriteTests {
         #expect(try await IndependentClient.fetch([key], bucket: server.bucket, server: server)[key]?.sha256 == first.sha256)
     }
 
+    @Test("HEAD first, an object at the key: this file's own bytes (a lost reply) are recorded, not sent again; other bytes are a conflict")
+    func headFindsOwnBytes() async throws {
+        let server = try TestServer.require()
+        let service = try server.service()
+        let directory = try TestDirectory()
+        let file = try directory.makeFile("track.m4a", size: 5000, seed: 5)
+        let other = try directory.makeFile("other.m4a", size: 5000, seed: 6)
+        let key = server.scratchPrefix("conditional-own") + "track.m4a"
+        // An earlier run's PUT that landed, its reply lost (Ctrl-C, kill -9): the store never recorded the key.
+        let landed = try await Self.uploader(service, knowing: nil).upload(
+            try LocalFile(path: file.path), bucket: server.bucket, key: key, attributes: ObjectAttributes())
+        let unknown = Self.uploader(service, knowing: .unknown)
+        let again = try await unknown.upload(
+            try LocalFile(path: file.path), bucket: server.bucket, key: key, attributes: ObjectAttributes(), condition: .absent)
+        #expect(again.etag == landed.etag)
+        #expect(again.bytesSent == 0)
+        // Other bytes at the key: refused before sending, the object untouched.
+        await #expect(throws: UploadError.keyConflict(key: key, reason: "already holds an object (ETag \(try md5Hex(file.path)))")) {
+            _ = try await unknown.upload(
+                try LocalFile(path: other.path), bucket: server.bucket, key: key, attributes: ObjectAttributes(), condition: .absent)
+        }
+        #expect(try await IndependentClient.fetch([key], bucket: server.bucket, server: server)[key]?.sha256 == file.sha256)
+    }
+
     @Test("a conflict is permanent: neither the request nor the job retries it")
     func conflictIsPermanent() {
         #expect(FailureKind.keyConflict.retryClass == .permanent)

@@ -281,6 +281,44 @@ struct TruthfulStateTests {
         #expect(rows.count == 30 && Set(rows).count == 30, "\(rows.count) rows")
     }
 
+    @Test("Ctrl-C while stored PUTs wait for their replies: the next push records those files as its own, no conflict, nothing sent twice")
+    func interruptedAfterServerStored() async throws {
+        let server = try TestServer.require()
+        let scope = server.scratchPrefix("truth-lostreply")
+        let directory = try TestDirectory()
+        let album = directory.path + "/album"
+        var sizes: [String: Int] = [:]
+        for index in 1...8 { sizes["\(index).m4a"] = 9_000 + index }
+        let expected = try await RandomFiles.write(sizes, in: album, keyPrefix: scope)
+        var environment = server.environment
+        environment["HOME"] = directory.path
+        let database = directory.path + "/r2up.sqlite"
+        // The server stores each PUT; the relay holds its reply for a minute.
+        let proxy = try await FaultProxy(server: server, arguments: ["--only-methods", "PUT", "--stall-rate", "1.0", "--stall-seconds", "60"])
+        var stalled = environment
+        stalled["R2UP_ENDPOINT"] = proxy.endpoint
+        let arguments = ["push", album, "--prefix", scope, "--db", database, "--concurrency", "2"]
+        let push = try Run(arguments, environment: stalled)
+        try await offThePool {
+            let deadline = Date().addingTimeInterval(60)
+            while Date() < deadline, push.process.isRunning, proxy.injectedFaults().count < 2 { usleep(20_000) }
+            kill(push.process.processIdentifier, SIGINT)
+        }
+        let end = try await push.finish()
+        #expect(proxy.injectedFaults().count >= 2, "PUTs stored, their replies held")
+        #expect(end.status == 130, "\(end.stderr)")
+        #expect(end.stderr.hasPrefix("r2up: interrupted; 8 uploads are left to resume"), "\(end.stderr)")
+
+        // Straight to the server: the two objects there are these files' bytes, so they are recorded.
+        let again = try await Subprocess.run(R2UpBinary.path, arguments, environment: environment)
+        #expect(again.status == 0, "\(again.stderrText)")
+        #expect(again.stdoutText.split(separator: "\n").count == 8, "\(again.stdoutText)")
+        let stored = try await IndependentClient.fetch(Array(expected.keys), bucket: server.bucket, server: server)
+        for (key, sha256) in expected { #expect(stored[key]?.sha256 == sha256, "\(key)") }
+        let rows = try Store(path: database).recentUploads(limit: 100).map(\.r2Key)
+        #expect(rows.count == 8 && Set(rows).count == 8, "\(rows)")
+    }
+
     @Test("two pushes of one file at once: the second says another r2up is uploading it (exit 4); one upload, one row")
     func secondPushWaitsItsTurn() async throws {
         let server = try TestServer.require()
