@@ -114,6 +114,11 @@ final class PullProcess: @unchecked Sendable {
         if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
     }
 
+    /// Ctrl-C.
+    func interrupt() {
+        if process.isRunning { Foundation.kill(process.processIdentifier, SIGINT) }
+    }
+
     /// The signal that ended it, or its exit status; waited for off the cooperative pool.
     func wait() async throws -> Int32 {
         let process = self.process

@@ -402,6 +402,52 @@ struct TrackMoveCommandTests {
         #expect(try await TrackIdentityCommandTests.boto3(["get", "\(prefix)/after.m4a"]) == "a track copied when r2up dies")
     }
 
+    @Test("Ctrl-C while copies' replies are on their way: the next sync records the copies the server made, none failed")
+    func interruptedMidCopies() async throws {
+        let folder = try TemporaryFolder()
+        let library = folder.path + "/lib"
+        try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
+        for number in 1...6 { _ = folder.write("lib/take \(number).m4a", "take \(number) " + String(repeating: "♪", count: number * 11)) }
+        let db = folder.path + "/db.sqlite"
+        let prefix = Self.prefix("intcopies")
+        let env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
+        let sync = ["sync", library, "--prefix", prefix, "--min-age", "0", "--db", db, "--concurrency", "2"]
+        #expect(try await CLI.run(sync, environment: env).status == 0)
+        for number in 1...6 {
+            try FileManager.default.moveItem(atPath: library + "/take \(number).m4a", toPath: library + "/take \(number) (final).m4a")
+        }
+        let server = try CLI.serverEnvironment()
+        let log = folder.path + "/stall.jsonl"
+        let stalling = try await HelperServer.start(
+            "faultproxy.py",
+            ["--upstream", server["R2UP_ENDPOINT"]!.replacingOccurrences(of: "http://", with: ""), "--only-methods", "PUT",
+             "--stall-rate", "1.0", "--stall-seconds", "60", "--log", log, "--max-seconds", "120"])
+        defer { stalling.stop() }
+        var stalledEnv = env
+        stalledEnv["R2UP_ENDPOINT"] = stalling.endpoint
+        let victim = try PullProcess(sync, environment: stalledEnv)
+        let deadline = ContinuousClock.now + .seconds(60)
+        func stalls() -> Int {
+            ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").components(separatedBy: "\"stall\"").count - 1
+        }
+        while ContinuousClock.now < deadline, victim.isRunning, stalls() < 2 { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(stalls() >= 2, "no copy reached the server")
+        victim.interrupt()
+        #expect(try await victim.wait() == 130)
+
+        let again = try await CLI.run(sync, environment: env)
+        #expect(again.status == 0, "stdout: \(again.stdout) stderr: \(again.stderr)")
+        #expect(again.stdout.contains("0 failed"), "\(again.stdout)")
+        let history = try await CLI.run(["history", "--db", db], environment: env)
+        let copies = history.stdout.split(separator: "\n").filter { $0.contains("(final).m4a") }
+        #expect(copies.count == 6, "\(history.stdout)")
+        for number in 1...6 {
+            #expect(
+                try await TrackIdentityCommandTests.boto3(["get", "\(prefix)/take \(number) (final).m4a"])
+                    == "take \(number) " + String(repeating: "♪", count: number * 11))
+        }
+    }
+
     @Test("a moved track whose old object was deleted behind r2up's back is uploaded instead of copied")
     func sourceGone() async throws {
         let folder = try TemporaryFolder()
