@@ -127,13 +127,27 @@ extension R2Up {
                 }
             }
             display?.finish()
-            for (path, result) in notQueued.withLock({ $0 }) {
+            let refused = notQueued.withLock { $0 }
+            // Files another live r2up is uploading (two pushes of one folder): named one by one
+            // when few, else counted in one line.
+            var held: [Int32: [String]] = [:]
+            for (path, result) in refused {
+                if case .success(let outcome) = result, case .heldBy(let pid) = outcome.disposition { held[pid, default: []].append(path) }
+            }
+            for (pid, paths) in held.sorted(by: { $0.key < $1.key }) {
+                worst = max(worst, .locked)
+                if paths.count <= Self.heldNamedOneByOne {
+                    for path in paths {
+                        Terminal.error("r2up: \(TextColumns.printable(path)): another r2up (pid \(pid)) is uploading it; see r2up queue")
+                    }
+                } else {
+                    Terminal.error("r2up: \(paths.count) files of this push: another r2up (pid \(pid)) is uploading them; see r2up queue")
+                }
+            }
+            for (path, result) in refused {
                 switch result {
                 case .success(let outcome):
-                    if case .heldBy(let pid) = outcome.disposition {
-                        Terminal.error("r2up: \(path): another r2up (pid \(pid)) is uploading it; see r2up queue")
-                        worst = max(worst, .locked)
-                    } else if case .conflict(let conflict) = outcome.disposition {
+                    if case .conflict(let conflict) = outcome.disposition {
                         Terminal.error("r2up: \(TextColumns.printable(path + ": " + conflict.description))")
                         worst = max(worst, .uploadFailed)
                     }
@@ -157,6 +171,9 @@ extension R2Up {
             worst = max(worst, summary.status)
             if worst != .success { throw CommandFailure(status: worst) }
         }
+
+        /// Up to this many files held by another r2up are named; more are counted.
+        static let heldNamedOneByOne = 3
 
         /// The files to push, the tracks that moved, what was skipped (`PushPlan`); the notices of
         /// folders with nothing to push go to stderr.

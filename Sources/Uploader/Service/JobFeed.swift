@@ -10,6 +10,8 @@ public final class JobFeed: Sendable {
         var ready: [UploadJob] = []
         var head = 0
         var added = 0
+        /// Files the producer had planned but did not queue once the run stopped taking jobs.
+        var unqueued = 0
         var finished = false
         var closed = false
         var failure: StoreError?
@@ -43,6 +45,13 @@ public final class JobFeed: Sendable {
         }
     }
 
+    /// The producer stops with `count` planned files not queued (the run stopped, or the store
+    /// failed): they are counted among what the next run resumes.
+    public func leftUnqueued(_ count: Int) {
+        guard count > 0 else { return }
+        state.withLock { $0.unqueued += count }
+    }
+
     /// Nothing more will be added.
     func finish() { change { $0.finished = true } }
 
@@ -61,6 +70,9 @@ public final class JobFeed: Sendable {
 
     /// How many jobs were handed over in all.
     var count: Int { state.withLock { $0.added } }
+
+    /// How many planned files were never queued.
+    var unqueuedCount: Int { state.withLock { $0.unqueued } }
 
     /// The store failure that ended the queueing, if any.
     var failure: StoreError? { state.withLock { $0.failure } }

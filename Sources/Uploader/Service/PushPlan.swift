@@ -41,7 +41,7 @@ public struct PushPlan: Sendable {
 
     /// The request for a file (a move the store turned back into an upload).
     public func request(path: String, key: String) -> PushRequest {
-        PushRequest(path: path, key: key, attributes: attributes(path))
+        PushRequest(path: path, key: key, attributes: attributes(path), unlessUploaded: true)
     }
 
     public init(
@@ -105,7 +105,8 @@ public struct PushPlan: Sendable {
                     planned = matched.uploads
                 }
                 for upload in planned {
-                    requests.append(PushRequest(path: upload.file.path, key: upload.key, attributes: attributes(upload.file.path)))
+                    requests.append(PushRequest(
+                        path: upload.file.path, key: upload.key, attributes: attributes(upload.file.path), unlessUploaded: true))
                 }
             } else {
                 let name = URL(fileURLWithPath: path).lastPathComponent

@@ -94,7 +94,12 @@ public struct QueueReport: Sendable, Encodable {
         counts = Counts(
             queued: next.count, uploading: uploadingJobs.count, interrupted: interruptedJobs.count, failed: failedJobs.count)
         uploading = uploadingJobs.map { Entry($0, now: now) }
-        interrupted = interruptedJobs.map { Entry($0, now: now) }
+        // Their row still says where the dead run was (uploading, verifying): shown as what they are.
+        interrupted = interruptedJobs.map { job in
+            var entry = Entry(job, now: now)
+            entry.state = "interrupted"
+            return entry
+        }
         // Seed 003's order: initiated (a multipart upload to finish) first, then staged, oldest first.
         upNext = next.sorted {
             ($0.state == .initiated ? 0 : 1, $0.createdAt) < ($1.state == .initiated ? 0 : 1, $1.createdAt)

@@ -3,12 +3,13 @@ import Foundation
 /// The tracks of a folder for `push DIR` (seed 000's "Upload All").
 public enum TrackFolder {
     /// Whether a track should be pushed: never uploaded, failed, or changed since its upload.
-    /// With `onlyFailed`, only tracks in error.
+    /// With `onlyFailed`, only tracks in error. A track another live r2up is uploading is taken
+    /// too: the queue then says so (exit 4) rather than the push claiming there is nothing to do.
     public static func isEligible(_ track: TrackRecord?, size: Int64, mtimeNs: Int64, onlyFailed: Bool) -> Bool {
         guard let track else { return !onlyFailed }
         if onlyFailed { return track.uploadState == .error }
         let unchanged = track.size == size && track.mtimeNs == mtimeNs
-        return !(track.uploadState == .uploaded && unchanged) && track.uploadState != .uploading
+        return !(track.uploadState == .uploaded && unchanged)
     }
 
     /// The files of `directory` to push, with their paths relative to it: those `isEligible`

@@ -102,6 +102,7 @@ public final class UploadQueue: Sendable {
     ) async throws(StoreError) -> [Result<EnqueueResult, any Error>] {
         var results: [Result<EnqueueResult, any Error>] = []
         var accepted: [(index: Int, job: UploadJob)] = []
+        var unlessUploaded: Set<UUID> = []
         let created = Date()
         for request in requests {
             do {
@@ -112,6 +113,7 @@ public final class UploadQueue: Sendable {
                     contentType: request.attributes.contentType ?? ContentType.forFile(named: file.path),
                     length: file.size, mtimeNs: file.modificationTimeNs, createdAt: created)
                 accepted.append((results.count, job))
+                if request.unlessUploaded { unlessUploaded.insert(job.id) }
                 results.append(.success(EnqueueResult(job: job, isNew: true)))
             } catch {
                 results.append(.failure(error))
@@ -119,8 +121,9 @@ public final class UploadQueue: Sendable {
         }
         guard !accepted.isEmpty else { return results }
         let jobs = accepted.map(\.job)
+        let ifNotUploaded = unlessUploaded
         let stored = try await writer.perform { store throws(StoreError) in
-            try store.enqueue(jobs, intent: intent, replace: replace)
+            try store.enqueue(jobs, intent: intent, replace: replace, unlessUploaded: ifNotUploaded)
         }
         for (entry, outcome) in zip(accepted, stored) {
             results[entry.index] = .success(outcome)
@@ -142,10 +145,14 @@ public final class UploadQueue: Sendable {
         into feed: JobFeed, notQueued: @escaping @Sendable (PushRequest, Result<EnqueueResult, any Error>) -> Void
     ) async {
         for range in JobFeed.chunks(count: requests.count, concurrency: service.options.concurrency) {
-            guard feed.isOpen else { return }
+            guard feed.isOpen else {
+                feed.leftUnqueued(requests.count - range.lowerBound)
+                return
+            }
             let chunk = Array(requests[range])
             let results: [Result<EnqueueResult, any Error>]
             do { results = try await enqueue(chunk, intent: intent, replace: replace) } catch {
+                feed.leftUnqueued(requests.count - range.lowerBound)
                 feed.fail(error)
                 return
             }
@@ -155,6 +162,7 @@ public final class UploadQueue: Sendable {
                 case .success(let outcome):
                     switch outcome.disposition {
                     case .heldBy, .conflict: notQueued(request, result)
+                    case .uploaded: break  // another r2up uploaded it meanwhile: done
                     default: ready.append(outcome.job)
                     }
                 case .failure: notQueued(request, result)
@@ -201,7 +209,7 @@ public final class UploadQueue: Sendable {
         feed.close()
         await producer?.value
         let finished = summary.completed.count + summary.failed.count + summary.deferred.count
-        summary.leftResumable = max(0, runnable + feed.count - finished)
+        summary.leftResumable = max(0, runnable + feed.count + feed.unqueuedCount - finished)
         // What is left is queued, not uploading: the lease goes with the run.
         try? await writer.perform { store throws(StoreError) in try store.releaseLeases() }
         return summary

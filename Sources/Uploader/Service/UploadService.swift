@@ -19,11 +19,16 @@ public struct PushRequest: Sendable, Equatable {
     public var path: String
     public var key: String
     public var attributes: ObjectAttributes
+    /// A folder's file, planned because its track was not uploaded as the file is: not queued
+    /// when another run has uploaded it since (`JobDisposition.uploaded`). A file named on its
+    /// own is uploaded again, as asked.
+    public var unlessUploaded: Bool
 
-    public init(path: String, key: String, attributes: ObjectAttributes) {
+    public init(path: String, key: String, attributes: ObjectAttributes, unlessUploaded: Bool = false) {
         self.path = path
         self.key = key
         self.attributes = attributes
+        self.unlessUploaded = unlessUploaded
     }
 }
 

@@ -28,12 +28,18 @@ extension Store {
 
     /// Queues many jobs in one transaction, each as `enqueue(_:)` does, and records each
     /// file's size and mtime on its track (created when new): one commit for a whole folder.
+    /// - Parameter unlessUploaded: jobs planned because their track was not uploaded as the file
+    ///   is (a folder's files): one whose track another run has uploaded since is not queued
+    ///   (`JobDisposition.uploaded`). A file named on its own is uploaded again when asked.
     public func enqueue(
-        _ jobs: [UploadJob], intent: EnqueueIntent = .asked, replace: ReplacePolicy = .guarded
+        _ jobs: [UploadJob], intent: EnqueueIntent = .asked, replace: ReplacePolicy = .guarded, unlessUploaded: Set<UUID> = []
     ) throws(StoreError) -> [EnqueueResult] {
         let time = now()
         return try write { db in
             try jobs.map { job in
+                if unlessUploaded.contains(job.id), try Self.isUploadedAsIs(db, job) {
+                    return EnqueueResult(job: job, isNew: false, abandonedUploadID: nil, disposition: .uploaded)
+                }
                 try Self.noteTrackFile(db, path: job.path, size: job.length, mtimeNs: job.mtimeNs, at: time, onlyIfChanged: true)
                 return try Self.enqueue(db, job, at: time, intent: intent, replace: replace)
             }
@@ -178,6 +184,16 @@ extension Store {
         if changed { try Self.deleteParts(db, jobID: existing.id) }
         if existing.state != before { try Self.syncTrackState(db, job: existing, error: nil) }
         return EnqueueResult(job: existing, isNew: false, abandonedUploadID: abandoned)
+    }
+
+    /// Whether the job's track is uploaded, to the job's bucket and key, with the file's size and mtime.
+    static func isUploadedAsIs(_ db: Database, _ job: UploadJob) throws -> Bool {
+        try Int.fetchOne(
+            db.cachedStatement(sql: """
+
+                SELECT 1 FROM tracks WHERE path = ? AND uploadState = 'uploaded' AND size = ? AND mtimeNs = ?
+                    AND bucket = ? AND "key" = ?
+                """), arguments: [job.path, job.length, job.mtimeNs, job.bucket, job.key]) != nil
     }
 
     /// Inserts a new job row. Hand-written and cached: a folder's push inserts thousands, and

@@ -33,6 +33,9 @@ public enum JobDisposition: Sendable, Equatable {
     case waitsUntil(Date)
     /// Refused before sending: the key holds another track's upload (`--overwrite` replaces it).
     case conflict(KeyConflict)
+    /// Uploaded as it is, to this key, by another run since this one looked (two pushes of one
+    /// folder): nothing to send.
+    case uploaded
 }
 
 /// Another track's upload at the key a file would go to.

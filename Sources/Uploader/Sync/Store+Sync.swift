@@ -81,6 +81,16 @@ public struct SyncUpload: Sendable, Equatable {
     public var file: ScannedFile
     public var key: String
     public var contentType: String
+    /// Planned because the track was not uploaded as the file is: another run that uploaded it
+    /// since leaves nothing to do. False for a file whose object is missing (`--verify-remote`).
+    public var unlessUploaded: Bool
+
+    public init(file: ScannedFile, key: String, contentType: String, unlessUploaded: Bool = true) {
+        self.file = file
+        self.key = key
+        self.contentType = contentType
+        self.unlessUploaded = unlessUploaded
+    }
 }
 
 extension Store {
@@ -125,17 +135,19 @@ extension Store {
             var abandoned: [(String, String)] = []
             for upload in uploads {
                 let file = upload.file
+                let planned = UploadJob(
+                    path: file.path, bucket: bucket, key: upload.key, contentType: upload.contentType,
+                    length: file.size, mtimeNs: file.mtimeNs, createdAt: time)
+                if upload.unlessUploaded, try Self.isUploadedAsIs(db, planned) {
+                    waiting.append((planned, .uploaded))
+                    continue
+                }
                 // Queued means "not (or no longer) in the cloud as it is on disk".
                 try Self.noteTrackFile(db, path: file.path, size: file.size, mtimeNs: file.mtimeNs, at: time, onlyIfChanged: false)
                 // Where the file lives, so a later sync knows it after a rename (`MovePlan`).
                 try db.cachedStatement(sql: "UPDATE tracks SET device = ?, inode = ? WHERE path = ?")
                     .execute(arguments: [file.device, file.inode, file.path])
-                let queued = try Self.enqueue(
-                    db,
-                    UploadJob(
-                        path: file.path, bucket: bucket, key: upload.key, contentType: upload.contentType,
-                        length: file.size, mtimeNs: file.mtimeNs, createdAt: time),
-                    at: time, intent: intent, replace: replace)
+                let queued = try Self.enqueue(db, planned, at: time, intent: intent, replace: replace)
                 if let uploadID = queued.abandonedUploadID { abandoned.append((upload.key, uploadID)) }
                 if queued.disposition == .ready {
                     jobs.append(queued.job)

@@ -221,7 +221,8 @@ public struct SyncRunner: Sendable {
         let planned = uploads.map {
             SyncUpload(
                 file: $0.file, key: $0.key,
-                contentType: options.attributes.contentType ?? ContentType.forFile(named: $0.file.relativePath))
+                contentType: options.attributes.contentType ?? ContentType.forFile(named: $0.file.relativePath),
+                unlessUploaded: $0.reason != .missingRemote)
         }
         let bucket = service.bucket
         let replace = options.replace
@@ -229,7 +230,10 @@ public struct SyncRunner: Sendable {
         let concurrency = service.options.concurrency
         let produce: @Sendable (JobFeed) async -> Void = { [queue] feed in
             for range in JobFeed.chunks(count: planned.count, concurrency: concurrency) {
-                guard feed.isOpen else { return }
+                guard feed.isOpen else {
+                    feed.leftUnqueued(planned.count - range.lowerBound)
+                    return
+                }
                 let chunk = Array(planned[range])
                 let queued: SyncQueued
                 do throws(StoreError) {
@@ -237,6 +241,7 @@ public struct SyncRunner: Sendable {
                         try store.enqueueSync(chunk, bucket: bucket, replace: replace)
                     }
                 } catch {
+                    feed.leftUnqueued(planned.count - range.lowerBound)
                     feed.fail(error)
                     return
                 }
@@ -297,6 +302,7 @@ public struct SyncRunner: Sendable {
         summary.retryLater += waited.retryLater
         if let next = waited.nextRetryAt { summary.nextRetryAt = min(summary.nextRetryAt ?? next, next) }
         summary.heldElsewhere += waited.heldElsewhere
+        summary.unchanged += waited.unchanged
         summary.uploaded += done.uploaded
         summary.copied += done.copied
         if options.deleteMoved { summary.movedDeleted = await deleteMoved(done.copiedFrom, store: store, into: &summary) }
@@ -330,6 +336,9 @@ public struct SyncRunner: Sendable {
                     summary.nextRetryAt = min(summary.nextRetryAt ?? date, date)
                 case .heldBy:
                     summary.heldElsewhere += 1
+                case .uploaded:
+                    // Another run (a push of the folder) uploaded it since the scan.
+                    summary.unchanged += 1
                 case .ready:
                     break
                 }

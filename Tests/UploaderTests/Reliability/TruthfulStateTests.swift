@@ -148,6 +148,8 @@ struct TruthfulStateTests {
             report = Self.json(try await Subprocess.run(R2UpBinary.path, ["queue", "--json", "--db", database], environment: environment).stdout)
         } while (report["counts"] as? [String: Int])?["interrupted"] != 1 && Date() < deadline
         #expect(report["counts"] as? [String: Int] == ["queued": 0, "uploading": 0, "interrupted": 1, "failed": 0], "\(report)")
+        // Its entry says what it is, not the dead run's last step.
+        #expect((report["interrupted"] as? [[String: Any]])?.first?["state"] as? String == "interrupted", "\(report)")
         let text = try await Subprocess.run(R2UpBinary.path, ["queue", "--db", database], environment: environment)
         #expect(text.stdoutText.hasPrefix("0 queued · 0 uploading · 1 interrupted · 0 failed"), "\(text.stdoutText)")
         #expect(text.stdoutText.contains("Interrupted (resumes on the next run)"))
@@ -272,6 +274,13 @@ struct TruthfulStateTests {
         let report = Self.json(try await Subprocess.run(R2UpBinary.path, ["queue", "--json", "--db", database], environment: environment).stdout)
         #expect((report["counts"] as? [String: Int])?["uploading"] == 0)
 
+        // As the line says, `r2up retry --all` takes what the run left queued.
+        let left = (report["counts"] as? [String: Int]).map { ($0["queued"] ?? 0) + ($0["interrupted"] ?? 0) } ?? 0
+        #expect(left > 0, "\(report)")
+        let retried = try await Subprocess.run(R2UpBinary.path, ["retry", "--all", "--db", database], environment: environment)
+        #expect(retried.status == 0, "\(retried.stderrText)")
+        #expect(retried.stdoutText.split(separator: "\n").count == left, "\(retried.stdoutText)")
+
         let again = try await Subprocess.run(R2UpBinary.path, arguments, environment: environment)
         #expect(again.status == 0, "\(again.stderrText)")
         let keys = Array(expected.keys)
@@ -317,6 +326,67 @@ struct TruthfulStateTests {
         for (key, sha256) in expected { #expect(stored[key]?.sha256 == sha256, "\(key)") }
         let rows = try Store(path: database).recentUploads(limit: 100).map(\.r2Key)
         #expect(rows.count == 8 && Set(rows).count == 8, "\(rows)")
+    }
+
+    @Test("two pushes of one folder at once: every file is uploaded once; the second names what the first is uploading (exit 4)")
+    func twoPushesOfOneFolder() async throws {
+        let server = try TestServer.require()
+        let scope = server.scratchPrefix("truth-twofolders")
+        let directory = try TestDirectory()
+        let album = directory.path + "/album"
+        var sizes: [String: Int] = [:]
+        for index in 1...300 { sizes[String(format: "%03d.m4a", index)] = 12_000 + index }
+        let expected = try await RandomFiles.write(sizes, in: album, keyPrefix: scope)
+        var environment = server.environment
+        environment["HOME"] = directory.path
+        let database = directory.path + "/r2up.sqlite"
+        let arguments = ["push", album, "--prefix", scope, "--db", database]
+        let first = try Run(arguments, environment: environment)
+        // The second starts once the first has uploaded some: it scanned a folder whose tracks
+        // the first goes on completing while the second queues them.
+        try await offThePool {
+            let deadline = Date().addingTimeInterval(60)
+            while Date() < deadline, first.process.isRunning, ((try? Store(path: database).uploadCount()) ?? 0) < 20 { usleep(10_000) }
+        }
+        let second = try await Subprocess.run(R2UpBinary.path, arguments, environment: environment)
+        let end = try await first.finish()
+        #expect(end.status == 0, "\(end.stderr)")
+        #expect([0, 4].contains(second.status), "\(second.stderrText)")
+        for line in second.stderrText.split(separator: "\n") {
+            #expect(line.contains("another r2up (pid \(first.process.processIdentifier)) is uploading"), "\(line)")
+        }
+        let rows = try Store(path: database).recentUploads(limit: 1_000).map(\.r2Key)
+        #expect(rows.count == 300 && Set(rows).count == 300, "\(rows.count) rows, \(Set(rows).count) keys")
+        let stored = try await IndependentClient.fetch(Array(expected.keys), bucket: server.bucket, server: server)
+        for (key, sha256) in expected { #expect(stored[key]?.sha256 == sha256, "\(key)") }
+    }
+
+    @Test("push DIR while another r2up uploads a file of it: named, exit 4, not 'nothing to upload'")
+    func folderHeldElsewhere() async throws {
+        let server = try TestServer.require()
+        let scope = server.scratchPrefix("truth-folderheld")
+        let directory = try TestDirectory()
+        let album = directory.path + "/album"
+        try FileManager.default.createDirectory(atPath: album, withIntermediateDirectories: true)
+        let file = try directory.makeFile("album/slow take.wav", size: 6 << 20, seed: 41)
+        var environment = server.environment
+        environment["HOME"] = directory.path
+        let database = directory.path + "/r2up.sqlite"
+        let first = try Run(["push", album, "--prefix", scope, "--db", database, "--bwlimit", "1M"], environment: environment)
+        try await offThePool {
+            let deadline = Date().addingTimeInterval(60)
+            while Date() < deadline, first.process.isRunning {
+                let owners = (try? Store(path: database).rawRead { db in try Int.fetchAll(db, sql: "SELECT ownerPID FROM jobs WHERE ownerPID IS NOT NULL AND state != 'staged'") }) ?? []
+                if !owners.isEmpty { break }
+                usleep(20_000)
+            }
+        }
+        let second = try await Subprocess.run(R2UpBinary.path, ["push", album, "--prefix", scope, "--db", database], environment: environment)
+        #expect(second.status == 4, "\(second.stderrText)")
+        #expect(second.stderrText == "r2up: \(file.path): another r2up (pid \(first.process.processIdentifier)) is uploading it; see r2up queue\n")
+        let end = try await first.finish()
+        #expect(end.status == 0, "\(end.stderr)")
+        #expect(try Store(path: database).uploadCount() == 1)
     }
 
     @Test("two pushes of one file at once: the second says another r2up is uploading it (exit 4); one upload, one row")
