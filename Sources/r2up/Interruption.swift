@@ -53,7 +53,8 @@ extension QueueRunSummary {
     var stopLines: [String] {
         RunEnding.line(
             stoppedBy: stoppedBy?.diagnosis.message, interrupted: interrupted, leftResumable: leftResumable,
-            resume: "run the same command again (or r2up retry)"
+            // Not `retry`: it takes failed and killed uploads, not files a stopped run never started.
+            resume: "run the same command again"
         ).map { ["r2up: \($0)"] } ?? []
     }
 }

@@ -35,6 +35,28 @@ struct TrackMoveCommandTests {
         }
     }
 
+    /// Starts `arguments` (a sync) through a relay that lets the server answer every PUT (a copy
+    /// is one) and holds the reply a minute; returns once `count` replies are held.
+    static func syncWithRepliesHeld(_ arguments: [String], environment: [String: String], log: String, until count: Int)
+        async throws -> (relay: HelperServer, process: PullProcess)
+    {
+        let server = try CLI.serverEnvironment()
+        let relay = try await HelperServer.start(
+            "faultproxy.py",
+            ["--upstream", server["R2UP_ENDPOINT"]!.replacingOccurrences(of: "http://", with: ""), "--only-methods", "PUT",
+             "--stall-rate", "1.0", "--stall-seconds", "60", "--log", log, "--max-seconds", "120"])
+        var held = environment
+        held["R2UP_ENDPOINT"] = relay.endpoint
+        let process = try PullProcess(arguments, environment: held)
+        func stalls() -> Int {
+            ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").components(separatedBy: "\"stall\"").count - 1
+        }
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline, process.isRunning, stalls() < count { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(stalls() >= count, "no copy reached the server")
+        return (relay, process)
+    }
+
     @Test("an album of 20 renamed and a file moved between folders: 21 copies, 0 payload bytes, the same bytes at the new keys")
     func renamedAlbum() async throws {
         let folder = try TemporaryFolder()
@@ -225,6 +247,28 @@ struct TrackMoveCommandTests {
         #expect(try await TrackIdentityCommandTests.boto3(["get", key]) == "the first track")
     }
 
+    @Test("--no-clobber onto another track's key holding the same bytes: refused, the key stays the other track's")
+    func noClobberSameBytes() async throws {
+        let folder = try TemporaryFolder()
+        for sub in ["a", "b"] { try FileManager.default.createDirectory(atPath: folder.path + "/" + sub, withIntermediateDirectories: true) }
+        let first = folder.write("a/song.m4a", "the same bytes in two places")
+        let second = folder.write("b/song.m4a", "the same bytes in two places")
+        let db = folder.path + "/db.sqlite"
+        let key = Self.prefix("sameb") + "/song.m4a"
+        let env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
+        #expect(try await CLI.run(["push", first, "--key", key, "--db", db], environment: env).status == 0)
+        // The object there is byte for byte this file, but it is the first track's upload: not taken for this one's.
+        let run = try await CLI.run(["push", second, "--key", key, "--no-clobber", "--db", db], environment: env)
+        #expect(run.status == 1, "stdout: \(run.stdout) stderr: \(run.stderr)")
+        #expect(run.stderr.contains("already holds an object"), "\(run.stderr)")
+        let url = try await CLI.run(["copy-url", first, "--db", db], environment: env)
+        #expect(url.status == 0, "stderr: \(url.stderr)")
+        let status = try await CLI.run(["status", folder.path + "/a", "--json", "--db", db], environment: env)
+        #expect(status.stdout.contains("\"uploadState\" : \"uploaded\""), "\(status.stdout)")
+        let other = try await CLI.run(["status", folder.path + "/b", "--json", "--db", db], environment: env)
+        #expect(!other.stdout.contains("\"uploadState\" : \"uploaded\""), "\(other.stdout)")
+    }
+
     @Test("push DIR: a renamed file is a copy too (found by its digest: push records no inode), its URL printed")
     func pushFolderMove() async throws {
         let folder = try TemporaryFolder()
@@ -356,23 +400,8 @@ struct TrackMoveCommandTests {
         try FileManager.default.moveItem(atPath: library + "/before.m4a", toPath: library + "/after.m4a")
 
         // The server makes the copy; the relay holds its reply: r2up dies not knowing it succeeded.
-        let server = try CLI.serverEnvironment()
-        let log = folder.path + "/stall.jsonl"
-        let stalling = try await HelperServer.start(
-            "faultproxy.py",
-            ["--upstream", server["R2UP_ENDPOINT"]!.replacingOccurrences(of: "http://", with: ""), "--only-methods", "PUT",
-             "--stall-rate", "1.0", "--stall-seconds", "60", "--log", log, "--max-seconds", "120"])
+        let (stalling, victim) = try await Self.syncWithRepliesHeld(sync, environment: env, log: folder.path + "/stall.jsonl", until: 1)
         defer { stalling.stop() }
-        var stalledEnv = env
-        stalledEnv["R2UP_ENDPOINT"] = stalling.endpoint
-        let victim = try PullProcess(sync, environment: stalledEnv)
-        let deadline = ContinuousClock.now + .seconds(60)
-        while ContinuousClock.now < deadline, victim.isRunning,
-            !((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains("\"stall\"")
-        {
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        #expect(((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains("\"stall\""), "the copy never reached the server")
         victim.kill()
         #expect(try await victim.wait() == SIGKILL)
         #expect(try await TrackIdentityCommandTests.boto3(["get", "\(prefix)/after.m4a"]) == "a track copied when r2up dies")
@@ -416,22 +445,8 @@ struct TrackMoveCommandTests {
         for number in 1...6 {
             try FileManager.default.moveItem(atPath: library + "/take \(number).m4a", toPath: library + "/take \(number) (final).m4a")
         }
-        let server = try CLI.serverEnvironment()
-        let log = folder.path + "/stall.jsonl"
-        let stalling = try await HelperServer.start(
-            "faultproxy.py",
-            ["--upstream", server["R2UP_ENDPOINT"]!.replacingOccurrences(of: "http://", with: ""), "--only-methods", "PUT",
-             "--stall-rate", "1.0", "--stall-seconds", "60", "--log", log, "--max-seconds", "120"])
+        let (stalling, victim) = try await Self.syncWithRepliesHeld(sync, environment: env, log: folder.path + "/stall.jsonl", until: 2)
         defer { stalling.stop() }
-        var stalledEnv = env
-        stalledEnv["R2UP_ENDPOINT"] = stalling.endpoint
-        let victim = try PullProcess(sync, environment: stalledEnv)
-        let deadline = ContinuousClock.now + .seconds(60)
-        func stalls() -> Int {
-            ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").components(separatedBy: "\"stall\"").count - 1
-        }
-        while ContinuousClock.now < deadline, victim.isRunning, stalls() < 2 { try await Task.sleep(for: .milliseconds(50)) }
-        #expect(stalls() >= 2, "no copy reached the server")
         victim.interrupt()
         #expect(try await victim.wait() == 130)
 

@@ -15,8 +15,6 @@ public final class TagResolver: Sendable {
         var lookedUp: Set<String> = []
         /// Reads started by `attributes`: `save` waits for them.
         var feeds: [TagFeed] = []
-        /// Why writing tags read by a feed failed (`saveRead`); `save` reports it.
-        var saveError: StoreError?
     }
     private let state: Mutex<State>
     private let store: Store?
@@ -96,18 +94,18 @@ public final class TagResolver: Sendable {
             return state.feeds
         }
         for feed in feeds { await feed.finished() }
-        if let error = state.withLock({ $0.saveError }) { throw error }
         guard let store else { return }
         let fresh = state.withLock { state in
             defer { state.fresh = [] }
             return state.fresh
         }
+        // What a feed could not write during the run is in `fresh` again: written now, or this throws.
         try store.saveTags(fresh)
     }
 
     /// Writes the tags read so far, from the thread that read them (a feed that has read its
-    /// last file): they land while the uploads go on instead of after them. A failure is kept
-    /// for `save` to report.
+    /// last file): they land while the uploads go on instead of after them. What the store
+    /// refuses now is left to `save`.
     func saveRead() {
         guard let store else { return }
         let fresh = state.withLock { state in
@@ -116,11 +114,8 @@ public final class TagResolver: Sendable {
         }
         guard !fresh.isEmpty else { return }
         do { try store.saveTags(fresh) } catch {
-            state.withLock { state in
-                if state.saveError == nil { state.saveError = error }
-                // Kept to be written by `save`, should the store take them then.
-                state.fresh = fresh + state.fresh
-            }
+            // Kept for `save`, which writes them after the run or reports why it cannot.
+            state.withLock { $0.fresh = fresh + $0.fresh }
         }
     }
 

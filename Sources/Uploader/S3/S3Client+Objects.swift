@@ -47,6 +47,8 @@ public struct PutReply: Sendable, Equatable {
     public var etag: String
     /// The `Server` header: which implementation answered (`ServerProfile.identify`).
     public var server: String?
+    /// Not this request's reply: the object an earlier try stored, found at the key (its reply lost).
+    public var adopted = false
 }
 
 /// What HEAD tells about an object.

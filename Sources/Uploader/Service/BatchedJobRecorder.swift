@@ -55,10 +55,7 @@ final class BatchedJobRecorder: Sendable {
                     let outcomes: [Result<Void, StoreError>]
                     do throws(StoreError) {
                         outcomes = try store.recordBatch(
-                            // A job that starts and completes within one batch is written once, completed:
-                            // no reader could have seen the steps between (they would commit together).
-                            starts: batch.starts.filter { !completing.contains($0) },
-                            verifying: batch.verifying.filter { !completing.contains($0) },
+                            starts: batch.starts, verifying: batch.verifying.filter { !completing.contains($0) },
                             completions: batch.completions.map { ($0.job, $0.item) })
                     } catch {
                         outcomes = Array(repeating: .failure(error), count: batch.completions.count)

@@ -26,12 +26,15 @@ final class JobDriver: UploadJournal, Sendable {
     private let state: Mutex<State>
     /// A part record that could not be written; the upload stops before completing.
     private let partRecordError = Mutex<StoreError?>(nil)
+    /// Another track's upload is at the job's key (`UploadJournal.mayAdoptObjectAtKey`).
+    private let keyHeldElsewhere: Bool
 
     init(
         job: UploadJob, policy: JobRetryPolicy, writer: StoreWriter, recorder: BatchedJobRecorder, live: LiveProgress,
-        display: TransferProgress?
+        display: TransferProgress?, keyHeldElsewhere: Bool = false
     ) {
         jobID = job.id
+        self.keyHeldElsewhere = keyHeldElsewhere
         self.writer = writer
         self.recorder = recorder
         self.live = live
@@ -41,6 +44,8 @@ final class JobDriver: UploadJournal, Sendable {
 
     /// The job as the machine has left it.
     var job: UploadJob { state.withLock { $0.job } }
+
+    var mayAdoptObjectAtKey: Bool { !keyHeldElsewhere }
 
     /// The row to store and the state its track shows.
     var snapshot: (job: UploadJob, track: UploadState) {

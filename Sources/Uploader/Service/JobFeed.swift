@@ -28,7 +28,7 @@ public final class JobFeed: Sendable {
     public var isOpen: Bool { state.withLock { !$0.closed && !$0.finished } }
 
     /// Hands queued jobs to the run (they carry this process's lease and their write conditions).
-    public func add(_ jobs: [UploadJob]) {
+    func add(_ jobs: [UploadJob]) {
         guard !jobs.isEmpty else { return }
         change { state in
             state.ready += jobs
@@ -38,7 +38,7 @@ public final class JobFeed: Sendable {
     }
 
     /// Queueing failed in the store: the run stops with this failure once it has taken what came before.
-    public func fail(_ error: StoreError) {
+    func fail(_ error: StoreError) {
         change { state in
             if state.failure == nil { state.failure = error }
             state.finished = true
@@ -47,7 +47,7 @@ public final class JobFeed: Sendable {
 
     /// The producer stops with `count` planned files not queued (the run stopped, or the store
     /// failed): they are counted among what the next run resumes.
-    public func leftUnqueued(_ count: Int) {
+    func leftUnqueued(_ count: Int) {
         guard count > 0 else { return }
         state.withLock { $0.unqueued += count }
     }

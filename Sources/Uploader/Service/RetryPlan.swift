@@ -12,9 +12,7 @@ public struct RetryPlan: Sendable {
     public init(store: Store, bucket: String, ids: [String]?) throws {
         let now = Date()
         let unfinished = try store.jobs(in: [.staged, .initiated, .uploading, .verifying])
-        // Interrupted: killed in flight, or left queued by a run that stopped (Ctrl-C, a closed
-        // pipe); what a live r2up holds is its own.
-        let interrupted = unfinished.filter { $0.lease?.isLive(now: now) != true }
+        let interrupted = unfinished.filter { $0.isInterrupted(now: now) }
         let candidates = try store.failedJobs() + interrupted
         if let ids {
             uploads = try JobSelection.match(ids, in: candidates, what: "failed or interrupted upload")

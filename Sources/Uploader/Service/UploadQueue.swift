@@ -62,6 +62,8 @@ public final class UploadQueue: Sendable {
     /// a job queued by an earlier run and not enqueued again in this one carries none.
     /// (A nil value is decided too: `--overwrite` sends no condition.)
     private let conditions = Mutex<[UUID: WriteCondition?]>([:])
+    /// Jobs whose key holds another track's upload: an object there is never taken for theirs.
+    private let keysHeldElsewhere = Mutex<Set<UUID>>([])
 
     /// Each request already retries a few times with backoff (`RequestRetryPolicy`); a job that
     /// still fails gets one more go in the run (a multipart upload resumes from its parts).
@@ -90,8 +92,9 @@ public final class UploadQueue: Sendable {
     }
 
     /// Notes what a job's key must hold when this run writes it (sync's enqueue).
-    public func expect(_ condition: WriteCondition?, for id: UUID) {
+    public func expect(_ condition: WriteCondition?, for id: UUID, keyHeldElsewhere: Bool = false) {
         conditions.withLock { _ = $0.updateValue(condition, forKey: id) }
+        if keyHeldElsewhere { keysHeldElsewhere.withLock { _ = $0.insert(id) } }
     }
 
     /// Checks and queues many files with one store commit. Each result is the queued job with
@@ -127,7 +130,9 @@ public final class UploadQueue: Sendable {
         }
         for (entry, outcome) in zip(accepted, stored) {
             results[entry.index] = .success(outcome)
-            if outcome.disposition == .ready { expect(outcome.condition, for: outcome.job.id) }
+            if outcome.disposition == .ready {
+                expect(outcome.condition, for: outcome.job.id, keyHeldElsewhere: outcome.keyHeldElsewhere)
+            }
             if let abandoned = outcome.abandonedUploadID {
                 await abort(bucket: outcome.job.bucket, key: outcome.job.key, uploadID: abandoned)
             }
@@ -161,9 +166,9 @@ public final class UploadQueue: Sendable {
                 switch result {
                 case .success(let outcome):
                     switch outcome.disposition {
-                    case .heldBy, .conflict: notQueued(request, result)
+                    case .ready: ready.append(outcome.job)
                     case .uploaded: break  // another r2up uploaded it meanwhile: done
-                    default: ready.append(outcome.job)
+                    case .heldBy, .conflict, .waitsForRetry, .waitsUntil: notQueued(request, result)
                     }
                 case .failure: notQueued(request, result)
                 }
@@ -202,8 +207,13 @@ public final class UploadQueue: Sendable {
             }
         }
         if producer == nil { feed.finish() }
-        var (summary, runnable) = await runJobs(
-            jobs, feed: feed, attributes: attributes, progress: progress, admit: admit, onEvent: onEvent)
+        var (summary, runnable) = await withTaskCancellationHandler {
+            await runJobs(jobs, feed: feed, attributes: attributes, progress: progress, admit: admit, onEvent: onEvent)
+        } onCancel: {
+            // Ctrl-C: queue no more; a chunk being written ends with its transaction.
+            feed.close()
+            producer?.cancel()
+        }
         // Whatever the producer queues after the run stopped keeps this run's lease until it is
         // released below: wait for it first.
         feed.close()
@@ -244,8 +254,9 @@ public final class UploadQueue: Sendable {
             let found = try? await writer.perform({ store throws(StoreError) in try store.writeConditions(for: unguarded) })
         {
             conditions.withLock { decided in
-                for (id, condition) in found where decided[id] == nil { decided[id] = .some(condition) }
+                for (id, condition) in found.conditions where decided[id] == nil { decided[id] = .some(condition) }
             }
+            keysHeldElsewhere.withLock { $0.formUnion(found.heldElsewhere) }
         }
         let jobs = runnable
         progress?.expect(files: jobs.count, bytes: jobs.reduce(0) { $0 + $1.length })
@@ -260,7 +271,8 @@ public final class UploadQueue: Sendable {
                     onEvent(event)
                 }
             } else { onEvent }
-        let control = RunControl()
+        // A failure of the whole run stops the queueing too, even while the loop waits for it.
+        let control = RunControl { feed.close() }
         let live = LiveProgress()
         let recorder = BatchedJobRecorder(writer: writer)
         let flusher = Task.detached {
@@ -300,7 +312,7 @@ public final class UploadQueue: Sendable {
                         }
                         let driver = JobDriver(
                             job: job, policy: self.policy, writer: self.writer, recorder: recorder, live: live,
-                            display: progress)
+                            display: progress, keyHeldElsewhere: self.keysHeldElsewhere.withLock { $0.contains(job.id) })
                         await self.process(
                             driver, attributes: attributes, control: control, summary: summary, onEvent: onEvent)
                     }
@@ -617,8 +629,20 @@ public final class UploadQueue: Sendable {
 /// Stops a run: the first failure of the whole run is kept to say why.
 final class RunControl: Sendable {
     private let state = Mutex<Failure?>(nil)
+    private let onStop: @Sendable () -> Void
 
-    func stop(_ failure: Failure) { state.withLock { if $0 == nil { $0 = failure } } }
+    init(onStop: @escaping @Sendable () -> Void = {}) {
+        self.onStop = onStop
+    }
+
+    func stop(_ failure: Failure) {
+        let first = state.withLock { stored -> Bool in
+            guard stored == nil else { return false }
+            stored = failure
+            return true
+        }
+        if first { onStop() }
+    }
     var isStopped: Bool { state.withLock { $0 != nil } }
     var failure: Failure? { state.withLock { $0 } }
 }

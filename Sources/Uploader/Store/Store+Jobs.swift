@@ -13,6 +13,9 @@ public struct EnqueueResult: Sendable, Equatable {
     public var disposition: JobDisposition = .ready
     /// What the write must find at the key (nil: nothing checked, `--overwrite`).
     public var condition: WriteCondition?
+    /// Another track's upload is at the key (`--no-clobber` or `--overwrite` let the file try):
+    /// an object found there is never taken for this file's own lost upload.
+    public var keyHeldElsewhere = false
 }
 
 extension Store {
@@ -56,7 +59,8 @@ extension Store {
         owner: ProcessIdentity = .current
     ) throws -> EnqueueResult {
         let condition: WriteCondition?
-        switch try Self.keyClaim(db, bucket: job.bucket, key: job.key, path: job.path) {
+        let claim = try Self.keyClaim(db, bucket: job.bucket, key: job.key, path: job.path)
+        switch claim {
         case .other(let otherPath) where replace == .guarded:
             let conflict = KeyConflict(
                 key: job.key, otherPath: otherPath, uploadedAt: try Self.lastUploadDate(db, bucket: job.bucket, key: job.key))
@@ -71,6 +75,7 @@ extension Store {
         }
         var wroteBefore = false
         var result = try Self.enqueueClaimed(db, job, at: time, intent: intent, owner: owner, wroteBefore: &wroteBefore)
+        if case .other = claim { result.keyHeldElsewhere = true }
         // A run killed between the server's answer and its record left its own object at a key
         // no track claims yet: If-None-Match would refuse the file's own bytes. That job is sent
         // unconditioned once, as before this guard.
@@ -105,17 +110,25 @@ extension Store {
     /// The conditions for jobs queued by an earlier run and run again (`r2up retry`): the ETag
     /// the track wrote at its key, else an empty key. A key another track holds gets
     /// `If-None-Match: *` too: its object is there, so the server refuses the write.
-    public func writeConditions(for jobs: [UploadJob]) throws(StoreError) -> [UUID: WriteCondition] {
+    /// `heldElsewhere`: the jobs whose key another track holds.
+    public func writeConditions(for jobs: [UploadJob]) throws(StoreError) -> (
+        conditions: [UUID: WriteCondition], heldElsewhere: Set<UUID>
+    ) {
         try read { db in
             var conditions: [UUID: WriteCondition] = [:]
+            var heldElsewhere: Set<UUID> = []
             for job in jobs {
-                if case .own(let etag?) = try Self.keyClaim(db, bucket: job.bucket, key: job.key, path: job.path) {
+                switch try Self.keyClaim(db, bucket: job.bucket, key: job.key, path: job.path) {
+                case .own(let etag?):
                     conditions[job.id] = .etag(etag)
-                } else {
+                case .other:
+                    conditions[job.id] = .absent
+                    heldElsewhere.insert(job.id)
+                case .own(nil), .none:
                     conditions[job.id] = .absent
                 }
             }
-            return conditions
+            return (conditions, heldElsewhere)
         }
     }
 

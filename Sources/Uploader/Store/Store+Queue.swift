@@ -36,9 +36,12 @@ extension Store {
         starts: [UUID], verifying: [UUID], completions: [(job: UploadJob, item: UploadItem)]
     ) throws(StoreError) -> [Result<Void, StoreError>] {
         let time = now()
+        // A job that starts and completes within one batch is written once, completed: no reader
+        // could see the steps between, they would commit together.
+        let completing = Set(completions.map(\.job.id))
         let all: Result<Void, StoreError> = Result { () throws(StoreError) in
             try write { db in
-                for id in starts { try Self.markStarted(db, id: id, at: time) }
+                for id in starts where !completing.contains(id) { try Self.markStarted(db, id: id, at: time) }
                 for id in verifying {
                     try db.cachedStatement(sql: "UPDATE jobs SET state = 'verifying', updatedAt = ? WHERE id = ? AND state = 'uploading'")
                         .execute(arguments: [StoreDate.text(time), id.uuidString])

@@ -6,6 +6,8 @@ public struct MovesQueued: Sendable {
     /// Copies this run makes now, with what each new key must hold.
     public var jobs: [UploadJob] = []
     public var conditions: [UUID: WriteCondition?] = [:]
+    /// Copies whose new key holds another track's upload (`EnqueueResult.keyHeldElsewhere`).
+    public var heldElsewhere: Set<UUID> = []
     /// Copies that wait (held by another r2up, failed before and not yet due).
     public var waiting: [(job: UploadJob, disposition: JobDisposition)] = []
     /// Moves refused: the new key holds a third track's object. Nothing moved, nothing queued.
@@ -140,6 +142,7 @@ extension Store {
                     if queued.disposition == .ready {
                         result.jobs.append(queued.job)
                         result.conditions.updateValue(queued.condition, forKey: queued.job.id)
+                        if queued.keyHeldElsewhere { result.heldElsewhere.insert(queued.job.id) }
                     } else {
                         result.waiting.append((queued.job, queued.disposition))
                     }
@@ -173,7 +176,7 @@ extension UploadQueue {
             moves, bucket: service.bucket, contentType: { contentType ?? ContentType.forFile(named: $0.upload.file.relativePath) },
             intent: intent, replace: replace)
         var result = MovesForRun(jobs: queued.jobs, uploads: queued.uploads)
-        for (id, condition) in queued.conditions { expect(condition, for: id) }
+        for (id, condition) in queued.conditions { expect(condition, for: id, keyHeldElsewhere: queued.heldElsewhere.contains(id)) }
         for (move, conflict) in queued.conflicts {
             result.refused.append(Diagnosis(
                 status: .uploadFailed, message: "\(move.upload.file.path): moved from \(move.track.path): \(conflict.description)"))

@@ -131,6 +131,7 @@ extension Store {
         return try write { db in
             var jobs: [UploadJob] = []
             var conditions: [UUID: WriteCondition?] = [:]
+            var heldElsewhere: Set<UUID> = []
             var waiting: [(job: UploadJob, disposition: JobDisposition)] = []
             var abandoned: [(String, String)] = []
             for upload in uploads {
@@ -152,11 +153,12 @@ extension Store {
                 if queued.disposition == .ready {
                     jobs.append(queued.job)
                     conditions.updateValue(queued.condition, forKey: queued.job.id)
+                    if queued.keyHeldElsewhere { heldElsewhere.insert(queued.job.id) }
                 } else {
                     waiting.append((queued.job, queued.disposition))
                 }
             }
-            return SyncQueued(jobs: jobs, waiting: waiting, abandoned: abandoned, conditions: conditions)
+            return SyncQueued(jobs: jobs, waiting: waiting, abandoned: abandoned, conditions: conditions, heldElsewhere: heldElsewhere)
         }
     }
 
@@ -210,4 +212,6 @@ public struct SyncQueued: Sendable {
     public var waiting: [(job: UploadJob, disposition: JobDisposition)]
     public var abandoned: [(key: String, uploadID: String)]
     public var conditions: [UUID: WriteCondition?]
+    /// Jobs whose key holds another track's upload (`EnqueueResult.keyHeldElsewhere`).
+    public var heldElsewhere: Set<UUID>
 }

@@ -213,7 +213,9 @@ public struct SyncRunner: Sendable {
         // what a killed run left unrecorded on the server (one listing).
         await queue.abortAbandonedUploads()
         if options.abortsOrphans { await queue.abortOrphanedUploads() }
-        for (id, condition) in movesQueued.conditions { queue.expect(condition, for: id) }
+        for (id, condition) in movesQueued.conditions {
+            queue.expect(condition, for: id, keyHeldElsewhere: movesQueued.heldElsewhere.contains(id))
+        }
         if let onQueued = options.onQueued { for job in movesQueued.jobs { onQueued(job) } }
         // Queued a commit at a time while the first files upload (`JobFeed`); what waits is counted here.
         let waiting = Mutex(SyncSummary())
@@ -245,9 +247,12 @@ public struct SyncRunner: Sendable {
                     feed.fail(error)
                     return
                 }
-                for (id, condition) in queued.conditions { queue.expect(condition, for: id) }
+                for (id, condition) in queued.conditions {
+                    queue.expect(condition, for: id, keyHeldElsewhere: queued.heldElsewhere.contains(id))
+                }
                 if let onQueued { for job in queued.jobs { onQueued(job) } }
                 Self.count(waiting: queued.waiting, into: waiting)
+                // Changed files' old multipart uploads (recorded and retried later if this fails).
                 for (key, uploadID) in queued.abandoned { await queue.abort(bucket: bucket, key: key, uploadID: uploadID) }
                 feed.add(queued.jobs)
             }

@@ -70,6 +70,13 @@ public protocol UploadJournal: Sendable {
     /// nil); completing and checking the object come next.
     func bodySent(etag: String?) async throws(StoreError)
     func progress(bytesSent: Int64)
+    /// Whether an object found at the key with this file's bytes may be taken for an earlier
+    /// try's upload whose reply was lost: not when another track's upload is there.
+    var mayAdoptObjectAtKey: Bool { get }
+}
+
+extension UploadJournal {
+    public var mayAdoptObjectAtKey: Bool { true }
 }
 
 /// Uploads one file: a single PUT or a multipart upload, each request carrying
@@ -240,7 +247,7 @@ public struct FileUploader: Sendable {
             reply = try await putConditioned(
                 file, bucket: bucket, key: key, attributes: attributes, checksum: checksum, sent: sent, retrying: &retrying,
                 journal: journal, condition: condition)
-        } catch .keyConflict(let conflictKey, let reason) where condition == .absent {
+        } catch .keyConflict(let conflictKey, let reason) where condition == .absent && (journal?.mayAdoptObjectAtKey ?? true) {
             // A HEAD before the write (a server not yet known to honour If-None-Match) found an
             // object at a key this store never wrote: an earlier run's PUT of this very file whose
             // reply was lost (Ctrl-C or kill -9 before its record) is known by size and MD5, as a
@@ -248,11 +255,12 @@ public struct FileUploader: Sendable {
             guard let etag = await ownObject(file, bucket: bucket, key: key) else {
                 throw .keyConflict(key: conflictKey, reason: reason)
             }
-            reply = PutReply(etag: etag, server: nil)
+            reply = PutReply(etag: etag, server: nil, adopted: true)
         }
-        // The bytes were hashed before sending; if the file moved on since, what was stored may be torn.
+        // The bytes were hashed before sending; if the file moved on since, what was stored may be
+        // torn. An object an earlier try stored is left as it is: this run did not write it.
         guard file.isUnchanged() else {
-            try? await deleteQuietly(bucket: bucket, key: key)
+            if !reply.adopted { try? await deleteQuietly(bucket: bucket, key: key) }
             throw .fileChanged(file.path)
         }
         return reply
@@ -283,10 +291,10 @@ public struct FileUploader: Sendable {
                     // stored these very bytes, and the condition now refuses them: an object with
                     // the file's size and MD5 is this file, and nothing is replaced.
                     if condition != nil, case .service(let refused) = failure, refused.status == 412,
-                        let etag = await ownObject(file, bucket: bucket, key: key)
+                        journal?.mayAdoptObjectAtKey ?? true, let etag = await ownObject(file, bucket: bucket, key: key)
                     {
                         sent.add(file.size)
-                        return PutReply(etag: etag, server: nil)
+                        return PutReply(etag: etag, server: nil, adopted: true)
                     }
                     throw Self.conflict(failure, key: key, condition: condition)
                 }

@@ -26,8 +26,10 @@ extension FileUploader {
         } else {
             let reply: PutReply
             do {
-                reply = try await copyConditioned(from: source, sourceETag: sourceETag, size: size, to: key, bucket: bucket, condition: condition)
-            } catch .keyConflict(let conflictKey, let reason) where condition == .absent {
+                reply = try await copyConditioned(
+                    from: source, sourceETag: sourceETag, size: size, to: key, bucket: bucket, condition: condition,
+                    mayAdopt: journal?.mayAdoptObjectAtKey ?? true)
+            } catch .keyConflict(let conflictKey, let reason) where condition == .absent && (journal?.mayAdoptObjectAtKey ?? true) {
                 // A HEAD before the copy (a server not yet known to honour the condition on a copy)
                 // found an object at a key this store never wrote: an earlier run's copy whose reply
                 // was lost (Ctrl-C, kill -9) has the source's size and MD5 ETag, as a 412's does below.
@@ -55,7 +57,8 @@ extension FileUploader {
 
     /// CopyObject under its condition (a HEAD first where the server may ignore it on a copy).
     private func copyConditioned(
-        from source: CopySource, sourceETag: String?, size: Int64, to key: String, bucket: String, condition: WriteCondition?
+        from source: CopySource, sourceETag: String?, size: Int64, to key: String, bucket: String, condition: WriteCondition?,
+        mayAdopt: Bool
     ) async throws(UploadError) -> PutReply {
         try await conditioned(condition, bucket: bucket, key: key, multipart: false, copy: true) {
             (condition) throws(UploadError) -> PutReply in
@@ -67,7 +70,7 @@ extension FileUploader {
                         let failure = S3ClientError(error)
                         // A try whose reply was lost may have made this very copy: an object with the
                         // source's size and MD5 ETag is it, and nothing is replaced.
-                        if condition != nil, case .service(let refused) = failure, refused.status == 412,
+                        if condition != nil, case .service(let refused) = failure, refused.status == 412, mayAdopt,
                             let etag = await ownCopy(bucket: bucket, key: key, size: size, sourceETag: sourceETag)
                         {
                             return PutReply(etag: etag, server: nil)

@@ -22,6 +22,12 @@ struct AudioContainerTests {
         #expect(AudioContainer.recognizes(Self.bytes("OggS") + [0, 2, 0, 0]))
         #expect(AudioContainer.recognizes(Self.bytes("RIFF") + [0x24, 0, 0, 0] + Self.bytes("WAVE")))
         #expect(AudioContainer.recognizes(Self.bytes("FORM") + [0, 0, 0, 0x2E] + Self.bytes("AIFF")))
+        #expect(AudioContainer.recognizes(Self.bytes("RF64") + [0xFF, 0xFF, 0xFF, 0xFF] + Self.bytes("WAVE")))
+        #expect(AudioContainer.recognizes(Self.bytes("APETAGEX") + [0xD0, 0x07, 0, 0]))
+        // An MP3 whose first frame follows some padding: found when looked for (an .mp3), not otherwise.
+        let padded = [UInt8](repeating: 0, count: 1_000) + [0xFF, 0xFB, 0x90, 0x64]
+        #expect(AudioContainer.recognizes(padded, findingMPEGFrame: true))
+        #expect(!AudioContainer.recognizes(padded))
     }
 
     @Test("noise, text, archives, short and empty headers are not")
@@ -31,8 +37,13 @@ struct AudioContainerTests {
         #expect(!AudioContainer.recognizes(Self.bytes("PK") + [3, 4, 20, 0, 0, 0, 8, 0]))  // zip
         #expect(!AudioContainer.recognizes(Self.bytes("hello, world")))
         #expect(!AudioContainer.recognizes([0x1F, 0x8B, 8, 0, 0, 0, 0, 0]))  // gzip
-        // A frame sync whose version bits are the reserved 01 is no MPEG frame.
+        // A frame sync whose version bits are the reserved 01 is no MPEG frame; nor one whose
+        // layer is reserved, whose bitrate index is "bad", or whose sample rate is reserved.
         #expect(!AudioContainer.recognizes([0xFF, 0xEB, 0x90, 0x64]))
+        #expect(!AudioContainer.recognizes([0xFF, 0xF9, 0x90, 0x64]))
+        #expect(!AudioContainer.recognizes([0xFF, 0xFB, 0xF0, 0x64]))
+        #expect(!AudioContainer.recognizes([0xFF, 0xFB, 0x9C, 0x64]))
+        #expect(!AudioContainer.recognizes([0xFF, 0xFB], findingMPEGFrame: true))
         // A box type that is no MP4 top-level box.
         #expect(!AudioContainer.recognizes([0, 0, 0, 0x20] + Self.bytes("abcd")))
         // "ftyp" somewhere else than at offset 4.
@@ -51,13 +62,13 @@ struct AudioContainerTests {
         for offset in stride(from: 1_000, to: 16_000, by: 417) {
             data[offset] = 0xFF
             data[offset + 1] = 0xFB
+            data[offset + 2] = 0x90
         }
         try Data(data).write(to: URL(fileURLWithPath: noise))
         #expect(!AudioContainer.recognizes(fileAt: noise))
         #expect(AudioTagReader.read(path: noise) == nil)
-        // The same bytes behind an MP3 frame header are handed to TagLib (and read without a crash).
-        data[0] = 0xFF
-        data[1] = 0xFB
+        // Named .mp3, the same bytes are handed to TagLib: a frame follows in the first 4 KiB
+        // (read without a crash).
         let framed = folder.path + "/framed.mp3"
         try Data(data).write(to: URL(fileURLWithPath: framed))
         #expect(AudioContainer.recognizes(fileAt: framed))

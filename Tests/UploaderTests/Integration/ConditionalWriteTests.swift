@@ -105,6 +105,30 @@ struct ConditionalWriteTests {
                 try LocalFile(path: other.path), bucket: server.bucket, key: key, attributes: ObjectAttributes(), condition: .absent)
         }
         #expect(try await IndependentClient.fetch([key], bucket: server.bucket, server: server)[key]?.sha256 == file.sha256)
+        // Another track's upload at the key (--no-clobber, retry): the same bytes are not taken for this file's,
+        // whether a HEAD or the server's 412 finds them.
+        for knowing in [ServerProfile.unknown, .seaweedFS] {
+            do {
+                _ = try await Self.uploader(service, knowing: knowing).upload(
+                    try LocalFile(path: file.path), bucket: server.bucket, key: key, attributes: ObjectAttributes(),
+                    journal: KeyOfAnotherTrack(), condition: .absent)
+                Issue.record("\(knowing): an object of another track was taken for this file's")
+            } catch {
+                guard case .keyConflict = error else {
+                    Issue.record("\(knowing): expected a key conflict, got \(error)")
+                    continue
+                }
+            }
+        }
+    }
+
+    /// A journal for a job whose key holds another track's upload.
+    struct KeyOfAnotherTrack: UploadJournal {
+        func multipartStarted(uploadID: String, partSize: Int64) async throws(StoreError) {}
+        func partFinished(_ part: UploadedPart, checksum: PayloadChecksum) async throws(StoreError) {}
+        func bodySent(etag: String?) async throws(StoreError) {}
+        func progress(bytesSent: Int64) {}
+        var mayAdoptObjectAtKey: Bool { false }
     }
 
     @Test("a conflict is permanent: neither the request nor the job retries it")
