@@ -267,9 +267,18 @@ fi
 python3 - "$WORK/samples" "$RUNS" >"$ROOT/benchmarks/results.md" <<'PY'
 import statistics, sys, platform, os, datetime
 rows = {}
+# W3 ratios paired by run: each tool's wall time against the curl floor's of the same run
+# (measured seconds before it), which cancels much of the machine's drift between runs.
+paired = {}
+floor = None
 for line in open(sys.argv[1]):
     *name, gib, wall, cpu, rss = line.split()
     rows.setdefault(" ".join(name), []).append((float(gib), float(wall), float(cpu), int(rss)))
+    label = " ".join(name)
+    if label == "W3 curl-floor (--parallel 4)":
+        floor = float(wall)
+    elif label.startswith("W3 ") and floor:
+        paired.setdefault(label, []).append(floor / float(wall))
 w3_files = int(os.environ.get("W3_FILES", "2000"))
 cpu_model = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
 print(f"Measured {datetime.date.today()} on {os.cpu_count()} cores ({cpu_model}), SeaweedFS on loopback; medians of {sys.argv[2]} runs.\n")
@@ -288,6 +297,12 @@ for name, samples in sorted(rows.items(), key=lambda row: row[0][:2]):  # W5 run
         print(f"| {name} | {wall * 1000:.0f} ms | — | — | {rss:.1f} |")
     else:
         print(f"| {name} | {wall:.2f} | {cpu:.2f} | {gib * (1 << 30) / wall / 1e6:.0f} MB/s | {rss:.1f} |")
+if paired:
+    print("\nW3 paired with the curl floor of the same run (its wall time over the tool's: above 1 is faster):\n")
+    print("| W3 tool | median | runs |")
+    print("| --- | ---: | --- |")
+    for name, ratios in paired.items():
+        print(f"| {name[3:]} | {statistics.median(ratios):.2f}x | {', '.join(f'{r:.2f}' for r in ratios)} |")
 PY
 cat "$ROOT/benchmarks/results.md"
 
