@@ -2,7 +2,7 @@ import Foundation
 
 /// A process as a lease names it: its pid and when it started, so a pid the kernel has
 /// since given to another program does not pass for the run that died.
-public struct ProcessIdentity: Sendable, Equatable, Codable {
+public struct ProcessIdentity: Sendable, Hashable, Codable {
     public var pid: Int32
     /// The start time in clock ticks since boot (`/proc/PID/stat`, field 22); 0 where unknown.
     public var startTime: Int64
@@ -69,7 +69,13 @@ public struct JobLease: Sendable, Equatable, Codable {
 
     /// Whether a live process holds it.
     public func isLive(now: Date = Date()) -> Bool {
-        guard owner.isAlive else { return false }
+        isLive(now: now, ownerAlive: owner.isAlive)
+    }
+
+    /// `isLive` with the owner's `isAlive` already known (a report of thousands of jobs asks
+    /// /proc once per owner, not once per job).
+    public func isLive(now: Date, ownerAlive: Bool) -> Bool {
+        guard ownerAlive else { return false }
         // A pid checked against its start time needs no heartbeat; a bare pid might be reused.
         if owner.startTime != 0 { return true }
         return now.timeIntervalSince(heartbeatAt) < Self.staleAfter

@@ -30,6 +30,10 @@ public struct QueueReport: Sendable, Encodable {
         public var copyOf: String?
 
         init(_ job: UploadJob, now: Date = Date()) {
+            self.init(job, leaseIsLive: job.lease?.isLive(now: now) == true)
+        }
+
+        init(_ job: UploadJob, leaseIsLive: Bool) {
             id = job.id
             path = job.path
             key = job.key
@@ -39,7 +43,7 @@ public struct QueueReport: Sendable, Encodable {
             attempts = job.attempts
             lastError = job.lastError
             nextAttemptAt = job.nextAttemptAt
-            ownerPID = job.lease.flatMap { $0.isLive(now: now) ? $0.owner.pid : nil }
+            ownerPID = leaseIsLive ? job.lease?.owner.pid : nil
             copyOf = job.copySourceKey
         }
     }
@@ -82,8 +86,18 @@ public struct QueueReport: Sendable, Encodable {
         var uploadingJobs: [UploadJob] = []
         var interruptedJobs: [UploadJob] = []
         var next: [UploadJob] = []
+        // Each owner's /proc entry is read once: a push queues thousands of jobs under one pid.
+        var ownersAlive: [ProcessIdentity: Bool] = [:]
+        var liveLeases: Set<UUID> = []
+        for job in unfinished + failedJobs {
+            guard let lease = job.lease else { continue }
+            let alive = ownersAlive[lease.owner] ?? lease.owner.isAlive
+            ownersAlive[lease.owner] = alive
+            if lease.isLive(now: now, ownerAlive: alive) { liveLeases.insert(job.id) }
+        }
+        func entry(_ job: UploadJob) -> Entry { Entry(job, leaseIsLive: liveLeases.contains(job.id)) }
         for job in unfinished {
-            if job.isInterrupted(now: now) {
+            if job.isInterrupted(leaseIsLive: liveLeases.contains(job.id)) {
                 interruptedJobs.append(job)
             } else if job.state.isInFlight {
                 uploadingJobs.append(job)
@@ -93,18 +107,18 @@ public struct QueueReport: Sendable, Encodable {
         }
         counts = Counts(
             queued: next.count, uploading: uploadingJobs.count, interrupted: interruptedJobs.count, failed: failedJobs.count)
-        uploading = uploadingJobs.map { Entry($0, now: now) }
+        uploading = uploadingJobs.map(entry)
         // Their row still says where the dead run was (uploading, verifying): shown as what they are.
         interrupted = interruptedJobs.map { job in
-            var entry = Entry(job, now: now)
-            entry.state = "interrupted"
-            return entry
+            var interrupted = entry(job)
+            interrupted.state = "interrupted"
+            return interrupted
         }
         // Seed 003's order: initiated (a multipart upload to finish) first, then staged, oldest first.
         upNext = next.sorted {
             ($0.state == .initiated ? 0 : 1, $0.createdAt) < ($1.state == .initiated ? 0 : 1, $1.createdAt)
-        }.map { Entry($0, now: now) }
-        failed = failedJobs.map { Entry($0, now: now) }
+        }.map(entry)
+        failed = failedJobs.map(entry)
         lastError = failedJobs.max { $0.updatedAt < $1.updatedAt }?.lastError
         lastCompleted = try store.recentUploads(limit: 1).first
         leftOnServer = try store.abandonedUploads().count

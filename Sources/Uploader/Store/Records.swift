@@ -128,7 +128,12 @@ public struct UploadJob: Codable, Sendable, Equatable, Identifiable {
     /// Its run died or stopped mid-upload and no live process holds it: in flight, or a
     /// multipart upload with parts on the server. The next run resumes it.
     public func isInterrupted(now: Date = Date()) -> Bool {
-        guard lease?.isLive(now: now) != true else { return false }
+        isInterrupted(leaseIsLive: lease?.isLive(now: now) == true)
+    }
+
+    /// `isInterrupted` with the lease's liveness already known.
+    public func isInterrupted(leaseIsLive: Bool) -> Bool {
+        guard !leaseIsLive else { return false }
         return state.isInFlight || (state == .initiated && bytesSent > 0)
     }
 
