@@ -218,6 +218,8 @@ public final class UploadQueue: Sendable {
         // released below: wait for it first.
         feed.close()
         await producer?.value
+        // A store failure the producer met after the loop had ended is still the run's.
+        if summary.stoppedBy == nil, let failure = feed.failure { summary.stoppedBy = Failure(failure, subject: nil) }
         let finished = summary.completed.count + summary.failed.count + summary.deferred.count
         summary.leftResumable = max(0, runnable + feed.count + feed.unqueuedCount - finished)
         // What is left is queued, not uploading: the lease goes with the run.
