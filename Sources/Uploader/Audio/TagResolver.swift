@@ -42,9 +42,7 @@ public final class TagResolver: Sendable {
     public func tags(path: String, size: Int64, mtimeNs: Int64) -> AudioTags? {
         guard AudioTagReader.isAudio(path) else { return nil }
         // The lock is held for lookups only: the store query and TagLib's read happen outside it.
-        let (cached, lookUp) = state.withLock { state in
-            (state.stored[path], !state.lookedUp.contains(path) && !state.preloaded.contains(where: { path.hasPrefix($0 + "/") }))
-        }
+        let (cached, lookUp) = state.withLock { state in (state.stored[path], Self.mustLookUp(path, in: state)) }
         var known = cached
         if known == nil, lookUp, let store, let row = try? store.storedTags(paths: [path])[path] {
             known = row
@@ -63,17 +61,17 @@ public final class TagResolver: Sendable {
     /// follow look none of them up one by one. A store that cannot be read leaves them to those.
     func lookUp(_ paths: [String]) {
         guard let store else { return }
-        let wanted = state.withLock { state in
-            paths.filter { path in
-                state.stored[path] == nil && !state.lookedUp.contains(path)
-                    && !state.preloaded.contains(where: { path.hasPrefix($0 + "/") })
-            }
-        }
+        let wanted = state.withLock { state in paths.filter { state.stored[$0] == nil && Self.mustLookUp($0, in: state) } }
         guard !wanted.isEmpty, let found = try? store.storedTags(paths: wanted) else { return }
         state.withLock { state in
             state.stored.merge(found) { old, _ in old }
             state.lookedUp.formUnion(wanted)
         }
+    }
+
+    /// Whether the store may know tags of `path` that were not loaded yet.
+    private static func mustLookUp(_ path: String, in state: State) -> Bool {
+        !state.lookedUp.contains(path) && !state.preloaded.contains(where: { path.hasPrefix($0 + "/") })
     }
 
     /// The tags of a file, given by any path (stat'ed here); nil when it cannot be read.

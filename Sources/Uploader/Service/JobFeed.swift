@@ -27,8 +27,29 @@ public final class JobFeed: Sendable {
     /// Whether the run still takes jobs; a producer stops queueing once it is false.
     public var isOpen: Bool { state.withLock { !$0.closed && !$0.finished } }
 
+    /// Queues `count` planned files a commit at a time (`chunks`): `commit` queues the files of a
+    /// range and returns the jobs to run, which go to the run at once. Stops when the run takes
+    /// no more (the rest are counted as not queued) or the store fails (the run stops with it).
+    public func fill(
+        count: Int, concurrency: Int, _ commit: (Range<Int>) async throws(StoreError) -> [UploadJob]
+    ) async {
+        for range in Self.chunks(count: count, concurrency: concurrency) {
+            guard isOpen else {
+                leftUnqueued(count - range.lowerBound)
+                return
+            }
+            do {
+                add(try await commit(range))
+            } catch {
+                leftUnqueued(count - range.lowerBound)
+                fail(error)
+                return
+            }
+        }
+    }
+
     /// Hands queued jobs to the run (they carry this process's lease and their write conditions).
-    func add(_ jobs: [UploadJob]) {
+    private func add(_ jobs: [UploadJob]) {
         guard !jobs.isEmpty else { return }
         change { state in
             state.ready += jobs
@@ -47,7 +68,7 @@ public final class JobFeed: Sendable {
 
     /// The producer stops with `count` planned files not queued (the run stopped, or the store
     /// failed): they are counted among what the next run resumes.
-    func leftUnqueued(_ count: Int) {
+    private func leftUnqueued(_ count: Int) {
         guard count > 0 else { return }
         state.withLock { $0.unqueued += count }
     }

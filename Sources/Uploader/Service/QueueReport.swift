@@ -29,10 +29,6 @@ public struct QueueReport: Sendable, Encodable {
         /// A server-side copy (a moved track): the key it copies from; nil for an upload.
         public var copyOf: String?
 
-        init(_ job: UploadJob, now: Date = Date()) {
-            self.init(job, leaseIsLive: job.lease?.isLive(now: now) == true)
-        }
-
         init(_ job: UploadJob, leaseIsLive: Bool) {
             id = job.id
             path = job.path

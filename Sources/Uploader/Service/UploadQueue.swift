@@ -149,18 +149,10 @@ public final class UploadQueue: Sendable {
         _ requests: [PushRequest], intent: EnqueueIntent = .asked, replace: ReplacePolicy = .guarded,
         into feed: JobFeed, notQueued: @escaping @Sendable (PushRequest, Result<EnqueueResult, any Error>) -> Void
     ) async {
-        for range in JobFeed.chunks(count: requests.count, concurrency: service.options.concurrency) {
-            guard feed.isOpen else {
-                feed.leftUnqueued(requests.count - range.lowerBound)
-                return
-            }
+        await feed.fill(count: requests.count, concurrency: service.options.concurrency) {
+            (range) throws(StoreError) -> [UploadJob] in
             let chunk = Array(requests[range])
-            let results: [Result<EnqueueResult, any Error>]
-            do { results = try await enqueue(chunk, intent: intent, replace: replace) } catch {
-                feed.leftUnqueued(requests.count - range.lowerBound)
-                feed.fail(error)
-                return
-            }
+            let results = try await enqueue(chunk, intent: intent, replace: replace)
             var ready: [UploadJob] = []
             for (request, result) in zip(chunk, results) {
                 switch result {
@@ -173,7 +165,7 @@ public final class UploadQueue: Sendable {
                 case .failure: notQueued(request, result)
                 }
             }
-            feed.add(ready)
+            return ready
         }
     }
 
@@ -333,10 +325,7 @@ public final class UploadQueue: Sendable {
                     guard running > 0 else { break }
                     _ = await group.next()
                     running -= 1
-                    if control.isStopped {
-                        group.cancelAll()
-                        feed.close()
-                    }
+                    if control.isStopped { group.cancelAll() }
                 }
             }
         }

@@ -217,9 +217,8 @@ public struct SyncRunner: Sendable {
             queue.expect(condition, for: id, keyHeldElsewhere: movesQueued.heldElsewhere.contains(id))
         }
         if let onQueued = options.onQueued { for job in movesQueued.jobs { onQueued(job) } }
-        // Queued a commit at a time while the first files upload (`JobFeed`); what waits is counted here.
-        let waiting = Mutex(SyncSummary())
-        Self.count(waiting: movesQueued.waiting, into: waiting)
+        // Queued a commit at a time while the first files upload (`JobFeed`); what waits is counted after.
+        let waiting = Mutex(movesQueued.waiting)
         let planned = uploads.map {
             SyncUpload(
                 file: $0.file, key: $0.key,
@@ -231,30 +230,19 @@ public struct SyncRunner: Sendable {
         let onQueued = options.onQueued
         let concurrency = service.options.concurrency
         let produce: @Sendable (JobFeed) async -> Void = { [queue] feed in
-            for range in JobFeed.chunks(count: planned.count, concurrency: concurrency) {
-                guard feed.isOpen else {
-                    feed.leftUnqueued(planned.count - range.lowerBound)
-                    return
-                }
+            await feed.fill(count: planned.count, concurrency: concurrency) { (range) throws(StoreError) -> [UploadJob] in
                 let chunk = Array(planned[range])
-                let queued: SyncQueued
-                do throws(StoreError) {
-                    queued = try await queue.writer.perform { store throws(StoreError) in
-                        try store.enqueueSync(chunk, bucket: bucket, replace: replace)
-                    }
-                } catch {
-                    feed.leftUnqueued(planned.count - range.lowerBound)
-                    feed.fail(error)
-                    return
+                let queued = try await queue.writer.perform { store throws(StoreError) in
+                    try store.enqueueSync(chunk, bucket: bucket, replace: replace)
                 }
                 for (id, condition) in queued.conditions {
                     queue.expect(condition, for: id, keyHeldElsewhere: queued.heldElsewhere.contains(id))
                 }
                 if let onQueued { for job in queued.jobs { onQueued(job) } }
-                Self.count(waiting: queued.waiting, into: waiting)
+                waiting.withLock { $0 += queued.waiting }
                 // Changed files' old multipart uploads (recorded and retried later if this fails).
                 for (key, uploadID) in queued.abandoned { await queue.abort(bucket: bucket, key: key, uploadID: uploadID) }
-                feed.add(queued.jobs)
+                return queued.jobs
             }
         }
 
@@ -300,14 +288,7 @@ public struct SyncRunner: Sendable {
                 }
             })
         let done = tally.withLock { $0 }
-        let waited = waiting.withLock { $0 }
-        summary.failures += waited.failures
-        summary.exitCode = max(summary.exitCode, waited.exitCode)
-        summary.awaitingRetry += waited.awaitingRetry
-        summary.retryLater += waited.retryLater
-        if let next = waited.nextRetryAt { summary.nextRetryAt = min(summary.nextRetryAt ?? next, next) }
-        summary.heldElsewhere += waited.heldElsewhere
-        summary.unchanged += waited.unchanged
+        Self.count(waiting: waiting.withLock { $0 }, into: &summary)
         summary.uploaded += done.uploaded
         summary.copied += done.copied
         if options.deleteMoved { summary.movedDeleted = await deleteMoved(done.copiedFrom, store: store, into: &summary) }
@@ -326,27 +307,24 @@ public struct SyncRunner: Sendable {
 
     /// Counts the queued files a run leaves alone: in conflict with another track's key, waiting
     /// for `r2up retry` or for their next attempt, or held by another live r2up.
-    private static func count(waiting: [(job: UploadJob, disposition: JobDisposition)], into summary: borrowing Mutex<SyncSummary>) {
-        guard !waiting.isEmpty else { return }
-        summary.withLock { summary in
-            for (job, disposition) in waiting {
-                switch disposition {
-                case .conflict(let conflict):
-                    summary.failures.append(SyncFailure(path: job.path, key: job.key, error: conflict.description))
-                    summary.exitCode = max(ExitStatus(rawValue: summary.exitCode) ?? .success, .uploadFailed).rawValue
-                case .waitsForRetry:
-                    summary.awaitingRetry += 1
-                case .waitsUntil(let date):
-                    summary.retryLater += 1
-                    summary.nextRetryAt = min(summary.nextRetryAt ?? date, date)
-                case .heldBy:
-                    summary.heldElsewhere += 1
-                case .uploaded:
-                    // Another run (a push of the folder) uploaded it since the scan.
-                    summary.unchanged += 1
-                case .ready:
-                    break
-                }
+    private static func count(waiting: [(job: UploadJob, disposition: JobDisposition)], into summary: inout SyncSummary) {
+        for (job, disposition) in waiting {
+            switch disposition {
+            case .conflict(let conflict):
+                summary.failures.append(SyncFailure(path: job.path, key: job.key, error: conflict.description))
+                summary.exitCode = max(ExitStatus(rawValue: summary.exitCode) ?? .success, .uploadFailed).rawValue
+            case .waitsForRetry:
+                summary.awaitingRetry += 1
+            case .waitsUntil(let date):
+                summary.retryLater += 1
+                summary.nextRetryAt = min(summary.nextRetryAt ?? date, date)
+            case .heldBy:
+                summary.heldElsewhere += 1
+            case .uploaded:
+                // Another run (a push of the folder) uploaded it since the scan.
+                summary.unchanged += 1
+            case .ready:
+                break
             }
         }
     }

@@ -124,9 +124,11 @@ public struct FileUploader: Sendable {
     /// request (or the condition cannot be a header), a HEAD checks it first. The track's own
     /// object deleted behind r2up's back (an `If-Match` that finds nothing) is written again
     /// with `If-None-Match: *`: restoring it replaces nothing.
+    /// - Parameter adopting: for a key that must be empty, what an object the HEAD finds there
+    ///   stands for when it is an earlier try's write whose reply was lost (nil: a conflict).
     func conditioned<T: Sendable>(
         _ condition: WriteCondition?, bucket: String, key: String, multipart: Bool, copy: Bool = false,
-        _ write: (WriteCondition?) async throws(UploadError) -> T
+        adopting: ((ObjectInfo) async -> T?)? = nil, _ write: (WriteCondition?) async throws(UploadError) -> T
     ) async throws(UploadError) -> T {
         guard let condition else { return try await write(nil) }
         let known = profile.value ?? ServerProfile.identify(endpoint: client.endpoint, serverHeader: nil)
@@ -140,6 +142,7 @@ public struct FileUploader: Sendable {
             case .found(let info):
                 switch condition {
                 case .absent:
+                    if let adopted = await adopting?(info) { return adopted }
                     throw .keyConflict(key: key, reason: "already holds an object (ETag \(info.etag))")
                 case .etag(let etag) where info.etag != etag:
                     throw .keyConflict(
@@ -161,15 +164,12 @@ public struct FileUploader: Sendable {
 
     enum Presence { case found(ObjectInfo), missing, unknown }
 
-    /// The ETag of the object at `key` when it is this file as it is (size and MD5 ETag):
-    /// what an earlier attempt whose reply was lost stored.
-    private func ownObject(_ file: LocalFile, bucket: String, key: String) async -> String? {
-        // The HEAD is retried like any request: a lost reply and a lost HEAD can come together.
-        guard case .found(let info) = await head(bucket: bucket, key: key), info.size == file.size,
-            Self.isHexMD5(info.etag), let md5 = try? file.md5Base64(offset: 0, length: file.size),
-            Self.hex(base64: md5) == info.etag.lowercased()
-        else { return nil }
-        return info.etag
+    /// Whether the object is this file as it is (size and MD5 ETag): what an earlier attempt
+    /// whose reply was lost stored.
+    private static func isOwnObject(_ info: ObjectInfo, _ file: LocalFile) -> Bool {
+        guard info.size == file.size, Self.isHexMD5(info.etag), let md5 = try? file.md5Base64(offset: 0, length: file.size)
+        else { return false }
+        return Self.hex(base64: md5) == info.etag.lowercased()
     }
 
     /// HEAD of the key; `unknown` when it cannot tell (a write-only token, a HEAD that fails):
@@ -242,36 +242,13 @@ public struct FileUploader: Sendable {
         _ file: LocalFile, bucket: String, key: String, attributes: ObjectAttributes, checksum: PayloadChecksum,
         sent: ByteCounter, retrying: inout Bool, journal: (any UploadJournal)?, condition: WriteCondition?
     ) async throws(UploadError) -> PutReply {
-        let reply: PutReply
-        do {
-            reply = try await putConditioned(
-                file, bucket: bucket, key: key, attributes: attributes, checksum: checksum, sent: sent, retrying: &retrying,
-                journal: journal, condition: condition)
-        } catch .keyConflict(let conflictKey, let reason) where condition == .absent && (journal?.mayAdoptObjectAtKey ?? true) {
-            // A HEAD before the write (a server not yet known to honour If-None-Match) found an
-            // object at a key this store never wrote: an earlier run's PUT of this very file whose
-            // reply was lost (Ctrl-C or kill -9 before its record) is known by size and MD5, as a
-            // 412 is below. Nothing is sent again.
-            guard let etag = await ownObject(file, bucket: bucket, key: key) else {
-                throw .keyConflict(key: conflictKey, reason: reason)
-            }
-            reply = PutReply(etag: etag, server: nil, adopted: true)
-        }
-        // The bytes were hashed before sending; if the file moved on since, what was stored may be
-        // torn. An object an earlier try stored is left as it is: this run did not write it.
-        guard file.isUnchanged() else {
-            if !reply.adopted { try? await deleteQuietly(bucket: bucket, key: key) }
-            throw .fileChanged(file.path)
-        }
-        return reply
-    }
-
-    /// `putOnce`'s write under its condition (a HEAD first where the server may ignore it).
-    private func putConditioned(
-        _ file: LocalFile, bucket: String, key: String, attributes: ObjectAttributes, checksum: PayloadChecksum,
-        sent: ByteCounter, retrying: inout Bool, journal: (any UploadJournal)?, condition: WriteCondition?
-    ) async throws(UploadError) -> PutReply {
-        try await conditioned(condition, bucket: bucket, key: key, multipart: false) {
+        // An object with this file's size and MD5 at a key that must be empty is an earlier try's
+        // PUT whose reply was lost (a retry, Ctrl-C or kill -9 before its record): nothing is sent
+        // again. Never another track's upload, though it held the same bytes.
+        let own: ((ObjectInfo) async -> PutReply?)? =
+            journal?.mayAdoptObjectAtKey ?? true
+            ? { info in Self.isOwnObject(info, file) ? PutReply(etag: info.etag, server: nil, adopted: true) : nil } : nil
+        let reply = try await conditioned(condition, bucket: bucket, key: key, multipart: false, adopting: own) {
             (condition) throws(UploadError) -> PutReply in
             try await withRetries("PUT \(key)") { () throws(UploadError) -> PutReply in
             // Opened and hashed a moment ago; a retry comes later, when the file may have moved.
@@ -287,20 +264,26 @@ public struct FileUploader: Sendable {
                     return reply
                 } catch {
                     let failure = S3ClientError(error)
-                    // An attempt whose reply was lost (this request's retry, or the job's) may have
-                    // stored these very bytes, and the condition now refuses them: an object with
-                    // the file's size and MD5 is this file, and nothing is replaced.
+                    // The condition refused the write: the object there may be this file's, stored
+                    // by an attempt whose reply was lost. The HEAD is retried like any request.
                     if condition != nil, case .service(let refused) = failure, refused.status == 412,
-                        journal?.mayAdoptObjectAtKey ?? true, let etag = await ownObject(file, bucket: bucket, key: key)
+                        case .found(let info) = await head(bucket: bucket, key: key), let adopted = await own?(info)
                     {
                         sent.add(file.size)
-                        return PutReply(etag: etag, server: nil, adopted: true)
+                        return adopted
                     }
                     throw Self.conflict(failure, key: key, condition: condition)
                 }
             }
             }
         }
+        // The bytes were hashed before sending; if the file moved on since, what was stored may be
+        // torn. An object an earlier try stored is left as it is: this run did not write it.
+        guard file.isUnchanged() else {
+            if !reply.adopted { try? await deleteQuietly(bucket: bucket, key: key) }
+            throw .fileChanged(file.path)
+        }
+        return reply
     }
 
     static func isHexMD5(_ text: String) -> Bool {

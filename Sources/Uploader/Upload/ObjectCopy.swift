@@ -24,19 +24,31 @@ extension FileUploader {
                 try await copyInParts(from: source, size: size, to: key, bucket: bucket, attributes: attributes, condition: condition)
             }
         } else {
-            let reply: PutReply
-            do {
-                reply = try await copyConditioned(
-                    from: source, sourceETag: sourceETag, size: size, to: key, bucket: bucket, condition: condition,
-                    mayAdopt: journal?.mayAdoptObjectAtKey ?? true)
-            } catch .keyConflict(let conflictKey, let reason) where condition == .absent && (journal?.mayAdoptObjectAtKey ?? true) {
-                // A HEAD before the copy (a server not yet known to honour the condition on a copy)
-                // found an object at a key this store never wrote: an earlier run's copy whose reply
-                // was lost (Ctrl-C, kill -9) has the source's size and MD5 ETag, as a 412's does below.
-                guard let etag = await ownCopy(bucket: bucket, key: key, size: size, sourceETag: sourceETag) else {
-                    throw .keyConflict(key: conflictKey, reason: reason)
+            // An object with the source's size and plain MD5 ETag at a key that must be empty is an
+            // earlier try's copy whose reply was lost (a retry, Ctrl-C, kill -9): nothing is copied
+            // again. Never another track's upload, though it held the same bytes.
+            let own: ((ObjectInfo) async -> PutReply?)? =
+                journal?.mayAdoptObjectAtKey ?? true
+                ? { info in Self.isCopy(info, size: size, sourceETag: sourceETag) ? PutReply(etag: info.etag, server: nil) : nil }
+                : nil
+            let reply = try await conditioned(condition, bucket: bucket, key: key, multipart: false, copy: true, adopting: own) {
+                (condition) throws(UploadError) -> PutReply in
+                try await withRetries("COPY \(key)") { () throws(UploadError) -> PutReply in
+                    try await slots.withTypedSlot { () throws(UploadError) -> PutReply in
+                        do {
+                            return try await client.copyObject(bucket: bucket, key: key, source: source, condition: condition)
+                        } catch {
+                            let failure = S3ClientError(error)
+                            // The condition refused the copy: the object there may be this very copy.
+                            if condition != nil, case .service(let refused) = failure, refused.status == 412,
+                                case .found(let info) = await head(bucket: bucket, key: key), let adopted = await own?(info)
+                            {
+                                return adopted
+                            }
+                            throw Self.conflict(failure, key: key, condition: condition)
+                        }
+                    }
                 }
-                reply = PutReply(etag: etag, server: nil)
             }
             let profile = ServerProfile.identify(endpoint: client.endpoint, serverHeader: reply.server)
             if reply.server != nil || profile != .unknown { self.profile.learn(profile) }
@@ -55,40 +67,10 @@ extension FileUploader {
             multipart: multipart, partsResumed: 0)
     }
 
-    /// CopyObject under its condition (a HEAD first where the server may ignore it on a copy).
-    private func copyConditioned(
-        from source: CopySource, sourceETag: String?, size: Int64, to key: String, bucket: String, condition: WriteCondition?,
-        mayAdopt: Bool
-    ) async throws(UploadError) -> PutReply {
-        try await conditioned(condition, bucket: bucket, key: key, multipart: false, copy: true) {
-            (condition) throws(UploadError) -> PutReply in
-            try await withRetries("COPY \(key)") { () throws(UploadError) -> PutReply in
-                try await slots.withTypedSlot { () throws(UploadError) -> PutReply in
-                    do {
-                        return try await client.copyObject(bucket: bucket, key: key, source: source, condition: condition)
-                    } catch {
-                        let failure = S3ClientError(error)
-                        // A try whose reply was lost may have made this very copy: an object with the
-                        // source's size and MD5 ETag is it, and nothing is replaced.
-                        if condition != nil, case .service(let refused) = failure, refused.status == 412, mayAdopt,
-                            let etag = await ownCopy(bucket: bucket, key: key, size: size, sourceETag: sourceETag)
-                        {
-                            return PutReply(etag: etag, server: nil)
-                        }
-                        throw Self.conflict(failure, key: key, condition: condition)
-                    }
-                }
-            }
-        }
-    }
-
-    /// The ETag of the object at `key` when it is a copy of the source as recorded (its size and
-    /// plain MD5 ETag): what an earlier try whose reply was lost made.
-    private func ownCopy(bucket: String, key: String, size: Int64, sourceETag: String?) async -> String? {
-        guard let sourceETag, Self.isHexMD5(sourceETag), case .found(let info) = await head(bucket: bucket, key: key),
-            info.size == size, info.etag.lowercased() == sourceETag.lowercased()
-        else { return nil }
-        return info.etag
+    /// Whether the object is a copy of the source as recorded: its size and plain MD5 ETag.
+    private static func isCopy(_ info: ObjectInfo, size: Int64, sourceETag: String?) -> Bool {
+        guard let sourceETag, isHexMD5(sourceETag) else { return false }
+        return info.size == size && info.etag.lowercased() == sourceETag.lowercased()
     }
 
     /// Create, UploadPartCopy of each range, complete; a failure aborts the upload (a copy has

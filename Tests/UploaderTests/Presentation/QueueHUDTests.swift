@@ -23,7 +23,7 @@ struct QueueHUDTests {
         job.bytesSent = sent
         job.lastError = error
         job.nextAttemptAt = next
-        return QueueReport.Entry(job, now: time)
+        return QueueReport.Entry(job, leaseIsLive: false)
     }
 
     static func report(
