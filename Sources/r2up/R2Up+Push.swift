@@ -107,14 +107,14 @@ extension R2Up {
             let toQueue = requests
             let replacePolicy = replace.policy
             // The files are queued while the first ones upload; what was not queued is said after the run.
-            let notQueued = Mutex<[(path: String, result: Result<EnqueueResult, any Error>)]>([])
+            let notQueued = Mutex<[(request: PushRequest, result: Result<EnqueueResult, any Error>)]>([])
             let summary = await Interruption.run {
                 await queue.abortAbandonedUploads()
                 return await queue.run(
                     toRun,
                     feeding: { feed in
                         await queue.enqueue(toQueue, intent: .asked, replace: replacePolicy, into: feed) { request, result in
-                            notQueued.withLock { $0.append((request.path, result)) }
+                            notQueued.withLock { $0.append((request, result)) }
                         }
                     },
                     attributes: runAttributes,
@@ -131,8 +131,10 @@ extension R2Up {
             // Files another live r2up is uploading (two pushes of one folder): named one by one
             // when few, else counted in one line.
             var held: [Int32: [String]] = [:]
-            for (path, result) in refused {
-                if case .success(let outcome) = result, case .heldBy(let pid) = outcome.disposition { held[pid, default: []].append(path) }
+            for (request, result) in refused {
+                if case .success(let outcome) = result, case .heldBy(let pid) = outcome.disposition {
+                    held[pid, default: []].append(request.path)
+                }
             }
             for (pid, paths) in held.sorted(by: { $0.key < $1.key }) {
                 worst = max(worst, .locked)
@@ -144,15 +146,16 @@ extension R2Up {
                     Terminal.error("r2up: \(paths.count) files of this push: another r2up (pid \(pid)) is uploading them; see r2up queue")
                 }
             }
-            for (path, result) in refused {
+            for (request, result) in refused {
                 switch result {
                 case .success(let outcome):
                     if case .conflict(let conflict) = outcome.disposition {
-                        Terminal.error("r2up: \(TextColumns.printable(path + ": " + conflict.description))")
+                        Terminal.error("r2up: \(TextColumns.printable(request.path + ": " + conflict.description))")
                         worst = max(worst, .uploadFailed)
                     }
                 case .failure(let error):
-                    let diagnosis = Diagnosis(error, subject: path)
+                    let named = Diagnosis(error, subject: request.path)
+                    let diagnosis = request.isFolderFile ? named.ofFileFound : named
                     Terminal.error("r2up: \(TextColumns.printable(diagnosis.message))")
                     worst = max(worst, diagnosis.status)
                 }

@@ -146,6 +146,15 @@ struct BadInputContext: Sendable {
         ["sync", path, "--prefix", scope, "--db", database, "--min-age", "0"] + extra
     }
 
+    /// `locked.m4a` (mode 000) and `ok.m4a` in `subfolder`; the row's folder open to nobody,
+    /// who runs r2up there (root reads anything).
+    func unreadableFile(in subfolder: String) throws {
+        try FileManager.default.createDirectory(atPath: folder + "/" + subfolder, withIntermediateDirectories: true)
+        _ = try file(subfolder + "/ok.m4a")
+        try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: try file(subfolder + "/locked.m4a"))
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: folder)
+    }
+
     /// A file named with byte 0xFF (not UTF-8), and `ok.m4a` beside it, in `subfolder` if given.
     func notUTF8File(in subfolder: String? = nil) throws {
         let where_ = subfolder.map { folder + "/" + $0 } ?? folder
@@ -233,10 +242,28 @@ extension BadInputRow {
             try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: c.folder)
             return BadInputSetup(c.push(path), environment: c.environment, database: c.database, unprivileged: true)
         },
+        // A folder's file r2up cannot read fails as an upload (exit 1), its neighbours uploaded.
+        BadInputRow(id: "unreadable file, in push DIR", status: 1, phrase: "locked.m4a: cannot be read: Permission denied",
+                    objects: ["ok.m4a"]) { c in
+            try c.unreadableFile(in: "album")
+            return BadInputSetup(c.push(c.folder + "/album"), environment: c.environment, database: c.database, unprivileged: true)
+        },
+        BadInputRow(id: "unreadable file, in sync", status: 1, phrase: "locked.m4a: cannot be read: Permission denied",
+                    objects: ["ok.m4a"]) { c in
+            try c.unreadableFile(in: "album")
+            return BadInputSetup(c.sync(c.folder + "/album"), environment: c.environment, database: c.database, unprivileged: true)
+        },
         BadInputRow(id: "FIFO", status: 2, phrase: "not a regular file") { c in
             let path = c.folder + "/pipe.m4a"
             guard mkfifo(path, 0o644) == 0 else { throw HarnessError("mkfifo failed") }
-            return BadInputSetup(c.push(path), environment: c.environment, database: c.database)
+            var setup = BadInputSetup(c.push(path), environment: c.environment, database: c.database)
+            // Refused, it is no track: status does not list it (its tags were once stored as a track's).
+            let environment = c.environment
+            setup.verify = { c in
+                let status = try await CLI.run(["status", "--db", c.database], environment: environment)
+                #expect(status.stdout + status.stderr == "No tracks yet.\n", "status after a refused FIFO: \(status.stdout)")
+            }
+            return setup
         },
         BadInputRow(id: "zero-byte file uploads fine", status: 0, phrase: "/empty.m4a", objects: ["empty.m4a"]) { c in
             BadInputSetup(c.push(try c.file("empty.m4a", bytes: 0)), environment: c.environment, database: c.database)

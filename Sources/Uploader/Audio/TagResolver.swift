@@ -74,12 +74,13 @@ public final class TagResolver: Sendable {
         !state.lookedUp.contains(path) && !state.preloaded.contains(where: { path.hasPrefix($0 + "/") })
     }
 
-    /// The tags of a file, given by any path (stat'ed here); nil when it cannot be read.
+    /// The tags of a file, given by any path (stat'ed here); nil when it cannot be read or is
+    /// not a regular file (a FIFO pushed by name is refused, and leaves no track behind).
     public func tags(path: String) -> AudioTags? {
         guard AudioTagReader.isAudio(path) else { return nil }
         let absolute = FilePath.absolute(path)
         var info = stat()
-        guard stat(absolute, &info) == 0 else { return nil }
+        guard stat(absolute, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
         let mtime = LocalFile.nanoseconds(info.st_mtim)
         return tags(path: absolute, size: Int64(info.st_size), mtimeNs: mtime)
     }

@@ -114,6 +114,15 @@ public struct Diagnosis: Sendable, Equatable {
     }
 }
 
+extension Diagnosis {
+    /// The same failure met by a file the run found or took (a folder's file, a queued job)
+    /// rather than one the command line named: an unreadable file or a FIFO there failed as an
+    /// upload (exit 1, like any other file of the folder); exit 2 is for what the user typed.
+    public var ofFileFound: Diagnosis {
+        status == .badInput ? Diagnosis(status: .uploadFailed, message: message) : self
+    }
+}
+
 /// Whether trying again can help.
 public enum RetryClass: String, Sendable, Equatable {
     case retryable, permanent
@@ -227,14 +236,15 @@ public struct Failure: Sendable, Equatable {
     }
 
     /// Classifies `error` explained as `diagnosis` (one looked into further, e.g. with the server).
+    /// A failure is met by a run's job, a file the run took: see `Diagnosis.ofFileFound`.
     public init(_ error: any Error, diagnosis: Diagnosis) {
         kind = FailureKind(error)
-        self.diagnosis = diagnosis
         switch (kind, diagnosis.status) {
         case (.storeBusy, _), (.cancelled, _): scope = .file
         case (_, .configuration), (_, .storeFailure): scope = .run
         default: scope = .file
         }
+        self.diagnosis = scope == .file ? diagnosis.ofFileFound : diagnosis
     }
 
     /// Aggregates the exit status of a run: the most serious status wins (a configuration

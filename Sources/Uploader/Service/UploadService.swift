@@ -24,6 +24,10 @@ public struct PushRequest: Sendable, Equatable {
     /// own is uploaded again, as asked.
     public var unlessUploaded: Bool
 
+    /// Whether push found the file in a folder (not named on the command line): a failure to
+    /// take it counts as a failed upload, not as bad input (`Diagnosis.ofFileFound`).
+    public var isFolderFile: Bool { unlessUploaded }
+
     public init(path: String, key: String, attributes: ObjectAttributes, unlessUploaded: Bool = false) {
         self.path = path
         self.key = key
