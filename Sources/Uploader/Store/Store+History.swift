@@ -2,11 +2,6 @@ import Foundation
 import GRDB
 
 extension Store {
-    /// Appends a finished upload to the history.
-    public func recordUpload(_ item: UploadItem) throws(StoreError) {
-        try write { db in try item.insert(db) }
-    }
-
     /// The latest uploads, newest first; served from the `uploadDate` index however long the history.
     public func recentUploads(limit: Int) throws(StoreError) -> [UploadItem] {
         try read { db in

@@ -7,37 +7,11 @@ extension Store {
         try read { db in try Self.fetchTrack(db, path: path) }
     }
 
-    /// Records a file as seen now with this size and mtime, and returns its row.
-    ///
-    /// When the file is new its states are `none`. When its size or mtime moved, an
-    /// `uploaded` state falls back to `none`: the cloud copy no longer matches it.
-    @discardableResult
-    public func upsertTrack(path: String, size: Int64, mtimeNs: Int64) throws(StoreError) -> TrackRecord {
-        let time = now()
-        return try write { db in try Self.upsertTrack(db, path: path, size: size, mtimeNs: mtimeNs, at: time) }
-    }
-
-    @discardableResult
-    static func upsertTrack(_ db: Database, path: String, size: Int64, mtimeNs: Int64, at time: Date) throws -> TrackRecord {
-        guard var track = try fetchTrack(db, path: path) else {
-            var track = TrackRecord(path: path, size: size, mtimeNs: mtimeNs, updatedAt: time)
-            try track.insert(db)
-            return track
-        }
-        guard track.size != size || track.mtimeNs != mtimeNs else { return track }
-        track.size = size
-        track.mtimeNs = mtimeNs
-        if track.uploadState == .uploaded { track.uploadState = .none }
-        track.updatedAt = time
-        try track.update(db)
-        return track
-    }
-
     /// Records a queued file's size and mtime on its track (created when new); an uploaded
-    /// track is no longer "uploaded". `upsertTrack` without reading the row back, in one cached
-    /// statement: a push or sync queues thousands. With `onlyIfChanged` (push) a track whose
-    /// size and mtime are the same is left as it is; sync queues such a file only when its cloud
-    /// copy is missing, so there it goes back to "none" too.
+    /// track is no longer "uploaded". One cached statement: a push or sync queues thousands.
+    /// With `onlyIfChanged` (push) a track whose size and mtime are the same is left as it is;
+    /// sync queues such a file only when its cloud copy is missing, so there it goes back to
+    /// "none" too.
     static func noteTrackFile(
         _ db: Database, path: String, size: Int64, mtimeNs: Int64, at time: Date, onlyIfChanged: Bool
     ) throws {
@@ -48,44 +22,6 @@ extension Store {
                 updatedAt = excluded.updatedAt
             """ + (onlyIfChanged ? " WHERE size != excluded.size OR mtimeNs != excluded.mtimeNs" : ""))
             .execute(arguments: [path, size, mtimeNs, StoreDate.text(time)])
-    }
-
-    /// Sets a track's upload state, its error text, and (when given) where its cloud copy is.
-    /// - Parameters:
-    ///   - path: the track; it must exist (`upsertTrack`).
-    ///   - state: the new state.
-    ///   - error: why it failed; cleared when nil.
-    ///   - cloud: the cloud copy; the stored one is kept when nil.
-    @discardableResult
-    public func setUploadState(
-        path: String, state: UploadState, error: String? = nil, cloud: CloudCopy? = nil
-    ) throws(StoreError) -> TrackRecord {
-        let time = now()
-        return try write { db in
-            guard var track = try Self.fetchTrack(db, path: path) else { throw StoreError.notFound("track \(path)") }
-            track.uploadState = state
-            track.lastError = error
-            if let cloud { track.setCloud(cloud) }
-            track.updatedAt = time
-            try track.update(db)
-            return track
-        }
-    }
-
-    /// Sets a track's download state and its error text (cleared when nil).
-    @discardableResult
-    public func setDownloadState(
-        path: String, state: DownloadState, error: String? = nil
-    ) throws(StoreError) -> TrackRecord {
-        let time = now()
-        return try write { db in
-            guard var track = try Self.fetchTrack(db, path: path) else { throw StoreError.notFound("track \(path)") }
-            track.downloadState = state
-            track.lastError = error
-            track.updatedAt = time
-            try track.update(db)
-            return track
-        }
     }
 
     /// The tracks in a folder and all its subfolders, by path.

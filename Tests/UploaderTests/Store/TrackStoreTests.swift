@@ -5,76 +5,69 @@ import Testing
 
 @Suite("Tracks in the store")
 struct TrackStoreTests {
-    @Test("a new track has no state; its row reads back the same")
+    @Test("a queued file becomes a track with no state; its row reads back the same")
     func insert() throws {
         let folder = try ScratchFolder()
         let store = try folder.store()
-        let track = try store.upsertTrack(path: "/music/a/01.flac", size: 100, mtimeNs: 5)
+        _ = try store.enqueue([Sample.job("/music/a/01.flac", key: "a/01.flac", length: 100, mtimeNs: 5)])
+        let track = try #require(try store.track(path: "/music/a/01.flac"))
         #expect(track.id != nil)
+        #expect(track.size == 100 && track.mtimeNs == 5)
         #expect(track.uploadState == .none)
         #expect(track.downloadState == .none)
         #expect(track.updatedAt == Sample.date)
-        #expect(try store.track(path: "/music/a/01.flac") == track)
         #expect(try store.track(path: "/music/a/02.flac") == nil)
         #expect(track.icon() == .localOnly)
     }
 
-    @Test("upload states go through the lifecycle and keep the cloud copy")
-    func uploadLifecycle() throws {
+    @Test("download states, as pull sets them, are kept apart from upload states")
+    func download() throws {
         let folder = try ScratchFolder()
         let clock = TestClock()
         let store = try folder.store(clock: clock)
-        try store.upsertTrack(path: "/m/01.flac", size: 100, mtimeNs: 5)
-        clock.advance(10)
-        var track = try store.setUploadState(path: "/m/01.flac", state: .uploading)
-        #expect(track.icon() == .uploading)
-        #expect(track.updatedAt == Sample.date.addingTimeInterval(10))
-        track = try store.setUploadState(path: "/m/01.flac", state: .error, error: "AccessDenied")
-        #expect(track.icon() == .uploadError)
-        #expect(track.lastError == "AccessDenied")
-        track = try store.setUploadState(
-            path: "/m/01.flac", state: .uploaded, cloud: CloudCopy(bucket: "b", key: "m/01.flac", etag: "\"e\""))
-        #expect(track.lastError == nil)
-        #expect(track.key == "m/01.flac")
-        #expect(track.icon() == .uploaded)
-        // a later state change without a cloud copy keeps the stored one
-        track = try store.setUploadState(path: "/m/01.flac", state: .uploading)
-        #expect(track.bucket == "b")
-        #expect(track.etag == "\"e\"")
-        #expect(try store.track(path: "/m/01.flac") == track)
-    }
-
-    @Test("download states are kept apart from upload states")
-    func download() throws {
-        let folder = try ScratchFolder()
-        let store = try folder.store()
-        try store.upsertTrack(path: "/m/01.flac", size: 100, mtimeNs: 5)
-        try store.setUploadState(path: "/m/01.flac", state: .uploaded)
-        let track = try store.setDownloadState(path: "/m/01.flac", state: .downloading)
-        #expect(track.uploadState == .uploaded)
+        let cloud = CloudCopy(bucket: "tracks", key: "m/01.flac", etag: "\"e\"")
+        // A track r2up did not know gets its row from the download.
+        var track = try store.beginDownload(path: "/m/01.flac", size: 100, cloud: cloud)
         #expect(track.icon() == .downloading)
-        #expect(try store.setDownloadState(path: "/m/01.flac", state: .error, error: "gone").icon() == .downloadError)
+        #expect(track.uploadState == .none)
+        #expect(track.key == "m/01.flac")
+        clock.advance(10)
+        track = try store.failDownload(path: "/m/01.flac", reason: "gone", cloud: cloud)
+        #expect(track.icon() == .downloadError)
+        #expect(track.lastError == "gone")
+        #expect(track.updatedAt == Sample.date.addingTimeInterval(10))
+        #expect(try store.failedDownloads().map(\.path) == ["/m/01.flac"])
+        track = try store.finishDownload(path: "/m/01.flac", size: 100, mtimeNs: 7, cloud: cloud)
+        #expect(track.downloadState == .downloaded)
+        #expect(track.lastError == nil)
+        #expect(track.mtimeNs == 7)
+        #expect(try store.track(path: "/m/01.flac") == track)
+        #expect(try store.failedDownloads().isEmpty)
     }
 
-    @Test("a changed file is no longer uploaded; an unchanged one keeps its state")
+    @Test("queued again: an unchanged uploaded file keeps its state and is not queued; a changed one is no longer uploaded")
     func identity() throws {
         let folder = try ScratchFolder()
         let store = try folder.store()
-        try store.upsertTrack(path: "/m/01.flac", size: 100, mtimeNs: 5)
-        try store.setUploadState(path: "/m/01.flac", state: .uploaded)
-        #expect(try store.upsertTrack(path: "/m/01.flac", size: 100, mtimeNs: 5).uploadState == .uploaded)
-        let changed = try store.upsertTrack(path: "/m/01.flac", size: 120, mtimeNs: 6)
-        #expect(changed.uploadState == .none)
-        #expect(changed.size == 120)
-        #expect(try store.track(path: "/m/01.flac") == changed)
-    }
+        let first = Sample.job("/m/01.flac", key: "m/01.flac", length: 100, mtimeNs: 5)
+        _ = try store.enqueue([first])
+        try store.completeJob(id: first.id, historyItem: Sample.item("01.flac", key: "m/01.flac", size: 100))
+        #expect(try store.track(path: "/m/01.flac")?.uploadState == .uploaded)
 
-    @Test("setting the state of an unknown track is an error")
-    func unknownTrack() throws {
-        let folder = try ScratchFolder()
-        let store = try folder.store()
-        #expect(throws: StoreError.notFound("track /nope")) { try store.setUploadState(path: "/nope", state: .uploading) }
-        #expect(throws: StoreError.notFound("track /nope")) { try store.setDownloadState(path: "/nope", state: .downloading) }
+        let same = Sample.job("/m/01.flac", key: "m/01.flac", length: 100, mtimeNs: 5)
+        let unchanged = try store.enqueue([same], unlessUploaded: [same.id])
+        guard case .uploaded = unchanged[0].disposition else {
+            Issue.record("an unchanged uploaded file was queued: \(unchanged[0].disposition)")
+            return
+        }
+        #expect(try store.track(path: "/m/01.flac")?.uploadState == .uploaded)
+
+        let edited = Sample.job("/m/01.flac", key: "m/01.flac", length: 120, mtimeNs: 6)
+        let queued = try store.enqueue([edited], unlessUploaded: [edited.id])
+        #expect(queued[0].isNew)
+        let track = try #require(try store.track(path: "/m/01.flac"))
+        #expect(track.uploadState == .none)
+        #expect(track.size == 120)
     }
 
     @Test("tracks under a folder: its files and its subfolders', not a sibling with a longer name")

@@ -1,0 +1,1 @@
+../UploaderTests/Support/StoreFixtures.swift
