@@ -56,6 +56,7 @@ extension R2Up {
             } catch {
                 throw CommandFailure(error)
             }
+            if let root, let found = scanned { try check(folder: root, scanned: found) }
             if remote, let root, let found = scanned {
                 tracks = Array(found)
                 scanned = nil
@@ -79,6 +80,25 @@ extension R2Up {
             }
             let style = TerminalStyle(environment: ProcessInfo.processInfo.environment, isTerminal: Terminal.stdoutIsTerminal)
             for line in report.lines(style: style) { Terminal.output(line) }
+        }
+
+        /// A folder argument that names a file, or nothing r2up knows, is bad input (exit 2); a
+        /// folder deleted whose tracks the store knows shows them (cloud only). Subfolders that
+        /// cannot be read are named: their tracks show as last recorded.
+        private func check(folder root: String, scanned: ScannedTracks) throws {
+            var info = stat()
+            if stat(root, &info) == 0, info.st_mode & S_IFMT != S_IFDIR {
+                throw CommandFailure(Diagnosis(
+                    status: .badInput,
+                    message: "\(TextColumns.printable(root)) is a file, not a folder; status takes a folder (or nothing, for every track)"))
+            }
+            if stat(root, &info) != 0, errno == ENOENT || errno == ENOTDIR, scanned.known.isEmpty {
+                throw CommandFailure(Diagnosis(status: .badInput, message: "\(TextColumns.printable(root)): no such folder"))
+            }
+            for problem in scanned.problems where problem.unreadFolder {
+                let message = problem.path == root && !problem.message.hasPrefix("cannot") ? "cannot be read: " + problem.message : problem.message
+                Terminal.error("r2up: \(TextColumns.printable(problem.path)): \(message); its tracks show as last recorded")
+            }
         }
 
         /// The folder groups printed one at a time (100,000 files: no second copy as groups and lines).

@@ -155,6 +155,23 @@ struct BadInputContext: Sendable {
         try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: folder)
     }
 
+    /// A folder (mode 000) holding `x.m4a`; the row's folder open to nobody.
+    func unreadableFolder(_ name: String) throws {
+        let path = folder + "/" + name
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        _ = try file(name + "/x.m4a")
+        try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: path)
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: folder)
+    }
+
+    /// A check that `queue --json` holds `name`'s job, failed for good (waiting for r2up retry).
+    static func expectFailedJob(_ name: String, environment: [String: String]) -> @Sendable (BadInputContext) async throws -> Void {
+        { c in
+            let queue = try await CLI.run(["queue", "--json", "--db", c.database], environment: environment)
+            #expect(queue.stdout.contains(name) && queue.stdout.contains("\"failedPermanent\""), "queue: \(queue.stdout)")
+        }
+    }
+
     /// A file named with byte 0xFF (not UTF-8), and `ok.m4a` beside it, in `subfolder` if given.
     func notUTF8File(in subfolder: String? = nil) throws {
         let where_ = subfolder.map { folder + "/" + $0 } ?? folder
@@ -242,16 +259,59 @@ extension BadInputRow {
             try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: c.folder)
             return BadInputSetup(c.push(path), environment: c.environment, database: c.database, unprivileged: true)
         },
-        // A folder's file r2up cannot read fails as an upload (exit 1), its neighbours uploaded.
+        // A folder's file r2up cannot read fails as an upload (exit 1), its neighbours uploaded;
+        // push and sync both leave it a failed job (its track shows why), waiting for r2up retry.
         BadInputRow(id: "unreadable file, in push DIR", status: 1, phrase: "locked.m4a: cannot be read: Permission denied",
                     objects: ["ok.m4a"]) { c in
             try c.unreadableFile(in: "album")
-            return BadInputSetup(c.push(c.folder + "/album"), environment: c.environment, database: c.database, unprivileged: true)
+            var setup = BadInputSetup(c.push(c.folder + "/album"), environment: c.environment, database: c.database, unprivileged: true)
+            setup.verify = BadInputContext.expectFailedJob("locked.m4a", environment: c.environment)
+            return setup
         },
         BadInputRow(id: "unreadable file, in sync", status: 1, phrase: "locked.m4a: cannot be read: Permission denied",
                     objects: ["ok.m4a"]) { c in
             try c.unreadableFile(in: "album")
+            var setup = BadInputSetup(c.sync(c.folder + "/album"), environment: c.environment, database: c.database, unprivileged: true)
+            setup.verify = BadInputContext.expectFailedJob("locked.m4a", environment: c.environment)
+            return setup
+        },
+        // A subfolder sync cannot read hides its files: not all done (exit 1); the folder named: exit 2.
+        BadInputRow(id: "unreadable subfolder, in sync", status: 1, phrase: "locked: cannot be read: Permission denied",
+                    objects: ["ok.m4a"]) { c in
+            try c.unreadableFolder("album/locked")
+            _ = try c.file("album/ok.m4a")
             return BadInputSetup(c.sync(c.folder + "/album"), environment: c.environment, database: c.database, unprivileged: true)
+        },
+        BadInputRow(id: "unreadable folder, synced", status: 2, phrase: "locked: cannot be read: Permission denied") { c in
+            try c.unreadableFolder("locked")
+            return BadInputSetup(c.sync(c.folder + "/locked"), environment: c.environment, database: c.database, unprivileged: true)
+        },
+        // status of a folder it cannot read in part: those tracks as last recorded, not gone (☁), and a line.
+        BadInputRow(id: "status of a folder with an unreadable subfolder", status: 0, phrase: "its tracks show as last recorded",
+                    objects: ["sub/a.m4a"]) { c in
+            _ = try c.folder("album/sub")
+            try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: c.folder)
+            let pushed = try await ProcessRunner.r2up(c.push(c.folder + "/album"), environment: c.environment, unprivileged: true)
+            guard pushed.status == 0 else { throw HarnessError("push failed: \(pushed.stderr)") }
+            try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: c.folder + "/album/sub")
+            var setup = BadInputSetup(
+                ["status", c.folder + "/album", "--json", "--db", c.database], environment: c.environment, database: c.database,
+                unprivileged: true)
+            let environment = c.environment
+            setup.verify = { c in
+                let run = try await ProcessRunner.r2up(
+                    ["status", c.folder + "/album", "--json", "--db", c.database], environment: environment, unprivileged: true)
+                #expect(run.stdout.contains("\"uploadState\" : \"uploaded\""), "status: \(run.stdout)")
+                #expect(!run.stdout.contains("cloudOnly"), "status: \(run.stdout)")
+                try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: c.folder + "/album/sub")
+            }
+            return setup
+        },
+        BadInputRow(id: "status of a folder that does not exist", status: 2, phrase: "nope: no such folder") { c in
+            BadInputSetup(["status", c.folder + "/nope", "--db", c.database], environment: c.environment, database: c.database)
+        },
+        BadInputRow(id: "status of a file", status: 2, phrase: "a.m4a is a file, not a folder; status takes a folder") { c in
+            BadInputSetup(["status", try c.file("a.m4a"), "--db", c.database], environment: c.environment, database: c.database)
         },
         BadInputRow(id: "FIFO", status: 2, phrase: "not a regular file") { c in
             let path = c.folder + "/pipe.m4a"
@@ -268,8 +328,16 @@ extension BadInputRow {
         BadInputRow(id: "zero-byte file uploads fine", status: 0, phrase: "/empty.m4a", objects: ["empty.m4a"]) { c in
             BadInputSetup(c.push(try c.file("empty.m4a", bytes: 0)), environment: c.environment, database: c.database)
         },
-        BadInputRow(id: "file deleted mid-upload", status: 1, phrase: "the file changed while it was uploading") { c in
-            try await changedMidUpload(c) { path in try FileManager.default.removeItem(atPath: path) }
+        BadInputRow(id: "file deleted mid-upload", status: 1, phrase: "the file was deleted while it was uploading; nothing was published") { c in
+            var setup = try await changedMidUpload(c) { path in try FileManager.default.removeItem(atPath: path) }
+            // Its job failed for good (nothing left to send), not staged for a run that never takes it.
+            let environment = c.environment
+            setup.verify = { c in
+                let queue = try await CLI.run(["queue", "--json", "--db", c.database], environment: environment)
+                #expect(queue.stdout.contains("\"failedPermanent\""), "queue after a deletion mid-upload: \(queue.stdout)")
+                #expect(!queue.stdout.contains("\"staged\""), "queue after a deletion mid-upload: \(queue.stdout)")
+            }
+            return setup
         },
         BadInputRow(id: "file grown mid-upload", status: 1, phrase: "the file changed while it was uploading") { c in
             try await changedMidUpload(c) { path in

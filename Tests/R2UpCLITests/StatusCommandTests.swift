@@ -121,10 +121,16 @@ struct StatusCommandTests {
         #expect(all.stdout.contains("\(fixture.folder.path)/elsewhere  (1)\n    z.flac\n"))
         #expect(all.stdout.contains("\(fixture.music)/A  (3)"))
 
+        // An empty folder has no tracks; a folder that is not there (and holds no known track) is bad input.
+        try FileManager.default.createDirectory(atPath: fixture.folder.path + "/empty", withIntermediateDirectories: true)
+        let empty = try await fixture.run([fixture.folder.path + "/empty"], lang: "C.UTF-8")
+        #expect(empty.status == 0)
+        #expect(empty.stdout.isEmpty)
+        #expect(empty.stderr == "No tracks under \(fixture.folder.path)/empty.\n")
         let none = try await fixture.run([fixture.folder.path + "/nothing"], lang: "C.UTF-8")
-        #expect(none.status == 0)
+        #expect(none.status == 2)
         #expect(none.stdout.isEmpty)
-        #expect(none.stderr == "No tracks under \(fixture.folder.path)/nothing.\n")
+        #expect(none.stderr == "r2up: \(fixture.folder.path)/nothing: no such folder\n")
     }
 
     @Test("--json: folders with summary counts and tracks with icon and state names")

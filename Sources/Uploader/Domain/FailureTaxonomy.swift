@@ -177,7 +177,7 @@ extension UploadError {
     /// The failure kind the retry rules look at.
     public var failureKind: FailureKind {
         switch self {
-        case .fileNotFound: return .fileVanished
+        case .fileNotFound, .fileDeleted: return .fileVanished
         case .notARegularFile, .invalidPartSize, .fileTooLarge, .invalidKey: return .invalidInput
         case .fileUnreadable: return .fileUnreadable
         case .fileChanged: return .fileChanged

@@ -147,7 +147,9 @@ public struct StatusReport: Sendable, Equatable {
             if track.icon == .uploadError || track.icon == .downloadError,
                 let error = track.record.lastError, !error.isEmpty
             {
-                line += ": " + TextColumns.printable(error)
+                // The line already names the track: its path is not said twice.
+                let path = track.record.path + ": "
+                line += ": " + TextColumns.printable(error.hasPrefix(path) ? String(error.dropFirst(path.count)) : error)
             } else if track.record.interrupted {
                 line += " (interrupted, resumes on the next run)"
             } else if track.record.changedSinceUpload {

@@ -106,7 +106,8 @@ public struct PushPlan: Sendable {
                 }
                 for upload in planned {
                     requests.append(PushRequest(
-                        path: upload.file.path, key: upload.key, attributes: attributes(upload.file.path), unlessUploaded: true))
+                        path: upload.file.path, key: upload.key, attributes: attributes(upload.file.path), unlessUploaded: true,
+                        seen: SeenFile(size: upload.file.size, mtimeNs: upload.file.mtimeNs)))
                 }
             } else {
                 let name = URL(fileURLWithPath: path).lastPathComponent

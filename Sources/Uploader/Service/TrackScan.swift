@@ -24,13 +24,18 @@ public enum TrackScan {
             var info = stat()
             let track = known[index]
             guard stat(track.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
-                result.append(path: track.path, size: -1, mtimeNs: 0, known: index)
+                // In a folder that cannot be read the file may well be there: as last recorded, not gone.
+                if Self.cannotTell(track.path) {
+                    result.append(path: track.path, size: track.size, mtimeNs: track.mtimeNs, known: index)
+                } else {
+                    result.append(path: track.path, size: -1, mtimeNs: 0, known: index)
+                }
                 return
             }
             let mtime = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
             result.append(path: track.path, size: Int64(info.st_size), mtimeNs: mtime, known: index)
         }
-        _ = SyncScanner().scan(root) { file in
+        result.problems = SyncScanner().scan(root) { file in
             while next < known.count, known[next].path.utf8.lexicographicallyPrecedes(file.path.utf8) {
                 unseen(next)
                 next += 1
@@ -54,14 +59,21 @@ public enum TrackScan {
         tracks.map { following($0) }
     }
 
-    /// The track as its file stands now (one `stat`).
+    /// The track as its file stands now (one `stat`); as last recorded where that cannot be told.
     public static func following(_ track: TrackRecord) -> TrackRecord {
         var info = stat()
         guard stat(track.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
-            return following(track, size: nil, mtimeNs: nil)
+            return cannotTell(track.path) ? track : following(track, size: nil, mtimeNs: nil)
         }
         let mtime = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
         return following(track, size: Int64(info.st_size), mtimeNs: mtime)
+    }
+
+    /// Whether a failed `stat` of `path` leaves it open whether the file is there: a folder on
+    /// the way that r2up may not search (EACCES) or an I/O error, not ENOENT or ENOTDIR.
+    static func cannotTell(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) != 0 && errno != ENOENT && errno != ENOTDIR
     }
 
     /// The track with its file at this size and mtime (nil: no file). An uploaded or downloaded
@@ -101,6 +113,8 @@ public struct ScannedTracks: RandomAccessCollection, Sendable {
 
     /// The store's tracks under the folder.
     public let known: [TrackRecord]
+    /// What the scan could not take: a folder that cannot be read leaves its tracks as last recorded.
+    public var problems: [ScanProblem] = []
     var entries: [Entry] = []
     /// Each folder's path (what comes before a path's last "/").
     var folders: [String] = []

@@ -99,7 +99,8 @@ public final class UploadQueue: Sendable {
 
     /// Checks and queues many files with one store commit. Each result is the queued job with
     /// what this run may do with it, or why that file was refused (nothing written for it);
-    /// a store failure throws and queues nothing.
+    /// a store failure throws and queues nothing. A folder's file (`PushRequest.seen`) is not
+    /// opened here: its job opens it, and fails like any upload when it cannot.
     public func enqueue(
         _ requests: [PushRequest], intent: EnqueueIntent = .asked, replace: ReplacePolicy = .guarded
     ) async throws(StoreError) -> [Result<EnqueueResult, any Error>] {
@@ -109,12 +110,14 @@ public final class UploadQueue: Sendable {
         let created = Date()
         for request in requests {
             do {
-                let file = try LocalFile(path: FilePath.absolute(request.path))
+                let path = FilePath.absolute(request.path)
+                // A folder's file is queued as its scan saw it; a named one is checked now.
+                let seen = try request.seen ?? LocalFile(path: path).seen
                 let key = try ObjectKey.validated(request.key)
                 let job = UploadJob(
-                    path: file.path, bucket: service.bucket, key: key,
-                    contentType: request.attributes.contentType ?? ContentType.forFile(named: file.path),
-                    length: file.size, mtimeNs: file.modificationTimeNs, createdAt: created)
+                    path: path, bucket: service.bucket, key: key,
+                    contentType: request.attributes.contentType ?? ContentType.forFile(named: path),
+                    length: seen.size, mtimeNs: seen.mtimeNs, createdAt: created)
                 accepted.append((results.count, job))
                 if request.unlessUploaded { unlessUploaded.insert(job.id) }
                 results.append(.success(EnqueueResult(job: job, isNew: true)))

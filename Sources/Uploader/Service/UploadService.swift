@@ -24,15 +24,32 @@ public struct PushRequest: Sendable, Equatable {
     /// own is uploaded again, as asked.
     public var unlessUploaded: Bool
 
+    /// The size and mtime a folder's scan saw: the file is queued as seen and opened only when
+    /// it uploads, so one that cannot be read fails as a job (its track shows why, as in sync).
+    /// nil (a file named on the command line): opened and checked before anything is written.
+    public var seen: SeenFile?
+
     /// Whether push found the file in a folder (not named on the command line): a failure to
     /// take it counts as a failed upload, not as bad input (`Diagnosis.ofFileFound`).
     public var isFolderFile: Bool { unlessUploaded }
 
-    public init(path: String, key: String, attributes: ObjectAttributes, unlessUploaded: Bool = false) {
+    public init(path: String, key: String, attributes: ObjectAttributes, unlessUploaded: Bool = false, seen: SeenFile? = nil) {
         self.path = path
         self.key = key
         self.attributes = attributes
         self.unlessUploaded = unlessUploaded
+        self.seen = seen
+    }
+}
+
+/// A file's size and modification time as a folder scan saw them.
+public struct SeenFile: Sendable, Equatable {
+    public var size: Int64
+    public var mtimeNs: Int64
+
+    public init(size: Int64, mtimeNs: Int64) {
+        self.size = size
+        self.mtimeNs = mtimeNs
     }
 }
 

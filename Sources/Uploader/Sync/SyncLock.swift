@@ -79,7 +79,14 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
     case locked(pid: Int32?, command: String = "sync")
     case lockFailed(path: String, reason: String)
     case notAFolder(String)
-    case isAFile(String)
+    /// Not a folder: a file, or (`special`) a FIFO, socket or device; `command` is what took it.
+    case isAFile(String, special: Bool = false, command: String = "sync")
+
+    /// The refusal of a path that exists and is no folder.
+    public static func notFolder(_ path: String, command: String) -> SyncError {
+        var info = stat()
+        return .isAFile(path, special: stat(path, &info) == 0 && info.st_mode & S_IFMT != S_IFREG, command: command)
+    }
 
     public var description: String {
         switch self {
@@ -90,8 +97,9 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
             return "cannot take the sync lock \(path): \(reason)"
         case .notAFolder(let path):
             return "\(path): no such folder; give the folder to sync"
-        case .isAFile(let path):
-            return "\(path) is a file, not a folder; sync takes a folder (r2up push uploads single files)"
+        case .isAFile(let path, let special, let command):
+            let what = special ? "is not a folder" : "is a file, not a folder"
+            return "\(path) \(what); \(command) takes a folder (r2up push uploads single files)"
         }
     }
 

@@ -57,7 +57,7 @@ public struct SyncRunner: Sendable {
         let started = ContinuousClock.now
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) else { throw SyncError.notAFolder(folder) }
-        guard isFolder.boolValue else { throw SyncError.isAFile(folder) }
+        guard isFolder.boolValue else { throw SyncError.notFolder(folder, command: "sync") }
         let root = URL(fileURLWithPath: folder).standardizedFileURL.path
 
         // A dry run changes nothing: no lock file, and no database made where none is.
@@ -144,6 +144,12 @@ public struct SyncRunner: Sendable {
         summary.waiting = plan.waiting.count
         summary.excluded = plan.filtered
         summary.problems = problems
+        // A folder the scan could not read hid its files: the sync is not all done (the folder
+        // named on the command line: bad input).
+        for problem in problems where problem.unreadFolder {
+            let status: ExitStatus = problem.path == root ? .badInput : .uploadFailed
+            summary.exitCode = max(ExitStatus(rawValue: summary.exitCode) ?? .success, status).rawValue
+        }
         summary.failures = plan.rejected
         summary.cloudOnly = plan.cloudOnly.count
         summary.retryPaths = plan.waiting.map(\.path)

@@ -21,6 +21,14 @@ public struct ScannedFile: Sendable, Equatable {
 public struct ScanProblem: Sendable, Equatable, Codable {
     public var path: String
     public var message: String
+    /// A folder that could not be read: files under it may have been missed.
+    public var unreadFolder = false
+
+    public init(path: String, message: String, unreadFolder: Bool = false) {
+        self.path = path
+        self.message = message
+        self.unreadFolder = unreadFolder
+    }
 }
 
 /// Walks a folder with readdir and lstat (no per-file Foundation objects: a no-op sync of
@@ -49,7 +57,7 @@ public struct SyncScanner: Sendable {
         var problems: [ScanProblem] = []
         var info = stat()
         guard stat(root, &info) == 0 else {
-            problems.append(ScanProblem(path: root, message: String(cString: strerror(errno))))
+            problems.append(ScanProblem(path: root, message: String(cString: strerror(errno)), unreadFolder: true))
             return problems
         }
         var ancestors: Set<FileID> = [FileID(info)]
@@ -73,7 +81,7 @@ public struct SyncScanner: Sendable {
         var entries: [Entry] = []
         do {
             guard let handle = opendir(folder) else {
-                problems.append(ScanProblem(path: folder, message: "cannot be read: \(String(cString: strerror(errno)))"))
+                problems.append(ScanProblem(path: folder, message: "cannot be read: \(String(cString: strerror(errno)))", unreadFolder: true))
                 return
             }
             defer { closedir(handle) }

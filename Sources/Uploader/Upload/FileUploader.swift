@@ -252,7 +252,7 @@ public struct FileUploader: Sendable {
             (condition) throws(UploadError) -> PutReply in
             try await withRetries("PUT \(key)") { () throws(UploadError) -> PutReply in
             // Opened and hashed a moment ago; a retry comes later, when the file may have moved.
-            if retrying { guard file.isUnchanged() else { throw .fileChanged(file.path) } }
+            if retrying { guard file.isUnchanged() else { throw file.changeError } }
             retrying = true
             let body = RequestBody.file(FileSlice(descriptor: file.descriptor, offset: 0, length: file.size))
             return try await slots.withTypedSlot { () throws(UploadError) -> PutReply in
@@ -281,7 +281,7 @@ public struct FileUploader: Sendable {
         // torn. An object an earlier try stored is left as it is: this run did not write it.
         guard file.isUnchanged() else {
             if !reply.adopted { try? await deleteQuietly(bucket: bucket, key: key) }
-            throw .fileChanged(file.path)
+            throw file.changeError
         }
         return reply
     }

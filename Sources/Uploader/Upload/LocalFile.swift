@@ -18,6 +18,11 @@ public final class LocalFile: Sendable {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else {
             if errno == ENOENT || errno == ENOTDIR { throw .fileNotFound(path) }
+            // A socket cannot be opened at all (ENXIO): say what it is, as for a FIFO.
+            var info = stat()
+            if errno == ENXIO || errno == EOPNOTSUPP, stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
+                throw .notARegularFile(path)
+            }
             throw .fileUnreadable(path: path, reason: String(cString: strerror(errno)))
         }
         var opened = stat()
@@ -35,6 +40,9 @@ public final class LocalFile: Sendable {
 
     deinit { close(descriptor) }
 
+    /// Its size and mtime as opened.
+    public var seen: SeenFile { SeenFile(size: size, mtimeNs: modificationTimeNs) }
+
     static func nanoseconds(_ info: stat) -> Int64 {
         nanoseconds(info.st_mtim)
     }
@@ -46,6 +54,12 @@ public final class LocalFile: Sendable {
         if overflow { return time.tv_sec < 0 ? Int64.min : Int64.max }
         let (total, carry) = seconds.addingReportingOverflow(Int64(time.tv_nsec))
         return carry ? Int64.max : total
+    }
+
+    /// Why the file is not as it was opened: deleted (its path names nothing now), or changed.
+    public var changeError: UploadError {
+        var now = stat()
+        return stat(path, &now) != 0 && errno == ENOENT ? .fileDeleted(path) : .fileChanged(path)
     }
 
     /// True when the path still names a file of the same size and modification time.

@@ -47,7 +47,7 @@ struct MultipartUpload: Sendable {
             let fresh = try await sendParts(plan: plan, uploadID: uploadID, skipping: Set(done.keys), sent: sent, base: alreadySent)
             for part in fresh { done[part.partNumber] = part }
             // Never publish a torn object: the bytes sent must be the file as it is now.
-            guard file.isUnchanged() else { throw UploadError.fileChanged(file.path) }
+            guard file.isUnchanged() else { throw file.changeError }
             let parts = (1...plan.partCount).compactMap { done[$0] }
             guard parts.count == plan.partCount, parts.reduce(Int64(0), { $0 + $1.size }) == file.size else {
                 throw UploadError.verificationFailed(key: key, reason: "the parts do not add up to the file")
@@ -208,7 +208,7 @@ struct MultipartUpload: Sendable {
         let checksum = try uploader.check.checksum(of: file, offset: offset, length: length)
         let journal = journal
         let etag = try await uploader.withRetries("UploadPart \(number) of \(key)") { () throws(UploadError) -> String in
-            guard file.isUnchanged() else { throw .fileChanged(file.path) }
+            guard file.isUnchanged() else { throw file.changeError }
             return try await uploader.slots.withTypedSlot { () throws(UploadError) -> String in
                 do {
                     let etag = try await client.uploadPart(

@@ -7,6 +7,8 @@ public enum UploadError: Error, Sendable, Equatable, CustomStringConvertible {
     case fileUnreadable(path: String, reason: String)
     /// The file's size or modification time changed while it uploaded; nothing was published.
     case fileChanged(String)
+    /// The file was deleted while it uploaded; nothing was published, and nothing is left to send.
+    case fileDeleted(String)
     case invalidPartSize(Int64)
     case fileTooLarge(Int64)
     case invalidKey(String)
@@ -25,6 +27,7 @@ public enum UploadError: Error, Sendable, Equatable, CustomStringConvertible {
         case .notARegularFile(let path): return "\(path): not a regular file (a directory, FIFO or device cannot be uploaded)"
         case .fileUnreadable(let path, let reason): return "\(path): cannot be read: \(reason)"
         case .fileChanged(let path): return "\(path): the file changed while it was uploading; it was not published and will be uploaded again"
+        case .fileDeleted(let path): return "\(path): the file was deleted while it was uploading; nothing was published"
         case .invalidPartSize(let size):
             return "part size \(size) bytes is out of range; it must be from 5 MiB to 5 GiB"
         case .fileTooLarge(let size): return "\(size) bytes is more than 10,000 parts of 5 GiB can hold"

@@ -39,6 +39,17 @@ struct StatusReportTests {
         ])
     }
 
+    @Test("an error that starts with the track's path says it once")
+    func errorNamesTrackOnce() {
+        let report = StatusReport(tracks: [
+            Self.track("/m/a.flac", .error, error: "/m/a.flac: cannot be read: Permission denied"),
+            Self.track("/m/b.flac", .error, error: "/m/other.flac: held"),
+        ])
+        #expect(report.lines(style: TerminalStyle(ascii: false, colour: false)) == [
+            "/m  (2)  ⚠ 0/2", "  ⚠ a.flac: cannot be read: Permission denied", "  ⚠ b.flac: /m/other.flac: held",
+        ])
+    }
+
     @Test("ANSI colour wraps the glyphs and the group label only")
     func colour() {
         let report = StatusReport(tracks: [Self.track("/m/a", .uploading), Self.track("/m/b", .none)])
