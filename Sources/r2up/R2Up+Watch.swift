@@ -184,6 +184,8 @@ struct WatchPrinter: Sendable {
         var uploaded: Int?
         var unchanged: Int?
         var failed: Int?
+        /// Files the first pass found still being written: uploaded once quiet for --min-age.
+        var waiting: Int?
         var leftToResume: Int?
         var tracks: Int?
     }
@@ -215,12 +217,16 @@ struct WatchPrinter: Sendable {
             if json { emit(Record(event: "notice", message: message)) } else { Terminal.error("r2up: \(TextColumns.printable(message))") }
         case .watching(let roots, let folders, let initial):
             if json {
-                emit(Record(event: "watching", roots: roots, folders: folders, uploaded: initial.uploaded, unchanged: initial.unchanged, failed: initial.failures.count))
+                emit(Record(
+                    event: "watching", roots: roots, folders: folders, uploaded: initial.uploaded, unchanged: initial.unchanged,
+                    failed: initial.failures.count, waiting: initial.waiting))
             } else if !quiet {
                 let names = roots.map(TextColumns.printable).joined(separator: ", ")
+                // Young files are not uploaded by the first pass: said, so "0 uploaded" is not a surprise.
+                let waiting = initial.waiting > 0 ? ", \(initial.waiting) waiting until quiet for --min-age" : ""
                 Terminal.error(
                     "r2up: watching \(folders) \(folders == 1 ? "folder" : "folders") under \(names) (first pass: "
-                        + "\(initial.uploaded) uploaded, \(initial.unchanged) unchanged, \(initial.failures.count) failed)")
+                        + "\(initial.uploaded) uploaded, \(initial.unchanged) unchanged\(waiting), \(initial.failures.count) failed)")
             }
         }
     }

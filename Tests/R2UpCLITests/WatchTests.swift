@@ -12,6 +12,26 @@ struct WatchTests {
         CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
     }
 
+    @Test("files still young at the start: the first pass says they wait (none uploaded yet), then each is uploaded once")
+    func youngAtStart() async throws {
+        let folder = try TemporaryFolder()
+        let library = folder.path + "/library"
+        try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
+        for name in ["a.m4a", "b.m4a"] { try Data(repeating: 0x61, count: 1000).write(to: URL(fileURLWithPath: library + "/" + name)) }
+        let scope = prefix("young")
+        let watch = try WatchProcess(
+            ["watch", library, "--prefix", scope, "--db", folder.path + "/db.sqlite", "--json", "--min-age", "3s"],
+            environment: try environment(folder), in: folder.path)
+        defer { watch.kill() }
+        try await watch.waitFor("watching") { $0.contains { $0["event"] as? String == "watching" } }
+        let watching = watch.events.first { $0["event"] as? String == "watching" }
+        #expect(watching?["uploaded"] as? Int == 0, "\(watch.events)")
+        #expect(watching?["waiting"] as? Int == 2, "\(watch.events)")
+        try await watch.waitFor("both uploads") { $0.filter { $0["event"] as? String == "uploaded" }.count == 2 }
+        watch.signal(SIGTERM)
+        #expect(try await watch.exit() == 0)
+    }
+
     @Test("a file written slowly over 3 s (closed and reopened) is uploaded once, complete; a concurrent sync exits 4 naming the watcher")
     func slowWriter() async throws {
         let folder = try TemporaryFolder()
