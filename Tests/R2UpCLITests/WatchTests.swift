@@ -12,6 +12,35 @@ struct WatchTests {
         CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
     }
 
+    @Test("a watched folder made unreadable: one notice; a file written in it meanwhile is uploaded once it can be read")
+    func folderClosedAndReopened() async throws {
+        let folder = try TemporaryFolder()
+        let library = folder.path + "/library"
+        let sub = library + "/sub"
+        try FileManager.default.createDirectory(atPath: sub, withIntermediateDirectories: true)
+        for path in [folder.path, library, sub] { try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: path) }
+        let scope = prefix("closed")
+        let watch = try WatchProcess(
+            ["watch", library, "--prefix", scope, "--db", folder.path + "/db.sqlite", "--json", "--min-age", "1s"],
+            environment: try environment(folder), in: folder.path, unprivileged: true)
+        defer { watch.kill() }
+        try await watch.waitFor("watching") { $0.contains { $0["event"] as? String == "watching" } }
+        try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: sub)
+        try await watch.waitFor("the notice") { events in
+            events.contains { ($0["message"] as? String)?.contains("sub cannot be read now") == true }
+        }
+        // Written while r2up may not look (root can; nobody, or a user, cannot).
+        try Data(repeating: 0x62, count: 2000).write(to: URL(fileURLWithPath: sub + "/late.m4a"))
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: sub + "/late.m4a")
+        try await Task.sleep(for: .milliseconds(500))
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: sub)
+        try await watch.waitFor("the upload") { $0.contains { $0["event"] as? String == "uploaded" } }
+        let uploads = watch.events.filter { $0["event"] as? String == "uploaded" }
+        #expect(uploads.map { $0["key"] as? String } == [scope + "sub/late.m4a"], "\(watch.events)")
+        watch.signal(SIGTERM)
+        #expect(try await watch.exit() == 0)
+    }
+
     @Test("files still young at the start: the first pass says they wait (none uploaded yet), then each is uploaded once")
     func youngAtStart() async throws {
         let folder = try TemporaryFolder()
@@ -581,15 +610,22 @@ final class WatchProcess: @unchecked Sendable {
     let errPath: String
     var pid: Int32 { process.processIdentifier }
 
-    init(_ arguments: [String], environment: [String: String], in folder: String) throws {
+    /// - Parameter unprivileged: run it as nobody when the tests run as root (who reads anything).
+    init(_ arguments: [String], environment: [String: String], in folder: String, unprivileged: Bool = false) throws {
         let tag = UUID().uuidString
         outPath = folder + "/watch-\(tag).out"
         errPath = folder + "/watch-\(tag).err"
         _ = FileManager.default.createFile(atPath: outPath, contents: nil)
         _ = FileManager.default.createFile(atPath: errPath, contents: nil)
         process = Process()
-        process.executableURL = URL(fileURLWithPath: CLI.binary)
-        process.arguments = arguments
+        if unprivileged && getuid() == 0 {
+            // setpriv execs r2up: the pid signalled is r2up's.
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", CLI.binary] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: CLI.binary)
+            process.arguments = arguments
+        }
         process.environment = environment
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))

@@ -25,11 +25,13 @@ public final class FolderWatcher: Sendable {
         var inbox = WatchChanges()
         var stopped = false
         var limitNoticed = false
+        /// Watched folders that were made unreadable (chmod): their files are taken once they can be read.
+        var unreadable: Set<String> = []
     }
 
     static let folderMask: UInt32 =
         UInt32(IN_CLOSE_WRITE) | UInt32(IN_MOVED_TO) | UInt32(IN_MOVED_FROM) | UInt32(IN_CREATE)
-        | UInt32(IN_DELETE_SELF) | UInt32(IN_MOVE_SELF) | UInt32(IN_ONLYDIR)
+        | UInt32(IN_DELETE_SELF) | UInt32(IN_MOVE_SELF) | UInt32(IN_ATTRIB) | UInt32(IN_ONLYDIR)
 
     private let descriptor: Int32
     private let roots: [String]
@@ -127,6 +129,10 @@ public final class FolderWatcher: Sendable {
             }
             return
         }
+        if event.mask & UInt32(IN_ATTRIB) != 0 && event.name == nil && event.rawName == nil {
+            permissionsMayHaveChanged(folder)
+            return
+        }
         guard let name = event.name else {
             // A name that is not UTF-8: a full pass reports it as sync does.
             if event.rawName != nil { state.withLock { $0.inbox.everything = true } }
@@ -141,6 +147,8 @@ public final class FolderWatcher: Sendable {
             } else if event.mask & (UInt32(IN_CREATE) | UInt32(IN_MOVED_TO)) != 0 {
                 addTree(path)
                 state.withLock { _ = $0.inbox.folders.insert(path) }
+            } else if event.mask & UInt32(IN_ATTRIB) != 0 {
+                permissionsMayHaveChanged(path)
             }
             return
         }
@@ -156,6 +164,23 @@ public final class FolderWatcher: Sendable {
                 state.withLock { $0.inbox.files[ExactPath(path)] = now }
             }
         }
+    }
+
+    /// A folder's attributes changed (chmod, chown, times). Made unreadable: one line, as files
+    /// written in it cannot be taken. Readable again: watched anew (folders made meanwhile) and
+    /// looked at whole, so nothing written while it was closed is missed.
+    private func permissionsMayHaveChanged(_ folder: String) {
+        let readable = access(folder, R_OK | X_OK) == 0
+        let reopened = state.withLock { state -> Bool in
+            if readable { return state.unreadable.remove(folder) != nil }
+            if state.unreadable.insert(folder).inserted {
+                state.inbox.notices.append("\(folder) cannot be read now; its files are taken once it can be")
+            }
+            return false
+        }
+        guard reopened else { return }
+        addTree(folder)
+        state.withLock { _ = $0.inbox.folders.insert(folder) }
     }
 
     /// A folder moved away: its watches (and its subfolders') would report under a stale path.
