@@ -82,17 +82,19 @@ extension R2Up {
             for line in report.lines(style: style) { Terminal.output(line) }
         }
 
-        /// A folder argument that names a file, or nothing r2up knows, is bad input (exit 2); a
+        /// A folder argument that names a file, or nothing r2up knows (without --remote), is bad input (exit 2); a
         /// folder deleted whose tracks the store knows shows them (cloud only). Subfolders that
         /// cannot be read are named: their tracks show as last recorded.
         private func check(folder root: String, scanned: ScannedTracks) throws {
             var info = stat()
             if stat(root, &info) == 0, info.st_mode & S_IFMT != S_IFDIR {
+                let what = info.st_mode & S_IFMT == S_IFREG ? "is a file, not a folder" : "is not a folder"
                 throw CommandFailure(Diagnosis(
                     status: .badInput,
-                    message: "\(TextColumns.printable(root)) is a file, not a folder; status takes a folder (or nothing, for every track)"))
+                    message: "\(TextColumns.printable(root)) \(what); status takes a folder (or nothing, for every track)"))
             }
-            if stat(root, &info) != 0, errno == ENOENT || errno == ENOTDIR, scanned.known.isEmpty {
+            // With --remote a folder not made yet is fine: its objects are what a pull would bring.
+            if !remote, stat(root, &info) != 0, errno == ENOENT || errno == ENOTDIR, scanned.known.isEmpty {
                 throw CommandFailure(Diagnosis(status: .badInput, message: "\(TextColumns.printable(root)): no such folder"))
             }
             for problem in scanned.problems where problem.unreadFolder {

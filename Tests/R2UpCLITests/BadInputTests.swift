@@ -282,6 +282,47 @@ extension BadInputRow {
             _ = try c.file("album/ok.m4a")
             return BadInputSetup(c.sync(c.folder + "/album"), environment: c.environment, database: c.database, unprivileged: true)
         },
+        BadInputRow(id: "an excluded unreadable subfolder, in sync", status: 0, phrase: "1 uploaded", objects: ["ok.m4a"]) { c in
+            try c.unreadableFolder("album/lost+found")
+            _ = try c.file("album/ok.m4a")
+            return BadInputSetup(
+                c.sync(c.folder + "/album", ["--exclude", "lost+found/*"]), environment: c.environment, database: c.database,
+                unprivileged: true)
+        },
+        // Mode r without x (chmod -R 644): listed, not entered; said, not skipped silently.
+        BadInputRow(id: "a subfolder listed but not searchable, in sync", status: 1, phrase: "half: cannot be read: Permission denied",
+                    objects: ["ok.m4a"]) { c in
+            try c.unreadableFolder("album/half")
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: c.folder + "/album/half")
+            _ = try c.file("album/ok.m4a")
+            return BadInputSetup(c.sync(c.folder + "/album"), environment: c.environment, database: c.database, unprivileged: true)
+        },
+        BadInputRow(id: "unreadable folder, pushed", status: 2, phrase: "locked: cannot be read: Permission denied") { c in
+            try c.unreadableFolder("locked")
+            return BadInputSetup(c.push(c.folder + "/locked"), environment: c.environment, database: c.database, unprivileged: true)
+        },
+        // A folder's file deleted before its turn: said, exit 1, and nothing left queued or shown for it.
+        BadInputRow(id: "a folder's file deleted before its turn", status: 1, phrase: "b.m4a: no such file", objects: ["a.flac"]) { c in
+            try FileManager.default.createDirectory(atPath: c.folder + "/album", withIntermediateDirectories: true)
+            _ = try c.file("album/a.flac", bytes: 3 << 20)
+            let late = try c.file("album/b.m4a")
+            let arguments = c.push(c.folder + "/album", ["--bwlimit", "1M", "--concurrency", "1"])
+            var setup = BadInputSetup(arguments, environment: c.environment, database: c.database)
+            let environment = c.environment
+            setup.run = { _ in
+                async let run = ProcessRunner.r2up(arguments, environment: environment, unprivileged: false)
+                try await Task.sleep(for: .milliseconds(1200))  // a.flac takes about 3 s at 1 MB/s
+                try FileManager.default.removeItem(atPath: late)
+                return try await run
+            }
+            setup.verify = { c in
+                let queue = try await CLI.run(["queue", "--json", "--db", c.database], environment: environment)
+                #expect(!queue.stdout.contains("b.m4a"), "queue: \(queue.stdout)")
+                let status = try await CLI.run(["status", "--db", c.database], environment: environment)
+                #expect(!status.stdout.contains("b.m4a"), "status: \(status.stdout)")
+            }
+            return setup
+        },
         BadInputRow(id: "unreadable folder, synced", status: 2, phrase: "locked: cannot be read: Permission denied") { c in
             try c.unreadableFolder("locked")
             return BadInputSetup(c.sync(c.folder + "/locked"), environment: c.environment, database: c.database, unprivileged: true)
@@ -325,17 +366,23 @@ extension BadInputRow {
             }
             return setup
         },
+        // A /proc file says 0 bytes and holds data: never stored empty as if it were that file.
+        BadInputRow(id: "a /proc file", status: 2, phrase: "/proc/version: cannot be read: it says it holds 0 bytes but has data") { c in
+            BadInputSetup(c.push("/proc/version"), environment: c.environment, database: c.database)
+        },
         BadInputRow(id: "zero-byte file uploads fine", status: 0, phrase: "/empty.m4a", objects: ["empty.m4a"]) { c in
             BadInputSetup(c.push(try c.file("empty.m4a", bytes: 0)), environment: c.environment, database: c.database)
         },
-        BadInputRow(id: "file deleted mid-upload", status: 1, phrase: "the file was deleted while it was uploading; nothing was published") { c in
+        BadInputRow(id: "file deleted mid-upload", status: 1, phrase: "the file was deleted or moved while it was uploading; nothing was published") { c in
             var setup = try await changedMidUpload(c) { path in try FileManager.default.removeItem(atPath: path) }
-            // Its job failed for good (nothing left to send), not staged for a run that never takes it.
+            // Nothing is left to send: its job goes (it was staged for a run that never took it,
+            // 'uploading' in status), and so does the track it never uploaded.
             let environment = c.environment
             setup.verify = { c in
                 let queue = try await CLI.run(["queue", "--json", "--db", c.database], environment: environment)
-                #expect(queue.stdout.contains("\"failedPermanent\""), "queue after a deletion mid-upload: \(queue.stdout)")
-                #expect(!queue.stdout.contains("\"staged\""), "queue after a deletion mid-upload: \(queue.stdout)")
+                #expect(!queue.stdout.contains("changing.flac"), "queue after a deletion mid-upload: \(queue.stdout)")
+                let status = try await CLI.run(["status", "--db", c.database], environment: environment)
+                #expect(status.stdout + status.stderr == "No tracks yet.\n", "status after a deletion mid-upload: \(status.stdout)")
             }
             return setup
         },

@@ -133,6 +133,21 @@ struct StatusCommandTests {
         #expect(none.stderr == "r2up: \(fixture.folder.path)/nothing: no such folder\n")
     }
 
+    @Test("a folder deleted whose tracks r2up knows: listed cloud only, no line about reading it, exit 0")
+    func deletedFolder() async throws {
+        let folder = try TemporaryFolder()
+        let database = folder.path + "/r2up.sqlite"
+        let gone = folder.path + "/Gone"
+        let store = try Store(path: database)
+        try store.upsertTrack(path: gone + "/1.flac", size: 1, mtimeNs: 1)
+        try store.setUploadState(path: gone + "/1.flac", state: .uploaded, cloud: CloudCopy(bucket: "tracks", key: "Gone/1.flac", etag: nil))
+        let run = try await CLI.run(
+            ["status", gone, "--db", database], environment: ReadCommands.environment(home: folder.path, extra: ["LANG": "C.UTF-8"]))
+        #expect(run.status == 0)
+        #expect(run.stderr.isEmpty, "\(run.stderr)")
+        #expect(run.stdout.contains("☁ 1.flac"), "\(run.stdout)")
+    }
+
     @Test("--json: folders with summary counts and tracks with icon and state names")
     func json() async throws {
         let fixture = try Fixture()

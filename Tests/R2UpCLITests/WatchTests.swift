@@ -538,7 +538,7 @@ struct WatchTests {
         let env = try environment(folder)
         let db = folder.path + "/db.sqlite"
         let missing = try await CLI.run(["watch", folder.path + "/nope", "--db", db], environment: env)
-        #expect(missing.status == 2 && missing.stderr == "r2up: \(folder.path)/nope: no such folder; give the folder to sync\n", "\(missing.stderr)")
+        #expect(missing.status == 2 && missing.stderr == "r2up: \(folder.path)/nope: no such folder; give the folder to watch\n", "\(missing.stderr)")
         try FileManager.default.createDirectory(atPath: folder.path + "/a/b", withIntermediateDirectories: true)
         let nested = try await CLI.run(["watch", folder.path + "/a", folder.path + "/a/b", "--db", db], environment: env)
         #expect(nested.status == 2)

@@ -49,6 +49,9 @@ public final class TagResolver: Sendable {
             state.withLock { $0.stored[path] = row }
         }
         if let known, known.size == size, known.mtimeNs == mtimeNs { return known.tags }
+        // A file r2up may not read has unknown tags, not none: nothing is kept (a chmod changes
+        // neither size nor mtime, and the next read must try again), and no track is made for it.
+        guard access(path, R_OK) == 0 else { return nil }
         let entry = StoredTags(size: size, mtimeNs: mtimeNs, tags: AudioTagReader.read(path: path))
         state.withLock { state in
             state.stored[path] = entry

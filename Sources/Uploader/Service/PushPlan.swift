@@ -62,7 +62,13 @@ public struct PushPlan: Sendable {
                     throw Refusal(diagnosis: Diagnosis(status: .badInput, message: "--key cannot name a folder's files; use --prefix"))
                 }
                 let found = try TrackFolder.scan(path, store: store, onlyFailed: onlyFailed)
-                skipped += found.problems.map { Skipped(path: $0.path, message: $0.message, status: .uploadFailed) }
+                // The folder named cannot be read: bad input (exit 2), as sync says; within it, a failed upload (1).
+                let root = URL(fileURLWithPath: path).standardizedFileURL.path
+                skipped += found.problems.map { problem in
+                    let named = problem.unreadFolder && problem.path == root
+                    let message = named && !problem.message.hasPrefix("cannot") ? "cannot be read: " + problem.message : problem.message
+                    return Skipped(path: problem.path, message: message, status: named ? .badInput : .uploadFailed)
+                }
                 // Keys from a template need every track's tags; otherwise the feed looks up only the uploads'.
                 if template != nil { try tags.preload(under: path) }
                 // Uploaded, unchanged tracks whose key this push names differently (another --prefix

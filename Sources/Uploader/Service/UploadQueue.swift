@@ -456,6 +456,21 @@ public final class UploadQueue: Sendable {
                     guard restarts <= Self.maxRestarts, await save(driver, control: control) else { return }
                     continue
                 }
+                if let upload = error as? UploadError, upload.fileIsGone {
+                    // Nothing is left to send, ever: the job goes (with a track never uploaded), as
+                    // sync settles a file deleted before its turn; the run says which file and why.
+                    let diagnosis = await service.diagnose(error, subject: job.path).ofFileFound
+                    let id = job.id
+                    do {
+                        let abandoned = try await writer.perform { store throws(StoreError) in try store.dropJobs([id]) }
+                        for (key, uploadID) in abandoned { _ = await abort(bucket: job.bucket, key: key, uploadID: uploadID) }
+                    } catch {
+                        control.stop(Failure(error, subject: nil))
+                        return
+                    }
+                    report(driver.job, diagnosis, next: nil, summary: summary, onEvent: onEvent)
+                    return
+                }
                 let failure = Failure(error, diagnosis: await service.diagnose(error, subject: job.path))
                 switch driver.failed(failure, now: Date(), stopping: control.isStopped || Task.isCancelled) {
                 case .retry(let delay):

@@ -34,6 +34,13 @@ public struct SyncFilter: Sendable, Equatable {
         return !excludeMatchers.contains(where: { $0.matches(path: relativePath, name: name) })
     }
 
+    /// Whether an exclude takes the folder at `relativePath` whole: its name matches a name
+    /// pattern, or a path pattern matches what lies under it ("lost+found/*", "lost+found").
+    public func excludesFolder(_ relativePath: String) -> Bool {
+        let name = relativePath.lastIndex(of: "/").map { String(relativePath[relativePath.index(after: $0)...]) } ?? relativePath
+        return excludeMatchers.contains { $0.matches(path: relativePath, name: name) || $0.matches(path: relativePath + "/x", name: name) }
+    }
+
     public static func == (lhs: SyncFilter, rhs: SyncFilter) -> Bool {
         lhs.includes == rhs.includes && lhs.excludes == rhs.excludes && lhs.usesDefaultExcludes == rhs.usesDefaultExcludes
     }

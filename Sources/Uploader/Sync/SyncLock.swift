@@ -78,7 +78,7 @@ public final class SyncLock: Sendable {
 public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
     case locked(pid: Int32?, command: String = "sync")
     case lockFailed(path: String, reason: String)
-    case notAFolder(String)
+    case notAFolder(String, command: String = "sync")
     /// Not a folder: a file, or (`special`) a FIFO, socket or device; `command` is what took it.
     case isAFile(String, special: Bool = false, command: String = "sync")
 
@@ -95,8 +95,8 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
             return "another r2up \(command)\(owner) is running; use --wait to wait for it"
         case .lockFailed(let path, let reason):
             return "cannot take the sync lock \(path): \(reason)"
-        case .notAFolder(let path):
-            return "\(path): no such folder; give the folder to sync"
+        case .notAFolder(let path, let command):
+            return "\(path): no such folder; give the folder to \(command)"
         case .isAFile(let path, let special, let command):
             let what = special ? "is not a folder" : "is a file, not a folder"
             return "\(path) \(what); \(command) takes a folder (r2up push uploads single files)"

@@ -143,10 +143,14 @@ public struct SyncRunner: Sendable {
         summary.unchanged = plan.unchanged
         summary.waiting = plan.waiting.count
         summary.excluded = plan.filtered
-        summary.problems = problems
         // A folder the scan could not read hid its files: the sync is not all done (the folder
-        // named on the command line: bad input).
-        for problem in problems where problem.unreadFolder {
+        // named on the command line: bad input), unless an exclude leaves it out whole (lost+found).
+        let filter = options.filter
+        summary.problems = problems.filter { problem in
+            guard problem.unreadFolder, problem.path.hasPrefix(root + "/") else { return true }
+            return !filter.excludesFolder(ObjectKey.nfc(String(problem.path.dropFirst(root.count + 1))))
+        }
+        for problem in summary.problems where problem.unreadFolder {
             let status: ExitStatus = problem.path == root ? .badInput : .uploadFailed
             summary.exitCode = max(ExitStatus(rawValue: summary.exitCode) ?? .success, status).rawValue
         }

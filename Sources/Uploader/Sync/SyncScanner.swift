@@ -57,7 +57,9 @@ public struct SyncScanner: Sendable {
         var problems: [ScanProblem] = []
         var info = stat()
         guard stat(root, &info) == 0 else {
-            problems.append(ScanProblem(path: root, message: String(cString: strerror(errno)), unreadFolder: true))
+            let failure = errno
+            problems.append(ScanProblem(
+                path: root, message: String(cString: strerror(failure)), unreadFolder: failure != ENOENT && failure != ENOTDIR))
             return problems
         }
         var ancestors: Set<FileID> = [FileID(info)]
@@ -86,6 +88,7 @@ public struct SyncScanner: Sendable {
             }
             defer { closedir(handle) }
             let descriptor = dirfd(handle)
+            var unreachable = false
             while let entry = readdir(handle) {
                 let rawName = withUnsafePointer(to: &entry.pointee.d_name) { pointer in
                     pointer.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(validatingCString: $0) }
@@ -102,7 +105,16 @@ public struct SyncScanner: Sendable {
                 if name == "." || name == ".." { continue }
                 if skipHidden && name.hasPrefix(".") { continue }
                 var info = stat()
-                guard fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue }  // gone since readdir
+                guard fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
+                    // Gone since readdir, or a folder listed but not searchable (mode r without x):
+                    // its files cannot be taken, and that is said once.
+                    if errno != ENOENT && !unreachable {
+                        unreachable = true
+                        problems.append(ScanProblem(
+                            path: folder, message: "cannot be read: \(String(cString: strerror(errno)))", unreadFolder: true))
+                    }
+                    continue
+                }
                 var kind = info.st_mode & S_IFMT
                 if kind == S_IFLNK {
                     guard followSymlinks else { continue }

@@ -30,6 +30,12 @@ public final class LocalFile: Sendable {
             close(descriptor)
             throw .notARegularFile(path)
         }
+        // /proc and /sys files say 0 bytes and hold data: sent as they stat, they would be stored empty.
+        var probe: UInt8 = 0
+        if opened.st_size == 0, pread(descriptor, &probe, 1, 0) > 0 {
+            close(descriptor)
+            throw .fileUnreadable(path: path, reason: "it says it holds 0 bytes but has data (a /proc or /sys file?)")
+        }
         self.path = path
         self.descriptor = descriptor
         size = Int64(opened.st_size)

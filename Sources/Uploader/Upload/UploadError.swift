@@ -21,13 +21,21 @@ public enum UploadError: Error, Sendable, Equatable, CustomStringConvertible {
     /// behind r2up's back, or any with `--no-clobber`); nothing was replaced.
     case keyConflict(key: String, reason: String)
 
+    /// The file is no longer at its path (deleted or renamed, before or during its upload).
+    public var fileIsGone: Bool {
+        switch self {
+        case .fileNotFound, .fileDeleted: true
+        default: false
+        }
+    }
+
     public var description: String {
         switch self {
         case .fileNotFound(let path): return "\(path): no such file"
         case .notARegularFile(let path): return "\(path): not a regular file (a directory, FIFO or device cannot be uploaded)"
         case .fileUnreadable(let path, let reason): return "\(path): cannot be read: \(reason)"
         case .fileChanged(let path): return "\(path): the file changed while it was uploading; it was not published and will be uploaded again"
-        case .fileDeleted(let path): return "\(path): the file was deleted while it was uploading; nothing was published"
+        case .fileDeleted(let path): return "\(path): the file was deleted or moved while it was uploading; nothing was published"
         case .invalidPartSize(let size):
             return "part size \(size) bytes is out of range; it must be from 5 MiB to 5 GiB"
         case .fileTooLarge(let size): return "\(size) bytes is more than 10,000 parts of 5 GiB can hold"

@@ -11,10 +11,14 @@ public struct WatchChanges: Sendable, Equatable {
     public var everything = false
     /// Folders that cannot be watched (watch limit, permissions): rescanned on a timer.
     public var unwatched: Set<String> = []
+    /// Folders watched now that could not be before (made readable): off the timer.
+    public var rewatched: Set<String> = []
     /// One line each for the user (the watch limit, a root gone).
     public var notices: [String] = []
 
-    public var isEmpty: Bool { files.isEmpty && folders.isEmpty && !everything && unwatched.isEmpty && notices.isEmpty }
+    public var isEmpty: Bool {
+        files.isEmpty && folders.isEmpty && !everything && unwatched.isEmpty && rewatched.isEmpty && notices.isEmpty
+    }
 }
 
 /// inotify on every folder under some roots, read on a thread of its own (never the transfer
@@ -167,12 +171,13 @@ public final class FolderWatcher: Sendable {
     }
 
     /// A folder's attributes changed (chmod, chown, times). Made unreadable: one line, as files
-    /// written in it cannot be taken. Readable again: watched anew (folders made meanwhile) and
-    /// looked at whole, so nothing written while it was closed is missed.
+    /// written in it cannot be taken. Readable again, or readable at last (it could not be
+    /// watched at the start): watched anew (folders made meanwhile too) and looked at whole, so
+    /// nothing written while it was closed is missed.
     private func permissionsMayHaveChanged(_ folder: String) {
         let readable = access(folder, R_OK | X_OK) == 0
         let reopened = state.withLock { state -> Bool in
-            if readable { return state.unreadable.remove(folder) != nil }
+            if readable { return state.unreadable.remove(folder) != nil || !state.folders.values.contains(folder) }
             if state.unreadable.insert(folder).inserted {
                 state.inbox.notices.append("\(folder) cannot be read now; its files are taken once it can be")
             }
@@ -180,7 +185,11 @@ public final class FolderWatcher: Sendable {
         }
         guard reopened else { return }
         addTree(folder)
-        state.withLock { _ = $0.inbox.folders.insert(folder) }
+        state.withLock { state in
+            guard state.folders.values.contains(folder) else { return }  // still not watchable (the watch limit)
+            state.inbox.folders.insert(folder)
+            state.inbox.rewatched.insert(folder)
+        }
     }
 
     /// A folder moved away: its watches (and its subfolders') would report under a stale path.
@@ -188,6 +197,7 @@ public final class FolderWatcher: Sendable {
         let gone = state.withLock { state in
             let ids = state.folders.filter { $0.value == path || $0.value.hasPrefix(path + "/") }.map(\.key)
             for id in ids { state.folders.removeValue(forKey: id) }
+            state.unreadable = state.unreadable.filter { $0 != path && !$0.hasPrefix(path + "/") }
             return ids
         }
         for id in gone { inotify_rm_watch(descriptor, id) }

@@ -70,7 +70,7 @@ public struct WatchRunner: Sendable {
         var roots: [String] = []
         for folder in folders {
             var isFolder: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) else { throw SyncError.notAFolder(folder) }
+            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) else { throw SyncError.notAFolder(folder, command: "watch") }
             guard isFolder.boolValue else { throw SyncError.notFolder(folder, command: "watch") }
             let root = URL(fileURLWithPath: folder).standardizedFileURL.path  // as sync spells it: the same track paths
             if let other = roots.first(where: { Self.contains($0, root) || Self.contains(root, $0) }) {
@@ -217,6 +217,8 @@ struct WatchLoop {
             folders.formUnion(changes.unwatched)
             if nextUnwatched == nil { nextUnwatched = now + WatchOptions.unwatchedRescan }
         }
+        unwatched.subtract(changes.rewatched)
+        if unwatched.isEmpty { nextUnwatched = nil }
     }
 
     /// A file is looked at no sooner than `at`; a later event moves it later, never sooner.
