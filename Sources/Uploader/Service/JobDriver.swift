@@ -214,6 +214,12 @@ final class JobDriver: UploadJournal, Sendable {
         }
     }
 
+    /// Staged again for a later run (its file changed under the upload): no longer in this
+    /// run's hands, so its track stops showing it uploading.
+    func setAside() {
+        state.withLock { $0.working = false }
+    }
+
     /// The run stops while this job waits: it is left to the next run.
     func interrupt() -> UploadJobAction {
         state.withLock { interrupt(&$0) }

@@ -486,6 +486,7 @@ public final class UploadQueue: Sendable {
                     driver.refreshFile()
                     guard failure.kind != .fileChanged else {
                         // Not published torn; staged again, for a run that finds the file quiet.
+                        driver.setAside()
                         guard await save(driver, control: control) else { return }
                         report(driver.job, failure.diagnosis, next: nil, summary: summary, onEvent: onEvent)
                         return

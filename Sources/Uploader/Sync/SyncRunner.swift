@@ -311,7 +311,11 @@ public struct SyncRunner: Sendable {
         summary.stoppedBy = result.stoppedBy?.diagnosis.message
         summary.interrupted = result.interrupted
         summary.leftResumable = result.leftResumable
-        let status = max(ExitStatus(rawValue: done.exitCode) ?? .uploadFailed, result.status)
+        // A file that changed under its upload is staged again and counted waiting, as one still
+        // being written is: not a failure of this run (its summary says 0 failed, so must its code).
+        var settled = result
+        settled.failed.removeAll { $0.job.state == .staged }
+        let status = max(ExitStatus(rawValue: done.exitCode) ?? .uploadFailed, settled.status)
         summary.exitCode = max(ExitStatus(rawValue: summary.exitCode) ?? .uploadFailed, status).rawValue
     }
 

@@ -277,13 +277,31 @@ public struct FileUploader: Sendable {
             }
             }
         }
-        // The bytes were hashed before sending; if the file moved on since, what was stored may be
-        // torn. An object an earlier try stored is left as it is: this run did not write it.
+        // The bytes were hashed before sending; the file moved on since (edited, deleted, moved).
         guard file.isUnchanged() else {
+            // Over an object the key held (the track's earlier upload, or --overwrite), withdrawing
+            // this one would lose that too. Where the server checked the body against the hash, it
+            // stored the file as it was read, whole: a version, not a torn object, and it stands.
+            // The track then shows the file changed since upload, or gone (cloud only).
+            if !reply.adopted, condition != .absent, Self.storedAsHashed(reply, checksum: checksum, endpoint: client.endpoint) {
+                return reply
+            }
+            // A key that was empty is left empty: the file goes up whole on the next run. Elsewhere
+            // what was stored may be torn. An object an earlier try stored is left as it is: this
+            // run did not write it.
             if !reply.adopted { try? await deleteQuietly(bucket: bucket, key: key) }
             throw file.changeError
         }
         return reply
+    }
+
+    /// Whether the server refuses a body that does not match `checksum` (`ServerProfile`), or
+    /// its ETag is the MD5 r2up hashed: the object is exactly the bytes hashed before sending.
+    static func storedAsHashed(_ reply: PutReply, checksum: PayloadChecksum, endpoint: S3Endpoint) -> Bool {
+        let profile = ServerProfile.identify(endpoint: endpoint, serverHeader: reply.server)
+        if profile.verifies(checksum.check) { return true }
+        guard profile.singlePutETagIsMD5, case .md5(let sent) = checksum, let md5 = hex(base64: sent) else { return false }
+        return reply.etag.lowercased() == md5
     }
 
     static func isHexMD5(_ text: String) -> Bool {

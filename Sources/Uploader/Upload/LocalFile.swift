@@ -30,11 +30,13 @@ public final class LocalFile: Sendable {
             close(descriptor)
             throw .notARegularFile(path)
         }
-        // /proc and /sys files say 0 bytes and hold data: sent as they stat, they would be stored empty.
+        // /proc and /sys files do not hold the size they stat (0 bytes with data, 4096 with 23):
+        // sent as they stat, they would be stored empty or never finish. The same for any file
+        // that says 0 bytes and has data.
         var probe: UInt8 = 0
-        if opened.st_size == 0, pread(descriptor, &probe, 1, 0) > 0 {
+        if Self.kernelDevices.contains(UInt64(opened.st_dev)) || (opened.st_size == 0 && pread(descriptor, &probe, 1, 0) > 0) {
             close(descriptor)
-            throw .fileUnreadable(path: path, reason: "it says it holds 0 bytes but has data (a /proc or /sys file?)")
+            throw .fileUnreadable(path: path, reason: "its size is not what it holds (a /proc or /sys file?)")
         }
         self.path = path
         self.descriptor = descriptor
@@ -45,6 +47,12 @@ public final class LocalFile: Sendable {
     }
 
     deinit { close(descriptor) }
+
+    /// The devices of /proc and /sys: a file on one of them is the kernel's, whatever its name.
+    private static let kernelDevices: Set<UInt64> = Set(["/proc", "/sys"].compactMap { path in
+        var info = stat()
+        return stat(path, &info) == 0 ? UInt64(info.st_dev) : nil
+    })
 
     /// Its size and mtime as opened.
     public var seen: SeenFile { SeenFile(size: size, mtimeNs: modificationTimeNs) }

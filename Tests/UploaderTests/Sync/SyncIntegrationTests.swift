@@ -265,6 +265,10 @@ struct SyncIntegrationTests {
         #expect(grew)
         let summary = try await first
         #expect(summary.uploaded == 0 && summary.failed == 0 && summary.waiting == 1, "\(summary.failures)")
+        #expect(summary.exitCode == 0, "waiting, not failed: exit \(summary.exitCode)")
+        // Staged for the next run, not 'uploading' (status showed it interrupted, queue queued).
+        let track = try Store(path: database).track(path: path)
+        #expect(track?.uploadState == UploadState.none, "track: \(String(describing: track))")
         #expect(try await remoteTimes(prefix: prefix).isEmpty)
 
         let second = try await runner(folder).run(library(folder), options: options(prefix: prefix))
