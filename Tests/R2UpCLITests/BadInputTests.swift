@@ -297,6 +297,16 @@ extension BadInputRow {
             _ = try c.file("album/ok.m4a")
             return BadInputSetup(c.sync(c.folder + "/album"), environment: c.environment, database: c.database, unprivileged: true)
         },
+        BadInputRow(id: "unreadable folder, watched", status: 2, phrase: "locked: cannot be read: Permission denied") { c in
+            try c.unreadableFolder("locked")
+            return BadInputSetup(
+                ["watch", c.folder + "/locked", "--prefix", c.scope, "--db", c.database], environment: c.environment, database: c.database,
+                unprivileged: true)
+        },
+        BadInputRow(id: "a folder inside an unreadable one, synced", status: 2, phrase: "locked/inner: cannot be read: Permission denied") { c in
+            try c.unreadableFolder("locked")
+            return BadInputSetup(c.sync(c.folder + "/locked/inner"), environment: c.environment, database: c.database, unprivileged: true)
+        },
         BadInputRow(id: "unreadable folder, pushed", status: 2, phrase: "locked: cannot be read: Permission denied") { c in
             try c.unreadableFolder("locked")
             return BadInputSetup(c.push(c.folder + "/locked"), environment: c.environment, database: c.database, unprivileged: true)

@@ -82,6 +82,21 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Not a folder: a file, or (`special`) a FIFO, socket or device; `command` is what took it.
     case isAFile(String, special: Bool = false, command: String = "sync")
 
+    /// A folder that exists and cannot be read or entered (permissions).
+    case cannotRead(String, reason: String)
+
+    /// Checks the folder a sync or watch is given: there, a folder, and readable.
+    public static func checkFolder(_ path: String, command: String) throws(SyncError) {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            let failure = errno
+            if failure == ENOENT || failure == ENOTDIR { throw .notAFolder(path, command: command) }
+            throw .cannotRead(path, reason: String(cString: strerror(failure)))
+        }
+        guard info.st_mode & S_IFMT == S_IFDIR else { throw notFolder(path, command: command) }
+        guard access(path, R_OK | X_OK) == 0 else { throw .cannotRead(path, reason: String(cString: strerror(errno))) }
+    }
+
     /// The refusal of a path that exists and is no folder.
     public static func notFolder(_ path: String, command: String) -> SyncError {
         var info = stat()
@@ -97,6 +112,8 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
             return "cannot take the sync lock \(path): \(reason)"
         case .notAFolder(let path, let command):
             return "\(path): no such folder; give the folder to \(command)"
+        case .cannotRead(let path, let reason):
+            return "\(path): cannot be read: \(reason)"
         case .isAFile(let path, let special, let command):
             let what = special ? "is not a folder" : "is a file, not a folder"
             return "\(path) \(what); \(command) takes a folder (r2up push uploads single files)"
@@ -108,7 +125,7 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .locked: Diagnosis(status: .locked, message: description)
         case .lockFailed: Diagnosis(status: .storeFailure, message: description)
-        case .notAFolder, .isAFile: Diagnosis(status: .badInput, message: description)
+        case .notAFolder, .isAFile, .cannotRead: Diagnosis(status: .badInput, message: description)
         }
     }
 }

@@ -55,9 +55,7 @@ public struct SyncRunner: Sendable {
     /// a file that fails is in the summary's failures.
     public func run(_ folder: String, options: SyncOptions) async throws -> SyncSummary {
         let started = ContinuousClock.now
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) else { throw SyncError.notAFolder(folder) }
-        guard isFolder.boolValue else { throw SyncError.notFolder(folder, command: "sync") }
+        try SyncError.checkFolder(folder, command: "sync")
         let root = URL(fileURLWithPath: folder).standardizedFileURL.path
 
         // A dry run changes nothing: no lock file, and no database made where none is.

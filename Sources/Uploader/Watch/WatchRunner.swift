@@ -69,9 +69,7 @@ public struct WatchRunner: Sendable {
     ) async throws -> WatchSummary {
         var roots: [String] = []
         for folder in folders {
-            var isFolder: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) else { throw SyncError.notAFolder(folder, command: "watch") }
-            guard isFolder.boolValue else { throw SyncError.notFolder(folder, command: "watch") }
+            try SyncError.checkFolder(folder, command: "watch")
             let root = URL(fileURLWithPath: folder).standardizedFileURL.path  // as sync spells it: the same track paths
             if let other = roots.first(where: { Self.contains($0, root) || Self.contains(root, $0) }) {
                 throw WatchError.overlapping(other, root)
