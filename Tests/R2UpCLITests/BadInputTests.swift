@@ -164,13 +164,6 @@ struct BadInputContext: Sendable {
         try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: folder)
     }
 
-    /// A check that `queue --json` holds `name`'s job, failed for good (waiting for r2up retry).
-    static func expectFailedJob(_ name: String, environment: [String: String]) -> @Sendable (BadInputContext) async throws -> Void {
-        { c in
-            let queue = try await CLI.run(["queue", "--json", "--db", c.database], environment: environment)
-            #expect(queue.stdout.contains(name) && queue.stdout.contains("\"failedPermanent\""), "queue: \(queue.stdout)")
-        }
-    }
 
     /// A file named with byte 0xFF (not UTF-8), and `ok.m4a` beside it, in `subfolder` if given.
     func notUTF8File(in subfolder: String? = nil) throws {
@@ -241,6 +234,23 @@ struct BadInputSetup: Sendable {
 }
 
 extension BadInputRow {
+    /// `album/locked.m4a` (mode 000) beside `album/ok.m4a`, taken by `command` run as nobody: exit 1,
+    /// ok.m4a uploaded, and the locked file's job failed for good, waiting for r2up retry.
+    static func unreadableFileInFolder(_ command: String, arguments: @escaping @Sendable (BadInputContext) -> [String]) -> BadInputRow {
+        BadInputRow(
+            id: "unreadable file, in \(command)", status: 1, phrase: "locked.m4a: cannot be read: Permission denied", objects: ["ok.m4a"]
+        ) { c in
+            try c.unreadableFile(in: "album")
+            var setup = BadInputSetup(arguments(c), environment: c.environment, database: c.database, unprivileged: true)
+            let environment = c.environment
+            setup.verify = { c in
+                let queue = try await CLI.run(["queue", "--json", "--db", c.database], environment: environment)
+                #expect(queue.stdout.contains("locked.m4a") && queue.stdout.contains("\"failedPermanent\""), "queue: \(queue.stdout)")
+            }
+            return setup
+        }
+    }
+
     static let all: [BadInputRow] = [
         BadInputRow(id: "missing file", status: 2, phrase: "nope.m4a: no such file") { c in
             BadInputSetup(c.push(c.folder + "/nope.m4a"), environment: c.environment, database: c.database)
@@ -261,20 +271,8 @@ extension BadInputRow {
         },
         // A folder's file r2up cannot read fails as an upload (exit 1), its neighbours uploaded;
         // push and sync both leave it a failed job (its track shows why), waiting for r2up retry.
-        BadInputRow(id: "unreadable file, in push DIR", status: 1, phrase: "locked.m4a: cannot be read: Permission denied",
-                    objects: ["ok.m4a"]) { c in
-            try c.unreadableFile(in: "album")
-            var setup = BadInputSetup(c.push(c.folder + "/album"), environment: c.environment, database: c.database, unprivileged: true)
-            setup.verify = BadInputContext.expectFailedJob("locked.m4a", environment: c.environment)
-            return setup
-        },
-        BadInputRow(id: "unreadable file, in sync", status: 1, phrase: "locked.m4a: cannot be read: Permission denied",
-                    objects: ["ok.m4a"]) { c in
-            try c.unreadableFile(in: "album")
-            var setup = BadInputSetup(c.sync(c.folder + "/album"), environment: c.environment, database: c.database, unprivileged: true)
-            setup.verify = BadInputContext.expectFailedJob("locked.m4a", environment: c.environment)
-            return setup
-        },
+        unreadableFileInFolder("push DIR") { c in c.push(c.folder + "/album") },
+        unreadableFileInFolder("sync") { c in c.sync(c.folder + "/album") },
         // A subfolder sync cannot read hides its files: not all done (exit 1); the folder named: exit 2.
         BadInputRow(id: "unreadable subfolder, in sync", status: 1, phrase: "locked: cannot be read: Permission denied",
                     objects: ["ok.m4a"]) { c in
