@@ -114,6 +114,9 @@ public struct SyncSummary: Sendable, Equatable, Encodable {
         if movedDeleted > 0 { parts.append("\(Self.count(movedDeleted)) old objects of moved tracks deleted") }
         if deleted > 0 { parts.append("\(Self.count(deleted)) deleted locally") }
         parts.append("\(Self.count(failed)) failed")
+        // A folder that could not be read fails the run (exit 1): the line says why.
+        let unread = problems.filter(\.unreadFolder).count
+        if unread > 0 { parts.append(unread == 1 ? "1 folder unreadable" : "\(Self.count(unread)) folders unreadable") }
         parts.append("\(Self.count(unchanged)) unchanged")
         parts.append("\(Self.count(waiting)) waiting (still being written)")
         if cloudOnly > 0 { parts.append("\(Self.count(cloudOnly)) cloud only") }
