@@ -41,6 +41,29 @@ struct WatchTests {
         #expect(try await watch.exit() == 0)
     }
 
+    @Test("a subfolder unreadable when watch starts, made readable: watched from then on, not left to the 15 s rescan")
+    func folderOpenedLater() async throws {
+        let folder = try TemporaryFolder()
+        let library = folder.path + "/library"
+        let sub = library + "/sub"
+        try FileManager.default.createDirectory(atPath: sub, withIntermediateDirectories: true)
+        for path in [folder.path, library] { try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: path) }
+        try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: sub)
+        let scope = prefix("opened")
+        let watch = try WatchProcess(
+            ["watch", library, "--prefix", scope, "--db", folder.path + "/db.sqlite", "--json", "--min-age", "1s"],
+            environment: try environment(folder), in: folder.path, unprivileged: true)
+        defer { watch.kill() }
+        try await watch.waitFor("watching") { $0.contains { $0["event"] as? String == "watching" } }
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: sub)
+        try await Task.sleep(for: .milliseconds(500))
+        try Data(repeating: 0x63, count: 2000).write(to: URL(fileURLWithPath: sub + "/new.m4a"))
+        // The 15 s rescan comes later than this: only a watch on the folder takes the file in time.
+        try await watch.waitFor("the upload", timeout: .seconds(6)) { $0.contains { $0["event"] as? String == "uploaded" } }
+        watch.signal(SIGTERM)
+        #expect(try await watch.exit() == 0)
+    }
+
     @Test("files still young at the start: the first pass says they wait (none uploaded yet), then each is uploaded once")
     func youngAtStart() async throws {
         let folder = try TemporaryFolder()

@@ -31,6 +31,8 @@ public final class FolderWatcher: Sendable {
         var limitNoticed = false
         /// Watched folders that were made unreadable (chmod): their files are taken once they can be read.
         var unreadable: Set<String> = []
+        /// Folders that could not be watched (permissions, the watch limit): rescanned on the timer.
+        var unwatchable: Set<String> = []
     }
 
     static let folderMask: UInt32 =
@@ -177,7 +179,7 @@ public final class FolderWatcher: Sendable {
     private func permissionsMayHaveChanged(_ folder: String) {
         let readable = access(folder, R_OK | X_OK) == 0
         let reopened = state.withLock { state -> Bool in
-            if readable { return state.unreadable.remove(folder) != nil || !state.folders.values.contains(folder) }
+            if readable { return state.unreadable.remove(folder) != nil || state.unwatchable.contains(folder) }
             if state.unreadable.insert(folder).inserted {
                 state.inbox.notices.append("\(folder) cannot be read now; its files are taken once it can be")
             }
@@ -186,7 +188,7 @@ public final class FolderWatcher: Sendable {
         guard reopened else { return }
         addTree(folder)
         state.withLock { state in
-            guard state.folders.values.contains(folder) else { return }  // still not watchable (the watch limit)
+            guard !state.unwatchable.contains(folder) else { return }  // still not watchable (the watch limit)
             state.inbox.folders.insert(folder)
             state.inbox.rewatched.insert(folder)
         }
@@ -198,6 +200,7 @@ public final class FolderWatcher: Sendable {
             let ids = state.folders.filter { $0.value == path || $0.value.hasPrefix(path + "/") }.map(\.key)
             for id in ids { state.folders.removeValue(forKey: id) }
             state.unreadable = state.unreadable.filter { $0 != path && !$0.hasPrefix(path + "/") }
+            state.unwatchable = state.unwatchable.filter { $0 != path && !$0.hasPrefix(path + "/") }
             return ids
         }
         for id in gone { inotify_rm_watch(descriptor, id) }
@@ -219,7 +222,10 @@ public final class FolderWatcher: Sendable {
                 unwatchable(folder, errno: failure)
                 continue
             }
-            state.withLock { $0.folders[id] = folder }
+            state.withLock { state in
+                state.folders[id] = folder
+                state.unwatchable.remove(folder)
+            }
             guard let handle = opendir(folder) else { continue }
             defer { closedir(handle) }
             let fd = dirfd(handle)
@@ -239,6 +245,7 @@ public final class FolderWatcher: Sendable {
     private func unwatchable(_ folder: String, errno failure: Int32) {
         state.withLock { state in
             state.inbox.unwatched.insert(folder)
+            state.unwatchable.insert(folder)
             if failure == ENOSPC {
                 guard !state.limitNoticed else { return }
                 state.limitNoticed = true
