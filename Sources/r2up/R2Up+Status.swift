@@ -87,19 +87,20 @@ extension R2Up {
         /// cannot be read are named: their tracks show as last recorded.
         private func check(folder root: String, scanned: ScannedTracks) throws {
             var info = stat()
-            if stat(root, &info) == 0, info.st_mode & S_IFMT != S_IFDIR {
+            let found = stat(root, &info) == 0
+            let missing = !found && (errno == ENOENT || errno == ENOTDIR)
+            if found, info.st_mode & S_IFMT != S_IFDIR {
                 let what = info.st_mode & S_IFMT == S_IFREG ? "is a file, not a folder" : "is not a folder"
                 throw CommandFailure(Diagnosis(
                     status: .badInput,
                     message: "\(TextColumns.printable(root)) \(what); status takes a folder (or nothing, for every track)"))
             }
             // With --remote a folder not made yet is fine: its objects are what a pull would bring.
-            if !remote, stat(root, &info) != 0, errno == ENOENT || errno == ENOTDIR, scanned.known.isEmpty {
+            if !remote, missing, scanned.known.isEmpty {
                 throw CommandFailure(Diagnosis(status: .badInput, message: "\(TextColumns.printable(root)): no such folder"))
             }
             for problem in scanned.problems where problem.unreadFolder {
-                let message = problem.path == root && !problem.message.hasPrefix("cannot") ? "cannot be read: " + problem.message : problem.message
-                Terminal.error("r2up: \(TextColumns.printable(problem.path)): \(message); its tracks show as last recorded")
+                Terminal.error("r2up: \(TextColumns.printable(problem.path)): \(problem.message); its tracks show as last recorded")
             }
         }
 

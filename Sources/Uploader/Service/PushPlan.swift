@@ -64,10 +64,8 @@ public struct PushPlan: Sendable {
                 let found = try TrackFolder.scan(path, store: store, onlyFailed: onlyFailed)
                 // The folder named cannot be read: bad input (exit 2), as sync says; within it, a failed upload (1).
                 let root = URL(fileURLWithPath: path).standardizedFileURL.path
-                skipped += found.problems.map { problem in
-                    let named = problem.unreadFolder && problem.path == root
-                    let message = named && !problem.message.hasPrefix("cannot") ? "cannot be read: " + problem.message : problem.message
-                    return Skipped(path: problem.path, message: message, status: named ? .badInput : .uploadFailed)
+                skipped += found.problems.map {
+                    Skipped(path: $0.path, message: $0.message, status: $0.exitStatus(root: root) ?? .uploadFailed)
                 }
                 // Keys from a template need every track's tags; otherwise the feed looks up only the uploads'.
                 if template != nil { try tags.preload(under: path) }

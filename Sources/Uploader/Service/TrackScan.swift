@@ -23,9 +23,10 @@ public enum TrackScan {
         func unseen(_ index: Int) {
             var info = stat()
             let track = known[index]
-            guard stat(track.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            let statted = stat(track.path, &info) == 0
+            guard statted, (info.st_mode & S_IFMT) == S_IFREG else {
                 // In a folder that cannot be read the file may well be there: as last recorded, not gone.
-                if Self.cannotTell(track.path) {
+                if !statted && Self.cannotTell(errno: errno) {
                     result.append(path: track.path, size: track.size, mtimeNs: track.mtimeNs, known: index)
                 } else {
                     result.append(path: track.path, size: -1, mtimeNs: 0, known: index)
@@ -62,18 +63,18 @@ public enum TrackScan {
     /// The track as its file stands now (one `stat`); as last recorded where that cannot be told.
     public static func following(_ track: TrackRecord) -> TrackRecord {
         var info = stat()
-        guard stat(track.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
-            return cannotTell(track.path) ? track : following(track, size: nil, mtimeNs: nil)
+        let statted = stat(track.path, &info) == 0
+        guard statted, (info.st_mode & S_IFMT) == S_IFREG else {
+            return !statted && cannotTell(errno: errno) ? track : following(track, size: nil, mtimeNs: nil)
         }
         let mtime = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
         return following(track, size: Int64(info.st_size), mtimeNs: mtime)
     }
 
-    /// Whether a failed `stat` of `path` leaves it open whether the file is there: a folder on
-    /// the way that r2up may not search (EACCES) or an I/O error, not ENOENT or ENOTDIR.
-    static func cannotTell(_ path: String) -> Bool {
-        var info = stat()
-        return stat(path, &info) != 0 && errno != ENOENT && errno != ENOTDIR
+    /// Whether a `stat` that failed with `errno` leaves it open whether the file is there: a
+    /// folder on the way that r2up may not search (EACCES) or an I/O error, not ENOENT or ENOTDIR.
+    static func cannotTell(errno failure: Int32) -> Bool {
+        failure != ENOENT && failure != ENOTDIR
     }
 
     /// The track with its file at this size and mtime (nil: no file). An uploaded or downloaded

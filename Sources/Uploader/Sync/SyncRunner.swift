@@ -148,8 +148,7 @@ public struct SyncRunner: Sendable {
             guard problem.unreadFolder, problem.path.hasPrefix(root + "/") else { return true }
             return !filter.excludesFolder(ObjectKey.nfc(String(problem.path.dropFirst(root.count + 1))))
         }
-        for problem in summary.problems where problem.unreadFolder {
-            let status: ExitStatus = problem.path == root ? .badInput : .uploadFailed
+        for status in summary.problems.compactMap({ $0.exitStatus(root: root) }) {
             summary.exitCode = max(ExitStatus(rawValue: summary.exitCode) ?? .success, status).rawValue
         }
         summary.failures = plan.rejected

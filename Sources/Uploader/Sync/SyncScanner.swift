@@ -29,6 +29,13 @@ public struct ScanProblem: Sendable, Equatable, Codable {
         self.message = message
         self.unreadFolder = unreadFolder
     }
+
+    /// What it costs the run that scanned `root`: a folder it could not read hid files (exit 1),
+    /// `root` itself being unreadable is bad input (exit 2); anything else was only skipped.
+    public func exitStatus(root: String) -> ExitStatus? {
+        guard unreadFolder else { return nil }
+        return path == root ? .badInput : .uploadFailed
+    }
 }
 
 /// Walks a folder with readdir and lstat (no per-file Foundation objects: a no-op sync of
@@ -58,8 +65,9 @@ public struct SyncScanner: Sendable {
         var info = stat()
         guard stat(root, &info) == 0 else {
             let failure = errno
+            let unread = failure != ENOENT && failure != ENOTDIR
             problems.append(ScanProblem(
-                path: root, message: String(cString: strerror(failure)), unreadFolder: failure != ENOENT && failure != ENOTDIR))
+                path: root, message: (unread ? "cannot be read: " : "") + String(cString: strerror(failure)), unreadFolder: unread))
             return problems
         }
         var ancestors: Set<FileID> = [FileID(info)]

@@ -169,7 +169,7 @@ public struct FileUploader: Sendable {
     private static func isOwnObject(_ info: ObjectInfo, _ file: LocalFile) -> Bool {
         guard info.size == file.size, Self.isHexMD5(info.etag), let md5 = try? file.md5Base64(offset: 0, length: file.size)
         else { return false }
-        return Self.hex(base64: md5) == info.etag.lowercased()
+        return Self.etag(info.etag, isMD5: md5)
     }
 
     /// HEAD of the key; `unknown` when it cannot tell (a write-only token, a HEAD that fails):
@@ -300,8 +300,13 @@ public struct FileUploader: Sendable {
     static func storedAsHashed(_ reply: PutReply, checksum: PayloadChecksum, endpoint: S3Endpoint) -> Bool {
         let profile = ServerProfile.identify(endpoint: endpoint, serverHeader: reply.server)
         if profile.verifies(checksum.check) { return true }
-        guard profile.singlePutETagIsMD5, case .md5(let sent) = checksum, let md5 = hex(base64: sent) else { return false }
-        return reply.etag.lowercased() == md5
+        guard profile.singlePutETagIsMD5, case .md5(let sent) = checksum else { return false }
+        return etag(reply.etag, isMD5: sent)
+    }
+
+    /// Whether `etag` is the hex form of the base64 MD5 `md5` (any case).
+    static func etag(_ etag: String, isMD5 md5: String) -> Bool {
+        hex(base64: md5).map { $0 == etag.lowercased() } ?? false
     }
 
     static func isHexMD5(_ text: String) -> Bool {
