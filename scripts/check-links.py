@@ -64,13 +64,13 @@ def main():
                 resolved = os.path.normpath(os.path.join(os.path.dirname(page), path)) if path else page
                 where = f"{os.path.relpath(page, ROOT)}:{number}"
                 if not resolved.startswith(ROOT + os.sep) and resolved != ROOT:
-                    print(f"{where}: {target}: leads outside the repository")
+                    print(f"{where}: {target}: leads outside the repository", file=sys.stderr)
                     broken += 1
                 elif not os.path.exists(resolved):
-                    print(f"{where}: {target}: no such file")
+                    print(f"{where}: {target}: no such file", file=sys.stderr)
                     broken += 1
                 elif fragment and resolved.endswith(".md") and fragment not in anchors(resolved):
-                    print(f"{where}: {target}: no heading '#{fragment}' in {os.path.relpath(resolved, ROOT)}")
+                    print(f"{where}: {target}: no heading '#{fragment}' in {os.path.relpath(resolved, ROOT)}", file=sys.stderr)
                     broken += 1
     if broken:
         print(f"check-links: {broken} broken link(s) in README.md and docs/", file=sys.stderr)
