@@ -52,8 +52,9 @@ def anchors(path, cache={}):
 
 
 def main():
-    broken = 0
+    broken = checked = count = 0
     for page in pages():
+        count += 1
         with open(page, encoding="utf-8") as f:
             text = f.read()
         for number, line in prose(text):
@@ -62,6 +63,7 @@ def main():
                     continue
                 path, _, fragment = target.partition("#")
                 resolved = os.path.normpath(os.path.join(os.path.dirname(page), path)) if path else page
+                checked += 1
                 where = f"{os.path.relpath(page, ROOT)}:{number}"
                 if not resolved.startswith(ROOT + os.sep) and resolved != ROOT:
                     print(f"{where}: {target}: leads outside the repository", file=sys.stderr)
@@ -75,6 +77,7 @@ def main():
     if broken:
         print(f"check-links: {broken} broken link(s) in README.md and docs/", file=sys.stderr)
         return 1
+    print(f"check-links: {checked} relative links in {count} pages resolve", file=sys.stderr)
     return 0
 
 
