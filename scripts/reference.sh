@@ -47,7 +47,7 @@ binary, out = sys.argv[1], sys.argv[2]
 env = dict(os.environ, COLUMNS="100", LINES="25")
 
 def run(*args):
-    return subprocess.run([binary, *args], env=env, check=True, capture_output=True, text=True,
+    return subprocess.run([binary, *args], env=env, check=True, capture_output=True, encoding="utf-8",
                           stdin=subprocess.DEVNULL).stdout
 
 tree = json.loads(run("--experimental-dump-help"))["command"]
@@ -155,7 +155,7 @@ for depth, name, page, abstract in index:
 pages["README.md"] = "\n".join(lines) + "\n"
 
 for page, text in pages.items():
-    with open(os.path.join(out, page), "w") as f:
+    with open(os.path.join(out, page), "w", encoding="utf-8") as f:
         f.write(text)
 PY
 
