@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
-import Uploader
+import R2UpKit
+import R2UpModel
 
 extension R2Up {
     struct Doctor: AsyncParsableCommand {
@@ -24,8 +25,9 @@ extension R2Up {
             let settings: Result<Settings, ConfigurationError>
             do { settings = .success(try resolver.resolve(global.overrides)) } catch { settings = .failure(error) }
             let style = TerminalStyle(environment: environment, isTerminal: Terminal.stdoutIsTerminal)
-            let doctor = Uploader.Doctor(
-                settings: settings, configFiles: resolver.configFiles, environment: environment, ascii: style.ascii)
+            let doctor = R2UpKit.Doctor(
+                settings: settings, configFiles: resolver.configFiles, environment: environment, ascii: style.ascii,
+                clipboardCheck: { Clipboard.doctorCheck(environment: environment) })
             let quiet = global.quiet
             let report = await doctor.run { check in
                 if !quiet || check.outcome == .fail { Terminal.output(check.line(style: style)) }

@@ -1,0 +1,42 @@
+import Foundation
+import GRDB
+import Testing
+@testable import R2UpKit
+@testable import R2UpModel
+@testable import R2UpStore
+import R2UpTestSupport
+
+@Suite("Audio: tags in the store, status by album")
+struct AudioStoreTests {
+    @Test("a v1 database upgrades: its tracks gain empty tag columns, keep their states, and take tags")
+    func upgradeKeepsTracks() throws {
+        let folder = try ScratchFolder()
+        let path = folder.file("r2up.sqlite")
+        try V1Database.make(at: path)
+        let store = try Store(path: path)
+        #expect(try store.storedTags(under: nil).isEmpty)
+        let tags = AudioTags(title: "Intro", artist: "A", album: "B", year: 1999, track: 1, durationMs: 61_000)
+        try store.saveTags([("/music/album/01.flac", StoredTags(size: 31_457_280, mtimeNs: 5, tags: tags))])
+        let track = try #require(try store.track(path: "/music/album/01.flac"))
+        #expect(track.uploadState == .uploaded && track.key == "album/01.flac" && track.mtimeNs == 1_700_000_000_000_000_000)
+        #expect(try store.storedTags(under: "/music") == ["/music/album/01.flac": StoredTags(size: 31_457_280, mtimeNs: 5, tags: tags)])
+        // A file never seen becomes a track with no state; no tags is stored as "read, none found".
+        try store.saveTags([("/new/x.mp3", StoredTags(size: 3, mtimeNs: 4, tags: nil))])
+        #expect(try store.track(path: "/new/x.mp3")?.uploadState == UploadState.none)
+        #expect(try store.storedTags(paths: ["/new/x.mp3"]) == ["/new/x.mp3": StoredTags(size: 3, mtimeNs: 4, tags: nil)])
+    }
+
+    @Test("the catalog cache keeps HEAD results by bucket and key, and forgets removed keys")
+    func catalogCache() throws {
+        let folder = try ScratchFolder()
+        let store = try Store(path: folder.file("r2up.sqlite"))
+        let object = CatalogObject(
+            etag: "e1", size: 10, contentType: "audio/flac", lastModified: Date(timeIntervalSince1970: 1_750_000_000),
+            metadata: ["title": "Björk"])
+        try store.updateCatalogObjects(bucket: "b", saving: ["p/a.flac": object, "q/b.flac": object], removing: [])
+        #expect(try store.catalogObjects(bucket: "b", prefix: "p/") == ["p/a.flac": object])
+        #expect(try store.catalogObjects(bucket: "other", prefix: "").isEmpty)
+        try store.updateCatalogObjects(bucket: "b", saving: [:], removing: ["p/a.flac"])
+        #expect(try store.catalogObjects(bucket: "b", prefix: "").keys.sorted() == ["q/b.flac"])
+    }
+}
