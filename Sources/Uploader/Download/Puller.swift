@@ -200,7 +200,10 @@ public final class Puller: Sendable {
         _ item: PullItem, to path: String, cloud: CloudCopy, progress: (@Sendable (Int64) -> Void)?
     ) async -> Result<DownloadOutcome, DownloadError> {
         do {
-            let outcome = try await downloader.download(item, to: path, onBytes: progress)
+            // Only a multipart ETag needs the part size; a store that cannot say leaves it to the server.
+            let hint = ObjectCheck.multipart(item.etag) == nil
+                ? nil : (try? store?.uploadPartSize(bucket: service.bucket, key: item.key, etag: item.etag)) ?? nil
+            let outcome = try await downloader.download(item, to: path, partSizeHint: hint, onBytes: progress)
             var info = stat()
             if stat(path, &info) == 0 {
                 let mtime = LocalFile.nanoseconds(info.st_mtim)

@@ -27,6 +27,10 @@ public struct ServerProfile: Sendable, Equatable {
     /// 2026-11-24: SeaweedFS 4.48 refuses, moto 5.2 copies over the object. Where false (or not
     /// measured), a HEAD checks the key before a copy (the copy still carries the header).
     public var conditionalCopyIfNoneMatch = false
+    /// A multipart ETag ("hex-N") is the MD5 of the parts' MD5s, so `pull` can check the bytes
+    /// with it once it knows the part sizes. Not on R2, whose multipart ETags are opaque (rclone's
+    /// provider data says so too).
+    public var multipartETagIsPartMD5s = true
 
     /// Whether a CopyObject carrying `condition` is refused when it fails (r2up copies only to
     /// an empty key, or with `--overwrite` and no condition).
@@ -57,7 +61,7 @@ public struct ServerProfile: Sendable, Equatable {
     public static let r2 = ServerProfile(
         name: "Cloudflare R2", verifiesContentMD5: true, verifiesCRC32: false, verifiesCRC32C: false,
         conditionalIfNoneMatch: true, conditionalIfMatch: true, conditionalCompleteIfNoneMatch: true,
-        conditionalCompleteIfMatch: true, singlePutETagIsMD5: true)
+        conditionalCompleteIfMatch: true, singlePutETagIsMD5: true, multipartETagIsPartMD5s: false)
     /// Amazon S3 (documented: every checksum is verified; conditional writes since 2024).
     public static let amazonS3 = ServerProfile(
         name: "Amazon S3", verifiesContentMD5: true, verifiesCRC32: true, verifiesCRC32C: true,
