@@ -142,7 +142,9 @@ extension ObjectDownloader {
             }
             if let parts = await partLayout(item, count: count) { return .partMD5s(etag: etag, parts: parts) }
         }
-        if let details = try? await client.headDetails(bucket: bucket, key: item.key, checksums: true),
+        if let details = try? await retrying({ () throws(S3ClientError) in
+            try await client.headDetails(bucket: bucket, key: item.key, checksums: true)
+        }),
             details.size == item.size, let checksum = details.checksum
         {
             return .checksum(checksum)
@@ -158,7 +160,9 @@ extension ObjectDownloader {
 
     /// The part sizes of a `count`-part object, asked of the server; nil when it does not tell.
     private func partLayout(_ item: PullItem, count: Int) async -> [Int64]? {
-        guard let first = try? await client.headDetails(bucket: bucket, key: item.key, partNumber: 1),
+        guard let first = try? await retrying({ () throws(S3ClientError) in
+            try await client.headDetails(bucket: bucket, key: item.key, partNumber: 1)
+        }),
             first.partsCount.map({ $0 == count }) ?? true, first.size < item.size
         else { return nil }
         if let parts = ObjectCheck.equalParts(size: item.size, partSize: first.size, count: count) {
@@ -169,7 +173,9 @@ extension ObjectDownloader {
         guard count <= 64 else { return nil }
         var parts = [first.size]
         for number in 2...count {
-            guard let part = try? await client.headDetails(bucket: bucket, key: item.key, partNumber: number) else { return nil }
+            guard let part = try? await retrying({ () throws(S3ClientError) in
+                try await client.headDetails(bucket: bucket, key: item.key, partNumber: number)
+            }) else { return nil }
             parts.append(part.size)
         }
         return parts.reduce(0, +) == item.size ? parts : nil

@@ -245,6 +245,23 @@ final class ObjectDownloader: Sendable {
         }
     }
 
+    /// One request retried as a part's GET is: retryable failures (a reply cut short, 5xx, 429)
+    /// with backoff, `maxAttempts` in all.
+    func retrying<T: Sendable>(_ operation: () async throws(S3ClientError) -> T) async throws(S3ClientError) -> T {
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                return try await operation()
+            } catch {
+                guard attempt < Self.maxAttempts, !Task.isCancelled,
+                    let delay = retry.delayBeforeRetry(error.failureKind, attempt: attempt)
+                else { throw error }
+                try? await Task.sleep(for: delay)
+            }
+        }
+    }
+
     // MARK: - Checks
 
     private func verify(

@@ -61,7 +61,11 @@ public final class Puller: Sendable {
     public func plan(_ target: String) async throws(DownloadError) -> PullPlan {
         if !target.isEmpty && !target.hasSuffix("/") {
             let info: ObjectInfo?
-            do { info = try await service.client.headObject(bucket: service.bucket, key: target) } catch {
+            do {
+                info = try await downloader.retrying { () throws(S3ClientError) -> ObjectInfo? in
+                    try await service.client.headObject(bucket: service.bucket, key: target)
+                }
+            } catch {
                 throw .s3(key: target, error)
             }
             if let info {
@@ -79,7 +83,9 @@ public final class Puller: Sendable {
         var plan = PullPlan(items: [], refused: [])
         let listing: ObjectListing
         do {
-            listing = try await service.client.listAllObjects(bucket: service.bucket, prefix: prefix)
+            listing = try await downloader.retrying { () throws(S3ClientError) -> ObjectListing in
+                try await service.client.listAllObjects(bucket: service.bucket, prefix: prefix)
+            }
         } catch {
             throw .s3(key: prefix, error)
         }
