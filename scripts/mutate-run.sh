@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # scripts/mutate-run.sh — r2up through randomly mutated replies (issue 28 item 4).
 #
-#   scripts/mutate-run.sh --runs 40 --seed 1 [--rate 0.25] [--keep]
+#   scripts/mutate-run.sh --runs 40 --seed 1 [--rate 0.25] [--from K] [--keep]
+#   (--from K starts at run K: replays one failure with the same seed and operation)
 #
 # Starts a private SeaweedFS (scripts/seaweedfs.sh) and, per run, tools/mutateproxy.py in
 # front of it with seed SEED+RUN, then one operation of r2up through it, in turn: push of a
@@ -18,12 +19,13 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT=$PWD
-RUNS=20 SEED=1 RATE=0.25 KEEP=0
+RUNS=20 SEED=1 RATE=0.25 KEEP=0 FROM=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) RUNS=$2; shift 2 ;;
     --seed) SEED=$2; shift 2 ;;
     --rate) RATE=$2; shift 2 ;;
+    --from) FROM=$2; shift 2 ;;
     --keep) KEEP=1; shift ;;
     *) echo "mutate-run.sh: unknown argument $1" >&2; exit 2 ;;
   esac
@@ -135,7 +137,7 @@ PULL_PREFIX=mutate-pull/
 OPS=(push-small push-big sync pull copy)
 failed=0 crashes=0 hangs=0 wrong=0 clean=0 errors=0
 declare -A exits=()
-for run in $(seq 1 "$RUNS"); do
+for run in $(seq "$FROM" "$RUNS"); do
   op=${OPS[$(( (run - 1) % ${#OPS[@]} ))]}
   seed=$((SEED * 100000 + run))
   prefix="mutate-$SEED-$run/"
@@ -182,7 +184,7 @@ for run in $(seq 1 "$RUNS"); do
     echo "$line: ok$( [ "$status" != 0 ] && printf '; %s' "$(head -1 "$WORK/run-$run.err" | cut -c1-160)")"
   fi
 done
-summary="runs $RUNS (seed $SEED, rate $RATE): $clean exit 0, $errors clear errors; $crashes crashes, $hangs hangs, $wrong wrong objects or states; $failed failed checks; exit codes:"
+summary="runs $FROM-$RUNS (seed $SEED, rate $RATE): $clean exit 0, $errors clear errors; $crashes crashes, $hangs hangs, $wrong wrong objects or states; $failed failed checks; exit codes:"
 for code in "${!exits[@]}"; do summary+=" $code×${exits[$code]}"; done
 echo "$summary"
 [ "$failed" = 0 ]
