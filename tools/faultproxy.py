@@ -40,6 +40,8 @@ Reply rewrites (issue 15: a reply missing what S3 sends must never count as succ
                      token the request carried (or "faultproxy-loop"): a token loop
   no-token           a ListObjectsV2 reply says IsTruncated with no NextContinuationToken
   bad-length         a HEAD reply's Content-Length is one more than the object's size
+  flip-reply         flip one bit of one byte of a GET reply's body (200 or 206, with a
+                     Content-Length): bytes damaged on the way to the client (issue 28)
 Requests without a body get no reset-during-body/corrupt-body (they pass clean); a reply
 a rewrite does not apply to (no 206, no listing) passes clean and is not counted.
 
@@ -68,7 +70,7 @@ from email.utils import formatdate
 
 FAULTS = ["reset-before", "reset-during-body", "reset-after", "error", "stall",
           "truncate", "trickle", "corrupt-body"]
-REWRITES = ["cut-head", "drop-etag", "wrong-range", "loop-token", "no-token", "bad-length"]
+REWRITES = ["cut-head", "drop-etag", "wrong-range", "loop-token", "no-token", "bad-length", "flip-reply"]
 FAULTS += REWRITES
 ERROR_CODES = {
     500: ("Internal Server Error", "InternalError",
@@ -640,6 +642,15 @@ class Proxy:
             await cwriter.drain()
             await relay_body(ureader, cwriter, rframing, rlength)
             return False
+        if fault == "flip-reply":
+            if method != "GET" or status not in (200, 206) or rframing != "length" or not rlength:
+                return None
+            offset = random.Random(f"{self.a.seed}:flip{rec['req']}").randrange(0, rlength)
+            record("flip-reply", upstream_status=status, offset=offset, of=rlength)
+            cwriter.write(resp.raw)
+            await cwriter.drain()
+            await relay_body(ureader, cwriter, rframing, rlength, flip_at=offset)
+            return not ("close" in resp.tokens("connection"))
         if fault == "bad-length":
             length = resp.get("content-length")
             if method != "HEAD" or status != 200 or length is None or not length.isdigit():

@@ -13,7 +13,10 @@ extension R2Up {
                 KEY downloads one object into DEST under its own name; a PREFIX (ending in /, or a name \
                 that is no object) downloads everything under it, keeping the folders below the prefix. \
                 Large objects come as parallel 8 MiB ranged GETs into a hidden temporary file that is \
-                renamed into place once its size (and MD5, when the ETag is one) checks out; an \
+                renamed into place once its bytes match the object: the MD5 of a single-part ETag, the \
+                MD5 of the parts' MD5s of a multipart one (part sizes from the store or the server), or a \
+                checksum the server keeps; damaged bytes are fetched again (3 times in all), never kept, \
+                and one line says how many files could be checked by size only. An \
                 interrupted pull resumes from the parts verified on disk. A file already identical is \
                 skipped. A local file that changed since r2up last uploaded or downloaded it is not \
                 replaced: it is named and counted as failed (exit 1) unless --overwrite. Keys with '..', a leading '/' or a backslash are refused. Each downloaded path \
@@ -102,6 +105,13 @@ extension R2Up {
             } else if !global.quiet {
                 Terminal.error(summary.line(refused: plan.refused.count))
             }
+            // Every file is checked against the object's ETag or checksum; say so when one could not be.
+            let unverified = summary.outcomes.compactMap(\.unverified)
+            if !unverified.isEmpty && !global.quiet {
+                let count = unverified.count == 1 ? "1 file was" : "\(unverified.count) files were"
+                Terminal.error(
+                    "r2up: \(count) checked by size only: \(Set(unverified).sorted().joined(separator: "; "))")
+            }
             if summary.failures.contains(where: { $0.error.diagnosis.status == .configuration }) {
                 throw CommandFailure(status: .configuration)
             }
@@ -120,6 +130,8 @@ struct PulledObject: Codable {
     var result: String
     /// Bytes found verified on disk from an interrupted run.
     var resumedBytes: Int64
+    /// Checked against the object's ETag or checksum (false: by size only; skipped files: true).
+    var verified: Bool
 
     init(_ outcome: DownloadOutcome) {
         key = outcome.item.key
@@ -128,5 +140,6 @@ struct PulledObject: Codable {
         etag = outcome.item.etag
         result = outcome.result.rawValue
         resumedBytes = outcome.resumedBytes
+        verified = outcome.unverified == nil
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// One of the two real S3 implementations scripts/test.sh starts.
+/// One of the three real S3 implementations scripts/test.sh starts.
 struct CoreServer: Sendable, CustomTestStringConvertible {
     var name: String
     var endpoint: String
@@ -13,12 +13,22 @@ struct CoreServer: Sendable, CustomTestStringConvertible {
 
     static let seaweedFS = "SeaweedFS"
     static let moto = "moto"
+    /// MinIO's S3 code as `juicefs gateway` runs it (issue 28 item 7).
+    static let minIO = "MinIO (juicefs gateway)"
 
-    /// Both servers, by name (the test arguments); `server(named:)` reads their settings.
-    static let names = [seaweedFS, moto]
+    /// The servers, by name (the test arguments); `server(named:)` reads their settings.
+    static let names = [seaweedFS, moto, minIO]
 
     static func named(_ name: String) throws -> CoreServer {
         let env = ProcessInfo.processInfo.environment
+        if name == minIO {
+            guard let endpoint = env["R2UP_TEST_MINIO_ENDPOINT"], let bucket = env["R2UP_TEST_MINIO_BUCKET"],
+                let access = env["R2UP_TEST_MINIO_ACCESS_KEY"], let secret = env["R2UP_TEST_MINIO_SECRET_KEY"]
+            else {
+                throw HarnessError("no juicefs gateway: run the tests with scripts/test.sh, which starts one")
+            }
+            return CoreServer(name: name, endpoint: endpoint, accessKey: access, secretKey: secret, bucket: bucket)
+        }
         if name == moto {
             guard let endpoint = env["R2UP_TEST_MOTO_ENDPOINT"], let bucket = env["R2UP_TEST_MOTO_BUCKET"] else {
                 throw HarnessError("no moto server: run the tests with scripts/test.sh, which starts moto_server")
@@ -67,10 +77,10 @@ struct CoreServer: Sendable, CustomTestStringConvertible {
     }
 }
 
-/// The core commands against both real servers, SeaweedFS and moto (a second, independent S3
-/// implementation): what a user does first, checked with boto3. Suites that need another server
+/// The core commands against the three real servers, SeaweedFS, moto and MinIO's code in
+/// `juicefs gateway` (independent S3 implementations): what a user does first, checked with boto3. Suites that need another server
 /// behaviour (the identity guards) take `CoreServer.names` as their arguments too.
-@Suite("Core commands on SeaweedFS and moto")
+@Suite("Core commands on SeaweedFS, moto and MinIO")
 struct TwoServerCoreTests {
     static func fingerprint(_ data: Data) -> String {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("fp-\(UUID().uuidString)")

@@ -64,7 +64,11 @@ public final class Puller: Sendable {
     public func plan(_ target: String) async throws(DownloadError) -> PullPlan {
         if !target.isEmpty && !target.hasSuffix("/") {
             let info: ObjectInfo?
-            do { info = try await service.client.headObject(bucket: service.bucket, key: target) } catch {
+            do {
+                info = try await downloader.retrying { () throws(S3ClientError) -> ObjectInfo? in
+                    try await service.client.headObject(bucket: service.bucket, key: target)
+                }
+            } catch {
                 throw .s3(key: target, error)
             }
             if let info {
@@ -82,7 +86,9 @@ public final class Puller: Sendable {
         var plan = PullPlan(items: [], refused: [])
         let listing: ObjectListing
         do {
-            listing = try await service.client.listAllObjects(bucket: service.bucket, prefix: prefix)
+            listing = try await downloader.retrying { () throws(S3ClientError) -> ObjectListing in
+                try await service.client.listAllObjects(bucket: service.bucket, prefix: prefix)
+            }
         } catch {
             throw .s3(key: prefix, error)
         }
@@ -203,7 +209,10 @@ public final class Puller: Sendable {
         _ item: PullItem, to path: String, cloud: CloudCopy, progress: (@Sendable (Int64) -> Void)?
     ) async -> Result<DownloadOutcome, DownloadError> {
         do {
-            let outcome = try await downloader.download(item, to: path, onBytes: progress)
+            // Only a multipart ETag needs the part size; a store that cannot say leaves it to the server.
+            let hint = ObjectCheck.multipart(item.etag) == nil
+                ? nil : (try? store?.uploadPartSize(bucket: service.bucket, key: item.key, etag: item.etag)) ?? nil
+            let outcome = try await downloader.download(item, to: path, partSizeHint: hint, onBytes: progress)
             var info = stat()
             if stat(path, &info) == 0 {
                 let mtime = info.mtimeNs

@@ -14,6 +14,10 @@ public struct UploadJobMachine: Sendable {
     public private(set) var attempts: Int
     /// Failed tries in this run since the job last made progress.
     public private(set) var attemptsThisRun = 0
+    /// Failures in this run after the whole body was sent (completing or checking the object).
+    /// Sending parts again counts as progress, so without this a check that can never succeed
+    /// (a server whose HEAD has no ETag) started the upload over forever (issue 28).
+    public private(set) var verifyFailuresThisRun = 0
     /// When a later run may try again after a retryable failure.
     public private(set) var nextAttemptAt: Date?
     /// The most recent failure since the last progress.
@@ -112,6 +116,7 @@ public struct UploadJobMachine: Sendable {
             break
         }
         let duringUploadPart = state == .uploading && uploadID != nil
+        if state == .verifying { verifyFailuresThisRun += 1 }
         attempts += 1
         attemptsThisRun += 1
         failureStreak = lastFailure == kind ? failureStreak + 1 : 1
@@ -123,7 +128,7 @@ public struct UploadJobMachine: Sendable {
             return .restage(abortUploadID: nil)
         }
         let decision = policy.decide(
-            kind, streak: failureStreak, attempts: attempts, attemptsThisRun: attemptsThisRun,
+            kind, streak: failureStreak, attempts: attempts, attemptsThisRun: max(attemptsThisRun, verifyFailuresThisRun),
             duringUploadPart: duringUploadPart, now: now)
         switch decision {
         case .retry(let delay):
@@ -158,6 +163,7 @@ public struct UploadJobMachine: Sendable {
         state = uploadID == nil ? .staged : .initiated
         attempts = 0
         attemptsThisRun = 0
+        verifyFailuresThisRun = 0
         nextAttemptAt = nil
         lastFailure = nil
         failureStreak = 0

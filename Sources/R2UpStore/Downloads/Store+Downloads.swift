@@ -55,4 +55,22 @@ extension Store {
                 db, sql: "SELECT * FROM tracks WHERE downloadState = 'error' AND key IS NOT NULL ORDER BY path")
         }
     }
+
+    /// The part size of the multipart upload r2up made of `key` that has this ETag, from its
+    /// track's content digest ("p:CHECK:PART SIZE:…", `ContentDigest`): how `pull` checks the
+    /// bytes against a multipart ETag without asking the server. Nil when no track says.
+    public func uploadPartSize(bucket: String, key: String, etag: String) throws(StoreError) -> Int64? {
+        try read { db in
+            let digests = try String.fetchAll(
+                db,
+                sql: """
+                    SELECT digest FROM tracks WHERE bucket = ? AND "key" = ? AND lower(etag) = lower(?) AND digest LIKE 'p:%'
+                    """, arguments: [bucket, key, etag])
+            for digest in digests {
+                let fields = digest.split(separator: ":")
+                if fields.count == 4, let size = Int64(fields[2]), size > 0 { return size }
+            }
+            return nil
+        }
+    }
 }

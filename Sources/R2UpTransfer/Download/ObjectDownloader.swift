@@ -42,10 +42,13 @@ public struct DownloadOutcome: Sendable, Equatable {
     public var result: Result
     /// Bytes found verified on disk from an earlier, interrupted run.
     public var resumedBytes: Int64
+    /// Why the bytes could not be checked beyond their count (nil: checked, or skipped).
+    public var unverified: String? = nil
 }
 
 /// Downloads one object into a hidden temporary file beside its final name, in ranged parts
-/// fetched in parallel, and renames it into place only once its size (and MD5 ETag) check out.
+/// fetched in parallel, and renames it into place only once its size and its bytes check out
+/// against what the server says the object is (`ObjectCheck`).
 package final class ObjectDownloader: Sendable {
     let client: S3Client
     let bucket: String
@@ -53,6 +56,8 @@ package final class ObjectDownloader: Sendable {
     let partSize: Int64
     let retry = RequestRetryPolicy()
     static let maxAttempts = 5
+    /// Whole downloads of one object whose bytes did not match it, before the pull fails.
+    static let maxDownloads = 3
 
     package init(client: S3Client, bucket: String, slots: TransferSlots, partSize: Int64) {
         self.client = client
@@ -62,12 +67,33 @@ package final class ObjectDownloader: Sendable {
     }
 
     /// `onBytes`: the bytes of the object on disk so far (resumed parts, then each part as it lands).
+    /// `partSizeHint`: the part size of the upload r2up made of this object, if the store knows it.
+    /// Bytes that do not match the object (damaged in transit) are never kept: the object is
+    /// fetched again, whole, up to `maxDownloads` times in all.
     package func download(
-        _ item: PullItem, to path: String, onBytes: (@Sendable (Int64) -> Void)? = nil
+        _ item: PullItem, to path: String, partSizeHint: Int64? = nil, onBytes: (@Sendable (Int64) -> Void)? = nil
     ) async throws(DownloadError) -> DownloadOutcome {
         if try Self.isIdentical(path: path, item: item) {
             return DownloadOutcome(item: item, path: path, result: .skipped, resumedBytes: 0)
         }
+        let check = await check(for: item, partSizeHint: partSizeHint)
+        var downloads = 0
+        while true {
+            downloads += 1
+            do throws(DownloadError) {
+                var outcome = try await downloadOnce(item, to: path, check: check, onBytes: onBytes)
+                if case .none(let reason) = check { outcome.unverified = reason }
+                return outcome
+            } catch .verificationFailed(let key, let reason) {
+                if downloads < Self.maxDownloads { continue }
+                throw .verificationFailed(key: key, reason: downloads > 1 ? "\(reason) (fetched \(downloads) times)" : reason)
+            }
+        }
+    }
+
+    private func downloadOnce(
+        _ item: PullItem, to path: String, check: ObjectCheck, onBytes: (@Sendable (Int64) -> Void)?
+    ) async throws(DownloadError) -> DownloadOutcome {
         let (dataPath, recordPath) = DownloadPath.temporaryPaths(for: path)
         let parts = DownloadPart.plan(size: item.size, partSize: partSize)
         let resumable = parts.count > 1
@@ -127,7 +153,7 @@ package final class ObjectDownloader: Sendable {
             if !resumable { Self.discard(dataPath, recordPath) }
             throw failure
         }
-        try verify(item, descriptor: descriptor, dataPath: dataPath, recordPath: recordPath)
+        try verify(item, check: check, descriptor: descriptor, dataPath: dataPath, recordPath: recordPath)
         if let modified = item.lastModified {
             // Like aws s3 cp: the file's mtime is the object's, which the identical-file check compares.
             var times = [
@@ -220,19 +246,44 @@ package final class ObjectDownloader: Sendable {
         }
     }
 
+    /// One request retried as a part's GET is: retryable failures (a reply cut short, 5xx, 429)
+    /// with backoff, `maxAttempts` in all.
+    package func retrying<T: Sendable>(_ operation: () async throws(S3ClientError) -> T) async throws(S3ClientError) -> T {
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                return try await operation()
+            } catch {
+                guard attempt < Self.maxAttempts, !Task.isCancelled,
+                    let delay = retry.delayBeforeRetry(error.failureKind, attempt: attempt)
+                else { throw error }
+                try? await Task.sleep(for: delay)
+            }
+        }
+    }
+
     // MARK: - Checks
 
-    private func verify(_ item: PullItem, descriptor: Int32, dataPath: String, recordPath: String) throws(DownloadError) {
+    private func verify(
+        _ item: PullItem, check: ObjectCheck, descriptor: Int32, dataPath: String, recordPath: String
+    ) throws(DownloadError) {
         var info = stat()
         guard fstat(descriptor, &info) == 0, Int64(info.st_size) == item.size else {
             Self.discard(dataPath, recordPath)
             throw .verificationFailed(key: item.key, reason: "the file is not \(item.size) bytes long")
         }
-        guard let expected = item.plainMD5 else { return }
-        let actual = Self.md5Hex(descriptor: descriptor, length: item.size)
-        guard actual == expected else {
+        guard check.matches(descriptor: descriptor, size: item.size) else {
+            // Damaged in transit (or on disk since a resumed part was checked): nothing is kept.
             Self.discard(dataPath, recordPath)
-            throw .verificationFailed(key: item.key, reason: "its MD5 \(actual ?? "(unreadable)") is not the ETag \(expected)")
+            let against: String
+            switch check {
+            case .md5(let md5): against = "the MD5 of its bytes is not the ETag \(md5)"
+            case .partMD5s(let etag, let parts): against = "the MD5 of its \(parts.count) parts' MD5s is not the ETag \(etag)"
+            case .checksum(let checksum): against = "its \(checksum.check.rawValue.uppercased()) is not the server's \(checksum.value)"
+            case .none: against = "unreadable"
+            }
+            throw .verificationFailed(key: item.key, reason: against)
         }
     }
 

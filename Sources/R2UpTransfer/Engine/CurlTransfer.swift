@@ -206,7 +206,9 @@ final class CurlTransfer {
         case .file(let descriptor, let offset):
             // An error reply goes to memory so it can be parsed, not into the user's file.
             if !(200..<300).contains(status) {
-                if responseBody.count + count > 1 << 20 { return 0 }
+                // The first MiB says what went wrong; the rest is dropped, not a failed write
+                // (which would read as the local disk's fault and not be retried).
+                if responseBody.count + count > 1 << 20 { return count }
                 buffer.withMemoryRebound(to: UInt8.self, capacity: count) {
                     responseBody.append(contentsOf: UnsafeBufferPointer(start: $0, count: count))
                 }

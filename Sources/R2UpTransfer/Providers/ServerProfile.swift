@@ -28,6 +28,10 @@ public struct ServerProfile: Sendable, Equatable {
     /// 2026-11-24: SeaweedFS 4.48 refuses, moto 5.2 copies over the object. Where false (or not
     /// measured), a HEAD checks the key before a copy (the copy still carries the header).
     public var conditionalCopyIfNoneMatch = false
+    /// A multipart ETag ("hex-N") is the MD5 of the parts' MD5s, so `pull` can check the bytes
+    /// with it once it knows the part sizes. Not on R2, whose multipart ETags are opaque (rclone's
+    /// provider data says so too).
+    public var multipartETagIsPartMD5s = true
 
     /// Whether a CopyObject carrying `condition` is refused when it fails (r2up copies only to
     /// an empty key, or with `--overwrite` and no condition).
@@ -58,7 +62,7 @@ public struct ServerProfile: Sendable, Equatable {
     public static let r2 = ServerProfile(
         name: "Cloudflare R2", verifiesContentMD5: true, verifiesCRC32: false, verifiesCRC32C: false,
         conditionalIfNoneMatch: true, conditionalIfMatch: true, conditionalCompleteIfNoneMatch: true,
-        conditionalCompleteIfMatch: true, singlePutETagIsMD5: true)
+        conditionalCompleteIfMatch: true, singlePutETagIsMD5: true, multipartETagIsPartMD5s: false)
     /// Amazon S3 (documented: every checksum is verified; conditional writes since 2024).
     public static let amazonS3 = ServerProfile(
         name: "Amazon S3", verifiesContentMD5: true, verifiesCRC32: true, verifiesCRC32C: true,
@@ -70,11 +74,16 @@ public struct ServerProfile: Sendable, Equatable {
         name: "SeaweedFS", verifiesContentMD5: true, verifiesCRC32: true, verifiesCRC32C: true,
         conditionalIfNoneMatch: true, conditionalIfMatch: true, conditionalCompleteIfNoneMatch: true,
         conditionalCompleteIfMatch: true, singlePutETagIsMD5: true, conditionalCopyIfNoneMatch: true)
-    /// MinIO (documented: verifies Content-MD5 and x-amz-checksum-*; conditional PUTs; the
-    /// completion's conditions are not measured, so a HEAD checks first).
+    /// A server that says `Server: MinIO`: MinIO itself, or MinIO's gateway code as `juicefs
+    /// gateway` runs it. Measured on juicefs 1.4.2's gateway (tools/s3facts.py, boto3;
+    /// 2026-11-26): only Content-MD5 is verified (a wrong CRC-32 or CRC-32C is stored), and no
+    /// conditional write is honoured (If-None-Match and If-Match on PUT, on the completion and
+    /// on CopyObject are ignored; the copy-source conditions are). The two cannot be told apart
+    /// by their replies, so what the gateway does is what r2up relies on: a HEAD checks the key
+    /// first and every single PUT. Without `--keep-etag` its HEAD replies carry no ETag at all.
     public static let minIO = ServerProfile(
-        name: "MinIO", verifiesContentMD5: true, verifiesCRC32: true, verifiesCRC32C: true,
-        conditionalIfNoneMatch: true, conditionalIfMatch: true, conditionalCompleteIfNoneMatch: false,
+        name: "MinIO", verifiesContentMD5: true, verifiesCRC32: false, verifiesCRC32C: false,
+        conditionalIfNoneMatch: false, conditionalIfMatch: false, conditionalCompleteIfNoneMatch: false,
         conditionalCompleteIfMatch: false, singlePutETagIsMD5: false)
     /// moto 5.2 (`moto_server`), measured: it stores a damaged body whatever checksum came with it,
     /// and completes a multipart upload over a wrong `If-Match` (2026-11-24).

@@ -28,9 +28,15 @@ public struct S3ServiceError: Error, Sendable, Equatable, CustomStringConvertibl
             code = ""
             message = ""
             if !response.body.isEmpty {
-                // Not S3 at all (an HTML page, a proxy's error): say so, briefly.
-                let text = String(decoding: response.body.prefix(120), as: UTF8.self)
-                    .replacingOccurrences(of: "\n", with: " ")
+                // Not S3 at all (an HTML page, a proxy's error): say so, briefly; a body that
+                // is not text (an object's bytes under an error status) is only counted.
+                let head = response.body.prefix(120)
+                let decoded = String(decoding: head, as: UTF8.self)
+                // At most one replacement character: the cut at 120 bytes may split one.
+                let isText = !head.contains { $0 < 0x09 || ($0 > 0x0D && $0 < 0x20) || $0 == 0x7F }
+                    && decoded.unicodeScalars.filter { $0 == "\u{FFFD}" }.count <= 1
+                let text = isText
+                    ? decoded.replacingOccurrences(of: "\n", with: " ") : "\(response.body.count) bytes that are not text"
                 message = "the reply is not an S3 error document: \(text)"
             }
         }

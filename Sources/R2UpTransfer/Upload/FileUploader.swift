@@ -335,8 +335,21 @@ public struct FileUploader: Sendable {
     }
 
     private func verifyOnce(bucket: String, key: String, size: Int64, etag: String?) async throws(UploadError) {
-        let info = try await withRetries("HEAD \(key)") { () throws(UploadError) -> ObjectInfo? in
-            do { return try await client.headObject(bucket: bucket, key: key) } catch { throw .s3(S3ClientError(error)) }
+        let info: ObjectInfo?
+        do {
+            info = try await withRetries("HEAD \(key)") { () throws(UploadError) -> ObjectInfo? in
+                do { return try await client.headObject(bucket: bucket, key: key) } catch { throw .s3(S3ClientError(error)) }
+            }
+        } catch .s3(.transfer(let failure)) where failure.kind == .connectionReset {
+            // Every HEAD came without an ETag. A reply cut short does that once in a while; a
+            // server that keeps no ETags (juicefs gateway without --keep-etag) every time, and no
+            // number of tries helps: say so, once (DESIGN §6: such a reply is never a success).
+            if let whole = try? await client.headDetails(bucket: bucket, key: key), whole.etag.isEmpty, whole.size == size {
+                throw .verificationFailed(
+                    key: key,
+                    reason: "the server's HEAD replies carry no ETag, which S3 always sends, so the upload cannot be confirmed (the object is there, unconfirmed; a juicefs gateway needs --keep-etag)")
+            }
+            throw .s3(.transfer(failure))
         }
         guard let info else { throw .verificationFailed(key: key, reason: "the object is missing after upload") }
         guard info.size == size else {

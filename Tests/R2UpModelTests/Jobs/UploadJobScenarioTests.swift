@@ -58,6 +58,27 @@ struct UploadJobScenarioTests {
         #expect(job.attempts == 3)
     }
 
+    @Test("a multipart upload sent again on every try but never confirmed gives up: parts sent again are no progress past the check")
+    func partsSentAgainButNeverVerified() {
+        var job = UploadJobMachine(policy: Self.policy)
+        var actions: [UploadJobAction] = []
+        _ = job.start(multipart: true)
+        _ = job.initiated(uploadID: "U1")
+        for attempt in 1...3 {
+            if attempt > 1 {
+                // The retry finds the upload completed and gone: it starts a new one (issue 28).
+                _ = job.start(multipart: true)
+                _ = job.resumeFailed()
+                _ = job.initiated(uploadID: "U\(attempt)")
+            }
+            for _ in 1...3 { #expect(job.partFinished() == .recordPart) }
+            _ = job.bodySent()
+            actions.append(job.failed(.connectionReset, now: Self.now))
+        }
+        #expect(actions.map { if case .retry = $0 { true } else { false } } == [true, true, false])
+        #expect(job.state == .failedRetryable)
+    }
+
     @Test("retries back off in this run, then give up until nextAttemptAt")
     func retriesThenGiveUp() {
         var job = UploadJobMachine(state: .initiated, uploadID: "U", policy: Self.policy)

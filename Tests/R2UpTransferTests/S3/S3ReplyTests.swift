@@ -20,6 +20,15 @@ struct S3ReplyTests {
         #expect(error.description == "NoSuchBucket (HTTP 404): The specified bucket does not exist")
     }
 
+    @Test("an error status over a body of object bytes is counted, never printed (issue 28: mutated replies)")
+    func binaryErrorBody() {
+        let bytes: [UInt8] = (0..<5000).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 7) }
+        let error = S3ServiceError(
+            response: HTTPResponse(status: 404, headers: [], body: bytes, bodyBytesReceived: Int64(bytes.count)))
+        #expect(error.message == "the reply is not an S3 error document: 5000 bytes that are not text")
+        #expect(error.code == "NotFound")
+    }
+
     @Test("an HTML page from something that is not S3 says so")
     func htmlReply() {
         let error = S3ServiceError(response: response(502, "<html><body>Bad gateway</body></html>"))
