@@ -473,7 +473,7 @@ extension BadInputRow {
             env["R2UP_ENDPOINT"] = proxy.endpoint
             return BadInputSetup(c.push(try c.file("a.m4a")), environment: env, database: c.database, helpers: [proxy])
         },
-        BadInputRow(id: "endpoint refusing connections", status: 1, phrase: "the endpoint refused the connection") { c in
+        BadInputRow(id: "endpoint refusing connections", status: 3, phrase: "the endpoint refused the connection") { c in
             BadInputSetup(c.push(try c.file("a.m4a"), ["--endpoint", "http://127.0.0.1:1"]), environment: c.environment, database: c.database)
         },
         BadInputRow(id: "endpoint that is not S3", status: 3, phrase: "the endpoint does not answer like S3: it answered an HTML page (HTTP 200) to an upload") { c in

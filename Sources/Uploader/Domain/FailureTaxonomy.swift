@@ -60,6 +60,14 @@ public struct Diagnosis: Sendable, Equatable {
         }
     }
 
+    /// A refused connection before any reply: the endpoint, not a file, is what is wrong.
+    static func unreachable(_ error: any Error) -> String {
+        var detail = String(describing: error)
+        if case .s3(.transfer(let failure))? = error as? UploadError { detail = failure.message }
+        if case .transfer(let failure)? = error as? S3ClientError { detail = failure.message }
+        return "the endpoint refused the connection (\(detail)): is the server running? check --endpoint or R2UP_ENDPOINT"
+    }
+
     private init(_ pair: (ExitStatus, String), prefix: String) {
         self.init(status: pair.0, message: pair.0 == .configuration ? pair.1 : prefix + pair.1)
     }

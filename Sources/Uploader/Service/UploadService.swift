@@ -114,6 +114,11 @@ extension UploadService {
     /// because S3 and R2 answer AccessDenied, not NoSuchBucket, when the token cannot list.
     public func diagnose(_ error: any Error, subject: String?) async -> Diagnosis {
         let diagnosis = Diagnosis(error, subject: subject)
+        if FailureKind(error) == .connectionRefused, !client.hasAnswered {
+            // Refused before the server ever answered: every file would meet the same, so it is
+            // the run's failure (exit 3, jobs stay queued), not one line per file.
+            return Diagnosis(status: .configuration, message: Diagnosis.unreachable(error))
+        }
         guard case .s3(.service(let failure))? = error as? UploadError, failure.code == "AccessDenied" else {
             return diagnosis
         }
