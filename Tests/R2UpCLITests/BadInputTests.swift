@@ -203,6 +203,12 @@ struct BadInputContext: Sendable {
             ["--upstream", server["R2UP_ENDPOINT"]!.replacingOccurrences(of: "http://", with: ""), "--max-seconds", "300"] + arguments)
     }
 
+    /// `a.m4a` pushed into the row's prefix (one object, one history row).
+    func pushedOne() async throws {
+        let first = try await ProcessRunner.r2up(push(try file("a.m4a")), environment: environment, unprivileged: false)
+        guard first.status == 0 else { throw HarnessError("first push: \(first.stderr)") }
+    }
+
     /// `push PATH` into the row's prefix, plus `extra` arguments.
     func push(_ path: String, _ extra: [String] = []) -> [String] {
         ["push", path, "--prefix", scope, "--db", database] + extra
@@ -444,6 +450,14 @@ extension BadInputRow {
         },
         BadInputRow(id: "empty key", status: 2, phrase: "invalid object key: the key is empty") { c in
             BadInputSetup(["push", try c.file("a.m4a"), "--key", "", "--db", c.database], environment: c.environment, database: c.database)
+        },
+        BadInputRow(id: "rm --prefix ''", status: 2, phrase: "would be the whole bucket; nothing deleted", objects: ["a.m4a"]) { c in
+            try await c.pushedOne()
+            return BadInputSetup(["rm", "--prefix", "", "--yes", "--db", c.database], environment: c.environment, database: c.database)
+        },
+        BadInputRow(id: "rm --prefix /", status: 2, phrase: "rm --prefix '/' would be the whole bucket", objects: ["a.m4a"]) { c in
+            try await c.pushedOne()
+            return BadInputSetup(["rm", "--prefix", "/", "--yes", "--db", c.database], environment: c.environment, database: c.database)
         },
         BadInputRow(id: "unknown bucket", status: 3, phrase: "does not exist (NoSuchBucket); check --bucket or R2UP_BUCKET") { c in
             // A non-admin identity: SeaweedFS creates a missing bucket for an admin's PUT.
