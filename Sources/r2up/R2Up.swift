@@ -9,7 +9,7 @@ struct R2Up: AsyncParsableCommand {
         abstract: "Upload tracks to Cloudflare R2 or any S3-compatible storage, and keep their history.",
         version: "0.1.0",
         subcommands: [
-            Push.self, Pull.self, Sync.self, Queue.self, Retry.self, History.self, CopyURL.self, Status.self, Ls.self,
+            Push.self, Pull.self, Cat.self, Sync.self, Queue.self, Retry.self, History.self, CopyURL.self, Status.self, Ls.self,
             Presign.self, Rm.self, Config.self, Doctor.self, Catalog.self, Watch.self,
         ]
     )
@@ -33,7 +33,8 @@ struct R2Up: AsyncParsableCommand {
             // The reader went away: whatever went wrong after that, the run ended because of it.
             if Terminal.isOutputClosed { Foundation.exit(Terminal.closedOutputStatus) }
             if !failure.diagnosis.message.isEmpty { Terminal.error("r2up: \(TextColumns.printable(failure.diagnosis.message))") }
-            Foundation.exit(failure.diagnosis.status.rawValue)
+            // An interrupted run exits 128 + its signal: 130 for Ctrl-C, 143 for SIGTERM.
+            Foundation.exit(failure.diagnosis.status == .interrupted ? Interruption.exitCode : failure.diagnosis.status.rawValue)
         } catch {
             // Usage errors get exit 2, like DESIGN §3 says; argument-parser's own codes otherwise.
             let code = exitCode(for: error)

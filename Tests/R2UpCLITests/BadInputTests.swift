@@ -459,6 +459,16 @@ extension BadInputRow {
             try await c.pushedOne()
             return BadInputSetup(["rm", "--prefix", "/", "--yes", "--db", c.database], environment: c.environment, database: c.database)
         },
+        BadInputRow(id: "pull KEY FILE where the file is a folder", status: 2, phrase: "out/a.m4a: is a folder, not a file; nothing was written",
+                    objects: ["a.m4a"]) { c in
+            try await c.pushedOne()
+            try FileManager.default.createDirectory(atPath: c.folder + "/out/a.m4a/kept", withIntermediateDirectories: true)
+            var setup = BadInputSetup(["pull", c.scope + "a.m4a", c.folder + "/out", "--db", c.database], environment: c.environment, database: c.database)
+            setup.verify = { c in
+                #expect((try? FileManager.default.contentsOfDirectory(atPath: c.folder + "/out/a.m4a")) == ["kept"])
+            }
+            return setup
+        },
         BadInputRow(id: "unknown bucket", status: 3, phrase: "does not exist (NoSuchBucket); check --bucket or R2UP_BUCKET") { c in
             // A non-admin identity: SeaweedFS creates a missing bucket for an admin's PUT.
             let env = CLI.environment(server: try CLI.writerEnvironment(), home: c.folder)
@@ -766,7 +776,7 @@ extension BadInputRow {
             var env = c.environment
             env["R2UP_ENDPOINT"] = proxy.endpoint
             var setup = BadInputSetup(
-                ["pull", c.scope + "big.flac", c.folder + "/out", "--db", c.folder + "/pull.sqlite"], environment: env,
+                ["pull", c.scope + "big.flac", c.folder + "/out/", "--db", c.folder + "/pull.sqlite"], environment: env,
                 database: c.database, helpers: [proxy])
             setup.verify = { c in #expect(!FileManager.default.fileExists(atPath: c.folder + "/out/big.flac")) }
             return setup

@@ -70,6 +70,12 @@ public enum DownloadError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The transfer was cancelled (Ctrl-C, SIGTERM): left to resume, not failed.
+    public var isCancellation: Bool {
+        if case .s3(_, let error) = self { return error.failureKind == .cancelled }
+        return false
+    }
+
     /// Worth another try within this run: network trouble and server errors.
     var isRetryable: Bool {
         if case .s3(_, let error) = self { return error.failureKind.retryClass == .retryable }
