@@ -39,7 +39,7 @@ struct R2Up: AsyncParsableCommand {
             // Usage errors get exit 2, like DESIGN §3 says; argument-parser's own codes otherwise.
             let code = exitCode(for: error)
             if code == .validationFailure || code.rawValue == 64 {
-                Terminal.error(fullMessage(for: error))
+                Terminal.error(UsageLine.text(message(for: error), arguments: Array(CommandLine.arguments.dropFirst())))
                 Foundation.exit(ExitStatus.badInput.rawValue)
             }
             exit(withError: error)
@@ -54,6 +54,24 @@ struct CommandFailure: Error {
     init(_ diagnosis: Diagnosis) { self.diagnosis = diagnosis }
     init(_ error: any Error) { diagnosis = Diagnosis(error) }
     init(status: ExitStatus) { diagnosis = Diagnosis(status: status, message: "") }
+}
+
+/// An argument error in the `r2up:` style of every other error: one line, then where help is.
+enum UsageLine {
+    static func text(_ message: String, arguments: [String]) -> String {
+        let lines = message.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        var first = lines.first ?? "invalid arguments"
+        if first.hasPrefix("Error: ") { first.removeFirst("Error: ".count) }
+        // The command words typed (`config init`, `queue cancel`), for the help to look at.
+        var words: [String] = []
+        var commands: [any ParsableCommand.Type] = R2Up.configuration.subcommands
+        for argument in arguments {
+            guard let command = commands.first(where: { $0._commandName == argument }) else { break }
+            words.append(argument)
+            commands = command.configuration.subcommands
+        }
+        return "r2up: \(first) (see r2up \((words + ["--help"]).joined(separator: " ")))"
+    }
 }
 
 /// A mistyped subcommand: "unknown command 'psuh'; did you mean 'push'?" (exit 2).
