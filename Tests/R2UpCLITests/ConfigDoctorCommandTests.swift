@@ -164,16 +164,18 @@ struct ConfigDoctorCommandTests {
         #expect(result.status == 0, "stdout: \(result.stdout)\nstderr: \(result.stderr)")
         let lines = result.stdout.split(separator: "\n").map(String.init)
         let server = try CLI.serverEnvironment()
-        #expect(lines.count == 10)
+        #expect(lines.count == 11)
         #expect(lines[0] == "✓ config: profile default; no config file found, settings from flags and environment only")
         #expect(lines[1].hasPrefix("✓ credentials: access key id ") && lines[1].hasSuffix(", from environment AWS_ACCESS_KEY_ID"))
         #expect(lines[2].hasPrefix("✓ endpoint: \(server["R2UP_ENDPOINT"]!) answered (HTTP "))
         #expect(lines[3] == "- TLS: plain HTTP, nothing is encrypted")
         #expect(lines[4] == "✓ bucket: '\(server["R2UP_BUCKET"]!)' exists and the credentials can list it")
         #expect(lines[5].hasPrefix("✓ write: wrote, read back and deleted .r2up-doctor/probe-"))
-        #expect(lines[6].hasPrefix("✓ clock: offset "))
-        #expect(lines[8] == "✓ database: \(folder.path)/db.sqlite is not created yet; the first upload creates it")
-        #expect(lines[9].hasPrefix("doctor: ") && lines[9].contains(", 0 failed"))
+        #expect(lines[6].hasPrefix("✓ public URL: fetched the probe through \(server["R2UP_PUBLIC_URL"]!)/.r2up-doctor/probe-"))
+        #expect(lines[6].hasSuffix(" without credentials"))
+        #expect(lines[7].hasPrefix("✓ clock: offset "))
+        #expect(lines[9] == "✓ database: \(folder.path)/db.sqlite is not created yet; the first upload creates it")
+        #expect(lines[10].hasPrefix("doctor: ") && lines[10].contains(", 0 failed"))
         for line in lines { #expect(!line.contains(server["AWS_SECRET_ACCESS_KEY"]!)) }
         #expect(try await Self.probeObjects().isEmpty)
     }
@@ -197,7 +199,51 @@ struct ConfigDoctorCommandTests {
         let lines = result.stdout.split(separator: "\n").map(String.init)
         #expect(lines.contains { $0.hasPrefix(line + " — ") }, "\(result.stdout)")
         #expect(lines.contains { $0.hasPrefix("- write: skipped (the ") })
+        #expect(lines.contains { $0.hasPrefix("- public URL: skipped (the ") })
         #expect(!result.stdout.contains("not-the-secret"))
+    }
+
+    @Test("doctor fetches the probe through the public URL and says what is wrong when it does not serve", arguments: [
+        "missing bucket path", "bucket path too much", "wrong base", "not public",
+    ])
+    func doctorPublicURL(scenario: String) async throws {
+        let folder = try TemporaryFolder()
+        var env = Self.bare(folder)
+        let server = try CLI.serverEnvironment()
+        for (name, value) in server { env[name] = value }
+        let endpoint = server["R2UP_ENDPOINT"]!
+        let bucket = server["R2UP_BUCKET"]!
+        var helper: HelperServer?
+        defer { helper?.stop() }
+        let expected: String
+        switch scenario {
+        case "missing bucket path":
+            env["R2UP_PUBLIC_URL"] = endpoint
+            expected = "but \(endpoint)/\(bucket)/.r2up-doctor/probe-"
+        case "bucket path too much":
+            // The bucket's path given twice: one too many, as a custom domain with the bucket's path added.
+            env["R2UP_PUBLIC_URL"] = endpoint + "/" + bucket + "/" + bucket
+            expected = "but \(endpoint)/\(bucket) serves the bucket at its root"
+        case "wrong base":
+            env["R2UP_PUBLIC_URL"] = endpoint + "/r2up-no-such-public-bucket"
+            expected = "the public URL base \(endpoint)/r2up-no-such-public-bucket does not serve this bucket"
+        case "not public":
+            let proxy = try await HelperServer.start(
+                "faultproxy.py",
+                ["--upstream", endpoint.replacingOccurrences(of: "http://", with: ""), "--script", "1=error:403",
+                 "--only-methods", "GET", "--max-seconds", "120"])
+            helper = proxy
+            env["R2UP_PUBLIC_URL"] = proxy.endpoint + "/" + bucket
+            expected = "answered HTTP 403: public access is not enabled for the bucket"
+        default:
+            throw HarnessError("unknown scenario \(scenario)")
+        }
+        let result = try await CLI.run(["doctor"], environment: env)
+        let line = result.stdout.split(separator: "\n").map(String.init).first { $0.contains("public URL:") } ?? ""
+        #expect(result.status == 3, "\(result.stdout)")
+        #expect(line.hasPrefix("✗ public URL: ") && line.contains(expected), "\(scenario): \(line)")
+        #expect(line.contains(" — "), "advice: \(line)")
+        #expect(try await Self.probeObjects().isEmpty)
     }
 
     @Test("doctor: a database that is not SQLite exits 5; --quiet prints only the failure")
