@@ -132,6 +132,31 @@ struct ConfigDoctorCommandTests {
         #expect(file.contains("aws_secret_access_key = \(secret)\n"))
     }
 
+    @Test("config init checks each answer as it is typed and asks again; the right answers are written")
+    func initAsksAgain() async throws {
+        let folder = try TemporaryFolder()
+        let env = Self.bare(folder)
+        let input = [
+            "ftp://example.com", "https://s3.example.com", "key with spaces", "AKIDEXAMPLE", "", "s3cr3t-value",
+            "My_Bucket", "tunes", "cdn.example.com", "https://cdn.example.com/tunes", "",
+        ].joined(separator: "\n") + "\n"
+        let run = try await CLI.run(["config", "init"], environment: env, input: input)
+        #expect(run.status == 0, "\(run.stderr)")
+        let problems = run.stderr.split(separator: "\n").filter { $0.hasPrefix("r2up: ") }
+        #expect(problems == [
+            "r2up: the endpoint: 'ftp://example.com' is neither an http(s) URL nor a 32-hex-digit R2 account id; try again",
+            "r2up: the access key id: must not contain spaces or control characters; try again",
+            "r2up: an answer is needed (the profile has none); try again",
+            "r2up: the bucket: 'My_Bucket': a bucket name holds only lower-case letters, digits, '.' and '-'; try again",
+            "r2up: the public URL: 'cdn.example.com': it has no scheme; give it as https://cdn.example.com; try again",
+        ], "\(run.stderr)")
+        #expect(!run.stderr.contains("s3cr3t-value"))
+        let file = try String(contentsOfFile: folder.path + "/xdg/r2up/config", encoding: .utf8)
+        #expect(file.contains("endpoint_url = https://s3.example.com\n"), "\(file)")
+        #expect(file.contains("aws_access_key_id = AKIDEXAMPLE\n") && file.contains("aws_secret_access_key = s3cr3t-value\n"))
+        #expect(file.contains("bucket = tunes\n") && file.contains("public_url = https://cdn.example.com/tunes\n"), "\(file)")
+    }
+
     @Test("config init with no answers, or a bad one, exits 2 and leaves the file as it was")
     func initRefuses() async throws {
         let folder = try TemporaryFolder()
@@ -147,10 +172,13 @@ struct ConfigDoctorCommandTests {
         let before = "[other]\nbucket = keep\n"
         try before.write(toFile: path, atomically: false, encoding: .utf8)
         chmod(path, 0o600)
-        let bad = try await CLI.run(["config", "init"], environment: env, input: "ftp://example.com\nk\ns\nb\n")
+        // Each wrong answer is explained and asked again; input that ends first writes nothing.
+        let bad = try await CLI.run(["config", "init"], environment: env, input: "ftp://example.com\n")
         #expect(bad.status == 2)
+        #expect(bad.stderr.contains(
+            "r2up: the endpoint: 'ftp://example.com' is neither an http(s) URL nor a 32-hex-digit R2 account id; try again\n"))
         #expect(bad.stderr.hasSuffix(
-            "r2up: the endpoint: 'ftp://example.com' is neither an http(s) URL nor a 32-hex-digit R2 account id; nothing was written\n"))
+            "r2up: config init needs answers on standard input (endpoint, keys, bucket); nothing was written\n"))
         #expect(try String(contentsOfFile: path, encoding: .utf8) == before)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path + "/xdg/r2up") == ["config"])
     }
