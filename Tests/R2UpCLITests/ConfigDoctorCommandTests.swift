@@ -132,6 +132,37 @@ struct ConfigDoctorCommandTests {
         #expect(file.contains("aws_secret_access_key = \(secret)\n"))
     }
 
+    @Test("config show names each environment variable it ignored and why, in text and JSON")
+    func showIgnored() async throws {
+        let folder = try TemporaryFolder()
+        var env = Self.bare(folder)
+        env["R2UP_ENDPOINT"] = "http://127.0.0.1:9000"
+        env["AWS_ENDPOINT_URL"] = "http://elsewhere.example:1"
+        env["AWS_REGION"] = "eu-west-1"
+        env["AWS_DEFAULT_REGION"] = "us-west-2"
+        env["R2UP_BUCKET"] = ""
+        env["AWS_ACCESS_KEY_ID"] = "AKIDEXAMPLE12345"
+        env["R2UP_PUBLIC_URL"] = "https://cdn.example.com"
+        let run = try await CLI.run(["config", "show", "--public-url", "https://x.example.com"], environment: env)
+        #expect(run.status == 0, "\(run.stderr)")
+        let expected = [
+            "ignored from the environment:",
+            "  AWS_ENDPOINT_URL: R2UP_ENDPOINT comes first",
+            "  AWS_DEFAULT_REGION: AWS_REGION comes first",
+            "  R2UP_BUCKET: it is set but empty",
+            "  R2UP_PUBLIC_URL: flag --public-url comes first",
+            "  AWS_ACCESS_KEY_ID: AWS_SECRET_ACCESS_KEY is not set, and the keys are used as a pair",
+        ].joined(separator: "\n")
+        #expect(run.stdout.contains("\n\n" + expected + "\n\nconfig files:\n"), "\(run.stdout)")
+        let json = try await CLI.run(["config", "show", "--json"], environment: env)
+        let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any] ?? [:]
+        #expect((object["ignoredEnvironment"] as? [String])?.contains("R2UP_BUCKET: it is set but empty") == true, "\(json.stdout)")
+
+        // Nothing ignored: no such section.
+        let clean = try await CLI.run(["config", "show"], environment: Self.bare(folder))
+        #expect(!clean.stdout.contains("ignored"))
+    }
+
     @Test("config init checks each answer as it is typed and asks again; the right answers are written")
     func initAsksAgain() async throws {
         let folder = try TemporaryFolder()
