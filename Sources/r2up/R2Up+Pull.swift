@@ -104,7 +104,7 @@ extension R2Up {
             }
             let quiet = global.quiet || json
             // Bars on a terminal, as push draws them; the paths print above them.
-            let progress = TransferProgress()
+            let progress = TransferProgress(limit: bwlimit.flatMap(ByteSize.parse))
             let display = ProgressDisplay.make(for: progress, quiet: quiet)
             display?.start()
             let toPull = items

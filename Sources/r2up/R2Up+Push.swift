@@ -99,7 +99,7 @@ extension R2Up {
             let tagged = tags.attributes(attributes, forPaths: requests.map(\.path))
             if !tagOptions.noTagMetadata { attributes = tagged }
             let quiet = global.quiet || json
-            let progress = TransferProgress()
+            let progress = TransferProgress(limit: transfer.runOptions.bandwidthLimit)
             let display = ProgressDisplay.make(for: progress, quiet: quiet)
             display?.start()
             let toRun = jobs
