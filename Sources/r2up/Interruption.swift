@@ -11,10 +11,16 @@ enum Interruption {
         let value = Mutex(0)
     }
 
+    /// The first signal that cancelled a run, for its exit code (128 + the signal, as shells expect).
+    private static let first = Mutex<Int32?>(nil)
+
+    /// 143 when SIGTERM stopped the run, else 130 (Ctrl-C).
+    static var exitCode: Int32 { 128 + (first.withLock { $0 } ?? SIGINT) }
+
     /// Runs `body` in a task that SIGINT and SIGTERM cancel.
     static func run<T: Sendable>(_ body: @escaping @Sendable () async -> T) async -> T {
         await run(onSignal: { seen, task in
-            if seen > 1 { exit(ExitStatus.interrupted.rawValue) }
+            if seen > 1 { exit(exitCode) }
             task.cancel()
         }, body)
     }
@@ -32,6 +38,7 @@ enum Interruption {
         let sources = [SIGINT, SIGTERM].map { number in
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
+                first.withLock { if $0 == nil { $0 = number } }
                 let seen = count.value.withLock { value in
                     value += 1
                     return value

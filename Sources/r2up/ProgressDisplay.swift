@@ -64,11 +64,14 @@ final class ProgressDisplay: Sendable {
         let snapshot = progress.snapshot()
         guard snapshot.filesTotal > 0 else { return }
         let now = DispatchTime.now().uptimeNanoseconds
-        state.samples.append((now, snapshot.bytesDone))
-        state.samples.removeAll { now - $0.time > 3_000_000_000 }
+        // The rate: bytes that went over the wire in this run (no resumed parts, no copies),
+        // over the last five seconds, shown after one, never above --bwlimit.
+        state.samples.append((now, snapshot.bytesMoved))
+        state.samples.removeAll { now - $0.time > 5_000_000_000 }
         var rate: Double?
-        if let first = state.samples.first, now - first.time >= 500_000_000 {
-            rate = Double(snapshot.bytesDone - first.bytes) / (Double(now - first.time) / 1e9)
+        if let first = state.samples.first, now - first.time >= 1_000_000_000 {
+            rate = Double(snapshot.bytesMoved - first.bytes) / (Double(now - first.time) / 1e9)
+            if let limit = progress.limit, let shown = rate { rate = min(shown, Double(limit)) }
         }
         // One column short of the edge: writing the last column makes some terminals wrap.
         let lines = ProgressBars(width: Self.columns() - 1, style: style).lines(snapshot, rate: rate)

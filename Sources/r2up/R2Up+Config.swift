@@ -17,6 +17,7 @@ extension R2Up {
             abstract: "Ask for endpoint, keys and bucket, and write them as a profile of r2up's config.",
             discussion: """
                 Questions go to stderr, answers come from stdin, one per line (so they can be piped). \
+                Each answer is checked as it is typed; a wrong one is explained and asked again. \
                 A blank answer keeps the profile's current value. The endpoint may be a URL or an R2 \
                 account id (32 hex digits). The file is $XDG_CONFIG_HOME/r2up/config (default \
                 ~/.config/r2up/config), written atomically with mode 0600; other profiles in it are kept.
@@ -54,31 +55,53 @@ extension R2Up {
             Terminal.output("Check it with: r2up doctor" + (profile == "default" ? "" : " --profile \(profile)"))
         }
 
-        /// Asks each question; nil when stdin ends before the required ones are answered.
+        /// Asks each question, again until the answer will do; nil when stdin ends before the
+        /// required ones are answered.
         private func ask(current: [String: String]) -> ProfileAnswers? {
             let prompter = Prompter()
             var answers = ProfileAnswers()
+            /// One question, asked until its answer passes `ProfileWriter.problem` (or input ends).
+            func answer(
+                _ question: String, current: String?, secret: Bool = false, field: PartialKeyPath<ProfileAnswers>,
+                required: Bool
+            ) -> String? {
+                while let text = prompter.ask(question, current: current, secret: secret) {
+                    if let problem = ProfileWriter.problem(with: text, for: field) {
+                        Terminal.error("r2up: \(TextColumns.printable(problem.description)); try again")
+                    } else if required && current == nil && text.trimmingCharacters(in: .whitespaces).isEmpty {
+                        Terminal.error("r2up: an answer is needed (the profile has none); try again")
+                    } else {
+                        return text
+                    }
+                }
+                return nil
+            }
             let endpoint = current["endpoint_url"]
                 ?? current["r2_account_id"].map { S3Endpoint.r2URL(account: $0) }
-            guard let endpointAnswer = prompter.ask("Endpoint URL or R2 account id", current: endpoint) else { return nil }
+            guard let endpointAnswer = answer("Endpoint URL or R2 account id", current: endpoint, field: \.endpoint, required: true)
+            else { return nil }
             answers.endpoint = endpointAnswer
-            guard let key = prompter.ask("Access key id", current: current["aws_access_key_id"].map { SettingsReport.mask($0) })
+            guard
+                let key = answer(
+                    "Access key id", current: current["aws_access_key_id"].map { SettingsReport.mask($0) }, field: \.accessKeyID,
+                    required: true)
             else { return nil }
             answers.accessKeyID = key
             guard
-                let secret = prompter.ask(
+                let secret = answer(
                     "Secret access key", current: current["aws_secret_access_key"].map { _ in "keep the current one" },
-                    secret: true)
+                    secret: true, field: \.secretAccessKey, required: true)
             else { return nil }
             answers.secretAccessKey = secret
-            guard let bucket = prompter.ask("Bucket", current: current["bucket"]) else { return nil }
+            guard let bucket = answer("Bucket", current: current["bucket"], field: \.bucket, required: true) else { return nil }
             answers.bucket = bucket
             // Optional from here: the end of input leaves the rest as they are.
-            answers.publicURL = prompter.ask(
-                "Public URL base (optional, - for none)", current: current["public_url"])
+            answers.publicURL = answer(
+                "Public URL base (optional, - for none)", current: current["public_url"], field: \.publicURL, required: false)
             let newEndpoint = (try? ProfileWriter.endpointURL(endpointAnswer)) ?? endpoint
             let isR2 = newEndpoint.map { (try? S3Endpoint(url: $0))?.isR2 ?? false } ?? false
-            answers.region = prompter.ask("Region (optional)", current: current["region"] ?? (isR2 ? "auto" : "us-east-1"))
+            answers.region = answer(
+                "Region (optional)", current: current["region"] ?? (isR2 ? "auto" : "us-east-1"), field: \.region, required: false)
             return answers
         }
     }

@@ -16,24 +16,42 @@ extension R2Up {
 
         @OptionGroup var global: GlobalOptions
 
-        @Argument(help: "An upload's id, key or file name (default: the last upload).")
+        @Argument(help: "An upload's id (or its first characters), key or file name (default: the last upload).")
         var upload: String?
 
         func run() async throws {
             let item: UploadItem
+            var warning: String?
             do {
                 let store = try ReadOnlyStore.open(global)
                 if let upload, !upload.isEmpty {
-                    guard let found = try store?.upload(matching: upload) else {
-                        if (try store?.uploadCount() ?? 0) == 0 { throw Self.noUploads }
+                    if let found = try store?.upload(matching: upload) {
+                        item = found
+                    } else {
+                        // An id's first characters, as history prints them.
+                        let matches = try store?.uploads(idPrefix: upload) ?? []
                         let shown = TextColumns.printable(upload)
-                        throw CommandFailure(
-                            Diagnosis(status: .badInput, message: "no upload matches '\(shown)'; see r2up history"))
+                        if matches.count > 1 {
+                            throw CommandFailure(
+                                Diagnosis(status: .badInput, message: "the id '\(shown)' matches more than one upload; give more of it"))
+                        }
+                        guard let found = matches.first else {
+                            if (try store?.uploadCount() ?? 0) == 0 { throw Self.noUploads }
+                            throw CommandFailure(
+                                Diagnosis(status: .badInput, message: "no upload matches '\(shown)'; see r2up history"))
+                        }
+                        item = found
                     }
-                    item = found
                 } else {
                     guard let last = try store?.recentUploads(limit: 1).first else { throw Self.noUploads }
                     item = last
+                }
+                if let store, let deleted = try store.deletionDates(of: [item])[item.id] {
+                    var line = "warning: \(TextColumns.printable(item.r2Key)) was deleted on \(Self.dayFormat(deleted)) (r2up rm); this URL no longer serves"
+                    if let live = try store.liveUpload(sameAs: item) {
+                        line += "; the same file is live at \(live.publicURL.absoluteString) (id \(live.id.uuidString.prefix(8).lowercased()))"
+                    }
+                    warning = line
                 }
             } catch let failure as CommandFailure {
                 throw failure
@@ -42,6 +60,7 @@ extension R2Up {
             }
             let url = item.publicURL.absoluteString
             Terminal.output(url)
+            if let warning, !global.quiet { Terminal.error(warning) }
 
             let outcome = Clipboard().copy(url, terminal: Terminal.stdoutIsTerminal ? Self.writeToTerminal : nil)
             if case .notCopied(let reason) = outcome, !global.quiet {
@@ -52,6 +71,14 @@ extension R2Up {
         /// Writes OSC 52 to stdout, which is the terminal.
         @Sendable static func writeToTerminal(_ text: String) {
             Terminal.write(text, to: STDOUT_FILENO)
+        }
+
+        /// A date with its zone, as the rest of r2up prints times.
+        static func dayFormat(_ date: Date) -> String {
+            let format = DateFormatter()
+            format.locale = Locale(identifier: "en_US_POSIX")
+            format.dateFormat = "yyyy-MM-dd HH:mm zzz"
+            return format.string(from: date)
         }
 
         static let noUploads = CommandFailure(Diagnosis(status: .badInput, message: "no uploads yet"))

@@ -10,10 +10,13 @@ extension R2Up {
             discussion: """
                 One line per check, in order: config files, credentials (never shown), endpoint \
                 reachable, TLS, bucket exists, write and delete of a probe object \
-                (.r2up-doctor/probe-UUID, removed again), clock skew against the server's Date \
+                (.r2up-doctor/probe-UUID, removed again), a fetch of that probe without credentials \
+                through the public URL (naming what is wrong when it does not serve: public access not \
+                enabled, the S3 API endpoint as the base, the bucket's path missing or given twice, a \
+                wrong base), clock skew against the server's Date \
                 header (a warning over 5 minutes), clipboard tool (a warning when missing) and \
                 database. A check that needs a failed one is skipped. Exit 0 when nothing failed, \
-                3 when a configuration, credential, endpoint or bucket check failed, 5 when the \
+                3 when a configuration, credential, endpoint, bucket or public URL check failed, 5 when the \
                 database check failed.
                 """)
 

@@ -40,13 +40,20 @@ extension R2Up {
         }
 
         func run() async throws {
-            let items: [UploadItem]
+            var items: [UploadItem]
             var deleted: [UUID: Date] = [:]
+            let shown = all || limit == 0 ? nil : limit
+            var more = false
             do {
                 let store = try ReadOnlyStore.open(global)
+                // One row past the limit says whether more exist.
                 items = try store?.searchUploads(
                     containing: grep, since: since.flatMap { HistorySince.date($0) },
-                    limit: all || limit == 0 ? nil : limit) ?? []
+                    limit: shown.map { $0 + 1 }) ?? []
+                if let shown, items.count > shown {
+                    more = true
+                    items.removeLast(items.count - shown)
+                }
                 deleted = try store?.deletionDates(of: items) ?? [:]
             } catch {
                 throw CommandFailure(error)
@@ -61,6 +68,10 @@ extension R2Up {
                 return
             }
             for line in HistoryTable.lines(items, deleted: deleted) { Terminal.output(line) }
+            if more && !global.quiet {
+                let latest = items.count == 1 ? "the latest upload" : "the latest \(items.count) uploads"
+                Terminal.error("Showing \(latest); more exist: --limit N shows more, --all every one.")
+            }
         }
     }
 }

@@ -8,9 +8,12 @@ import R2UpTransfer
 extension R2Up {
     struct Pull: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Download an object, or every object under a prefix, into a folder.",
+            abstract: "Download an object, or every object under a prefix, into a folder (or a file, or stdout).",
             discussion: """
-                KEY downloads one object into DEST under its own name; a PREFIX (ending in /, or a name \
+                KEY downloads one object into DEST under its own name when DEST is a folder (one that \
+                exists, or a name ending in /), else to the file DEST names; - writes it to standard \
+                output (as r2up cat KEY). Ctrl-C or SIGTERM stops the pull: it says how many objects are \
+                left, erases the bars and exits 130 (143); the same pull resumes them. A PREFIX (ending in /, or a name \
                 that is no object) downloads everything under it, keeping the folders below the prefix. \
                 Large objects come as parallel 8 MiB ranged GETs into a hidden temporary file that is \
                 renamed into place once its bytes match the object: the MD5 of a single-part ETag, the \
@@ -40,7 +43,7 @@ extension R2Up {
         @Argument(help: "An object key, or a prefix such as albums/2026/.")
         var target: String
 
-        @Argument(help: "The folder to download into (default: the current folder).")
+        @Argument(help: "Where to put it: a folder (one that exists, or ending in /; default: the current folder), a file name for a single KEY, or - for standard output.")
         var destination: String = "."
 
         func validate() throws {
@@ -54,7 +57,6 @@ extension R2Up {
 
         func run() async throws {
             let puller: Puller
-            let folder: String
             do {
                 let settings = try global.settings()
                 var options = RunOptions()
@@ -63,14 +65,43 @@ extension R2Up {
                 let service = try UploadService(settings: settings, options: options)
                 let store = try Store(path: settings.database.value)
                 puller = Puller(service: service, store: store, overwrite: overwrite)
-                folder = try Puller.prepareDestination(destination)
-            } catch let error as DownloadError {
-                throw CommandFailure(error.diagnosis)
             } catch {
                 throw CommandFailure(error)
             }
             let plan: PullPlan
             do { plan = try await puller.plan(target) } catch { throw CommandFailure(error.diagnosis) }
+            let single = plan.refused.isEmpty && plan.items.count == 1 && plan.items[0].key == target
+            if destination == "-" {
+                guard single else {
+                    throw CommandFailure(Diagnosis(
+                        status: .badInput,
+                        message: "pull \(TextColumns.printable(target)) -: only one object can go to standard output, and this names a folder"))
+                }
+                try await PullOutput.stream(plan.items[0], puller: puller, quiet: global.quiet)
+                return
+            }
+            var items = plan.items
+            let folder: String
+            do {
+                if single, let file = PullOutput.fileName(destination) {
+                    // `pull KEY FILE`: the object lands under that name, as cp would put it.
+                    items[0].relativePath = (file as NSString).lastPathComponent
+                    folder = try Puller.prepareDestination((file as NSString).deletingLastPathComponent)
+                } else {
+                    folder = try Puller.prepareDestination(destination)
+                }
+            } catch {
+                throw CommandFailure(error.diagnosis)
+            }
+            if single {
+                let path = folder + "/" + items[0].relativePath
+                var isFolder: ObjCBool = false
+                if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
+                    throw CommandFailure(Diagnosis(
+                        status: .badInput,
+                        message: "\(TextColumns.printable(path)): is a folder, not a file; nothing was written (give a file name, or pull into another folder)"))
+                }
+            }
 
             var worst = ExitStatus.success
             for refusal in plan.refused {
@@ -79,25 +110,34 @@ extension R2Up {
             }
             let quiet = global.quiet || json
             // Bars on a terminal, as push draws them; the paths print above them.
-            let progress = TransferProgress()
+            let progress = TransferProgress(limit: bwlimit.flatMap(ByteSize.parse))
             let display = ProgressDisplay.make(for: progress, quiet: quiet)
             display?.start()
-            let summary = await puller.run(plan.items, destination: folder, progress: display == nil ? nil : progress) { event in
-                switch event {
-                case .finished(let outcome):
-                    if outcome.result == .downloaded && !quiet {
-                        let path = TextColumns.printable(outcome.path)
-                        if let display { display.print(path) } else { Terminal.output(path) }
-                    }
-                case .failed(_, let error):
-                    if let display {
-                        display.print("r2up: \(TextColumns.printable(error.diagnosis.message))", toStandardError: true)
-                    } else {
-                        Terminal.error("r2up: \(TextColumns.printable(error.diagnosis.message))")
+            let toPull = items
+            let summary = await Interruption.run {
+                await puller.run(toPull, destination: folder, progress: display == nil ? nil : progress) { event in
+                    switch event {
+                    case .finished(let outcome):
+                        if outcome.result == .downloaded && !quiet {
+                            let path = TextColumns.printable(outcome.path)
+                            if let display { display.print(path) } else { Terminal.output(path) }
+                        }
+                    case .failed(_, let error):
+                        if let display {
+                            display.print("r2up: \(TextColumns.printable(error.diagnosis.message))", toStandardError: true)
+                        } else {
+                            Terminal.error("r2up: \(TextColumns.printable(error.diagnosis.message))")
+                        }
                     }
                 }
             }
             display?.finish()
+            if summary.interrupted {
+                // As push: one line saying what the same command resumes, then 130 (143 for SIGTERM).
+                let left = summary.leftResumable == 1 ? "1 download is" : "\(summary.leftResumable) downloads are"
+                Terminal.error("r2up: interrupted; \(left) left to resume: run the same pull again")
+                throw CommandFailure(status: .interrupted)
+            }
             for (_, error) in summary.failures { worst = max(worst, error.diagnosis.status) }
             if json {
                 let rows = summary.outcomes.sorted { $0.item.key < $1.item.key }.map(PulledObject.init)
@@ -116,6 +156,59 @@ extension R2Up {
                 throw CommandFailure(status: .configuration)
             }
             if worst != .success { throw CommandFailure(status: worst) }
+        }
+    }
+
+    struct Cat: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write one object to standard output (the same as pull KEY -).",
+            discussion: "The object is fetched and verified (size, and MD5 when the ETag is one) before a byte is written.")
+
+        @OptionGroup var global: GlobalOptions
+
+        @Argument(help: "The object's key.")
+        var key: String
+
+        func run() async throws {
+            let puller: Puller
+            do {
+                let settings = try global.settings()
+                puller = Puller(service: try UploadService(settings: settings, options: RunOptions()), store: nil)
+            } catch {
+                throw CommandFailure(error)
+            }
+            let plan: PullPlan
+            do { plan = try await puller.plan(key) } catch { throw CommandFailure(error.diagnosis) }
+            guard plan.refused.isEmpty, plan.items.count == 1, plan.items[0].key == key else {
+                throw CommandFailure(Diagnosis(
+                    status: .badInput, message: "cat \(TextColumns.printable(key)): names a folder, not an object; cat writes one object"))
+            }
+            try await PullOutput.stream(plan.items[0], puller: puller, quiet: global.quiet)
+        }
+    }
+}
+
+/// Where `pull KEY DEST` puts the object, and `pull KEY -`.
+enum PullOutput {
+    /// The file DEST names, or nil when DEST is a folder to pull into: one that exists, the
+    /// current folder, or a name ending in /.
+    static func fileName(_ destination: String) -> String? {
+        guard !destination.hasSuffix("/"), destination != ".", destination != ".." else { return nil }
+        let path = URL(fileURLWithPath: destination).standardizedFileURL.path
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue { return nil }
+        return path
+    }
+
+    /// Writes the object to stdout; Ctrl-C ends it as pull does (nothing left to resume: no file was made).
+    static func stream(_ item: PullItem, puller: Puller, quiet: Bool) async throws {
+        let result = await Interruption.run { () -> Result<Void, DownloadError> in
+            do throws(DownloadError) { try await puller.stream(item, to: STDOUT_FILENO) } catch { return .failure(error) }
+            return .success(())
+        }
+        if case .failure(let error) = result {
+            if error.isCancellation { throw CommandFailure(Diagnosis(status: .interrupted, message: "interrupted")) }
+            throw CommandFailure(error.diagnosis)
         }
     }
 }

@@ -102,7 +102,7 @@ extension R2Up {
             let tagged = tags.attributes(attributes, forPaths: requests.map(\.path))
             let runAttributes = tagOptions.noTagMetadata ? RunAttributes(attributes) : tagged
             let quiet = global.quiet || json
-            let progress = TransferProgress()
+            let progress = TransferProgress(limit: transfer.runOptions.bandwidthLimit)
             let display = ProgressDisplay.make(for: progress, quiet: quiet)
             display?.start()
             let toRun = jobs

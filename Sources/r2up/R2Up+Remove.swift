@@ -9,17 +9,22 @@ extension R2Up {
     struct Rm: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "rm",
-            abstract: "Delete objects from the bucket: the keys given, or every object under --prefix.",
+            abstract: "Delete objects from the bucket: the keys given (- reads them from stdin), or a folder with --prefix.",
             discussion: """
                 Tracks that pointed at a deleted object become local only; their history rows stay \
-                and say the object was deleted. --prefix lists what it would delete first; off a \
-                terminal it needs --yes, on one it asks. --dry-run prints what would go and deletes nothing.
+                and say the object was deleted. --prefix P is a folder, as in ls: "A/Low Tide" deletes \
+                A/Low Tide/… and never A/Low Tide (Remaster)/…; --raw-prefix P deletes every key that \
+                starts with P as typed. Either lists what it would delete first; off a terminal it needs \
+                --yes, on one it asks. --dry-run prints what would go and deletes nothing.
                 """)
 
         @OptionGroup var global: GlobalOptions
 
-        @Option(help: "Delete every object whose key starts with P (at any depth).")
+        @Option(help: "Delete the folder P: every object under P/ (at any depth); a trailing / is implied.")
         var prefix: String?
+
+        @Option(name: .customLong("raw-prefix"), help: "Delete every object whose key starts with P exactly as typed.")
+        var rawPrefix: String?
 
         @Flag(name: .customLong("dry-run"), help: "Print what would be deleted; delete nothing.")
         var dryRun = false
@@ -27,18 +32,51 @@ extension R2Up {
         @Flag(help: "Delete a --prefix without asking.")
         var yes = false
 
-        @Argument(help: "Keys of the objects to delete.")
+        @Argument(help: "Keys of the objects to delete; - reads them from stdin, one a line.")
         var keys: [String] = []
 
         func validate() throws {
-            if keys.isEmpty && prefix == nil { throw ValidationError("give the keys to delete, or --prefix P") }
-            if !keys.isEmpty && prefix != nil { throw ValidationError("give keys or --prefix, not both") }
-            if let prefix, prefix.isEmpty {
-                throw ValidationError("--prefix must not be empty (that would be the whole bucket)")
+            let prefixes = [prefix, rawPrefix].compactMap { $0 }.count
+            if keys.isEmpty && prefixes == 0 { throw ValidationError("give the keys to delete, - to read them from stdin, or --prefix P") }
+            if !keys.isEmpty && prefixes > 0 { throw ValidationError("give keys or --prefix, not both") }
+            if prefixes > 1 { throw ValidationError("give --prefix or --raw-prefix, not both") }
+        }
+
+        /// What a listing deletes: the folder for --prefix, the text as typed for --raw-prefix;
+        /// nil for keys. Throws for a prefix that names the whole bucket.
+        func listedPrefix() throws(CommandFailure) -> String? {
+            if let prefix {
+                // "", "/" or "//": the whole bucket, never what someone meant by a folder.
+                guard prefix.contains(where: { $0 != "/" }) else {
+                    throw CommandFailure(Diagnosis(
+                        status: .badInput,
+                        message: "rm --prefix '\(TextColumns.printable(prefix))' would be the whole bucket; nothing deleted (name a folder, or keys)"))
+                }
+                return prefix.hasSuffix("/") ? prefix : prefix + "/"
             }
+            if let rawPrefix {
+                guard !rawPrefix.isEmpty else {
+                    throw CommandFailure(Diagnosis(
+                        status: .badInput, message: "rm --raw-prefix '' would be the whole bucket; nothing deleted"))
+                }
+                return rawPrefix
+            }
+            return nil
+        }
+
+        /// The keys given, or read from stdin for `-` (one a line, blank lines skipped).
+        func givenKeys() -> [String] {
+            guard keys == ["-"] else { return keys }
+            var read: [String] = []
+            while let line = readLine(strippingNewline: true) {
+                let key = line.hasSuffix("\r") ? String(line.dropLast()) : line
+                if !key.isEmpty { read.append(key) }
+            }
+            return read
         }
 
         func run() async throws {
+            let prefix = try listedPrefix()
             let settings: Settings
             let service: UploadService
             do {
@@ -60,9 +98,12 @@ extension R2Up {
                 }
             } else {
                 do {
-                    targets = try keys.map { try ObjectKey.validated($0) }
+                    targets = try givenKeys().map { try ObjectKey.validated($0) }
                 } catch {
                     throw CommandFailure(error)
+                }
+                if targets.isEmpty {
+                    throw CommandFailure(Diagnosis(status: .badInput, message: "rm -: no keys on stdin; nothing deleted"))
                 }
             }
             if dryRun {

@@ -70,7 +70,7 @@ extension R2Up {
             options.waitForLock = wait
             options.keyTemplate = try tagOptions.template()
             options.tagMetadata = !tagOptions.noTagMetadata
-            let progress = TransferProgress()
+            let progress = TransferProgress(limit: transfer.runOptions.bandwidthLimit)
             let display = ProgressDisplay.make(for: progress, quiet: global.quiet || json || dryRun)
             if display != nil { options.progress = progress }  // counted only when drawn
             display?.start()

@@ -10,7 +10,7 @@ struct R2Up: AsyncParsableCommand {
         abstract: "Upload tracks to Cloudflare R2 or any S3-compatible storage, and keep their history.",
         version: "0.1.0",
         subcommands: [
-            Push.self, Pull.self, Sync.self, Queue.self, Retry.self, History.self, CopyURL.self, Status.self, Ls.self,
+            Push.self, Pull.self, Cat.self, Sync.self, Queue.self, Retry.self, History.self, CopyURL.self, Status.self, Ls.self,
             Presign.self, Rm.self, Config.self, Doctor.self, Catalog.self, Watch.self,
         ]
     )
@@ -34,12 +34,13 @@ struct R2Up: AsyncParsableCommand {
             // The reader went away: whatever went wrong after that, the run ended because of it.
             if Terminal.isOutputClosed { Foundation.exit(Terminal.closedOutputStatus) }
             if !failure.diagnosis.message.isEmpty { Terminal.error("r2up: \(TextColumns.printable(failure.diagnosis.message))") }
-            Foundation.exit(failure.diagnosis.status.rawValue)
+            // An interrupted run exits 128 + its signal: 130 for Ctrl-C, 143 for SIGTERM.
+            Foundation.exit(failure.diagnosis.status == .interrupted ? Interruption.exitCode : failure.diagnosis.status.rawValue)
         } catch {
             // Usage errors get exit 2, like DESIGN §3 says; argument-parser's own codes otherwise.
             let code = exitCode(for: error)
             if code == .validationFailure || code.rawValue == 64 {
-                Terminal.error(fullMessage(for: error))
+                Terminal.error(UsageLine.text(message(for: error), arguments: Array(CommandLine.arguments.dropFirst())))
                 Foundation.exit(ExitStatus.badInput.rawValue)
             }
             exit(withError: error)
@@ -54,6 +55,24 @@ struct CommandFailure: Error {
     init(_ diagnosis: Diagnosis) { self.diagnosis = diagnosis }
     init(_ error: any Error) { diagnosis = Diagnosis(error) }
     init(status: ExitStatus) { diagnosis = Diagnosis(status: status, message: "") }
+}
+
+/// An argument error in the `r2up:` style of every other error: one line, then where help is.
+enum UsageLine {
+    static func text(_ message: String, arguments: [String]) -> String {
+        let lines = message.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        var first = lines.first ?? "invalid arguments"
+        if first.hasPrefix("Error: ") { first.removeFirst("Error: ".count) }
+        // The command words typed (`config init`, `queue cancel`), for the help to look at.
+        var words: [String] = []
+        var commands: [any ParsableCommand.Type] = R2Up.configuration.subcommands
+        for argument in arguments {
+            guard let command = commands.first(where: { $0._commandName == argument }) else { break }
+            words.append(argument)
+            commands = command.configuration.subcommands
+        }
+        return "r2up: \(first) (see r2up \((words + ["--help"]).joined(separator: " ")))"
+    }
 }
 
 /// A mistyped subcommand: "unknown command 'psuh'; did you mean 'push'?" (exit 2).

@@ -131,6 +131,62 @@ struct ConfigDoctorCommandTests {
         #expect(file.contains("aws_secret_access_key = \(secret)\n"))
     }
 
+    @Test("config show names each environment variable it ignored and why, in text and JSON")
+    func showIgnored() async throws {
+        let folder = try TemporaryFolder()
+        var env = Self.bare(folder)
+        env["R2UP_ENDPOINT"] = "http://127.0.0.1:9000"
+        env["AWS_ENDPOINT_URL"] = "http://elsewhere.example:1"
+        env["AWS_REGION"] = "eu-west-1"
+        env["AWS_DEFAULT_REGION"] = "us-west-2"
+        env["R2UP_BUCKET"] = ""
+        env["AWS_ACCESS_KEY_ID"] = "AKIDEXAMPLE12345"
+        env["R2UP_PUBLIC_URL"] = "https://cdn.example.com"
+        let run = try await CLI.run(["config", "show", "--public-url", "https://x.example.com"], environment: env)
+        #expect(run.status == 0, "\(run.stderr)")
+        let expected = [
+            "ignored from the environment:",
+            "  AWS_ENDPOINT_URL: R2UP_ENDPOINT comes first",
+            "  AWS_DEFAULT_REGION: AWS_REGION comes first",
+            "  R2UP_BUCKET: it is set but empty",
+            "  R2UP_PUBLIC_URL: flag --public-url comes first",
+            "  AWS_ACCESS_KEY_ID: AWS_SECRET_ACCESS_KEY is not set, and the keys are used as a pair",
+        ].joined(separator: "\n")
+        #expect(run.stdout.contains("\n\n" + expected + "\n\nconfig files:\n"), "\(run.stdout)")
+        let json = try await CLI.run(["config", "show", "--json"], environment: env)
+        let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any] ?? [:]
+        #expect((object["ignoredEnvironment"] as? [String])?.contains("R2UP_BUCKET: it is set but empty") == true, "\(json.stdout)")
+
+        // Nothing ignored: no such section.
+        let clean = try await CLI.run(["config", "show"], environment: Self.bare(folder))
+        #expect(!clean.stdout.contains("ignored"))
+    }
+
+    @Test("config init checks each answer as it is typed and asks again; the right answers are written")
+    func initAsksAgain() async throws {
+        let folder = try TemporaryFolder()
+        let env = Self.bare(folder)
+        let input = [
+            "ftp://example.com", "https://s3.example.com", "key with spaces", "AKIDEXAMPLE", "", "s3cr3t-value",
+            "My_Bucket", "tunes", "cdn.example.com", "https://cdn.example.com/tunes", "",
+        ].joined(separator: "\n") + "\n"
+        let run = try await CLI.run(["config", "init"], environment: env, input: input)
+        #expect(run.status == 0, "\(run.stderr)")
+        let problems = run.stderr.split(separator: "\n").filter { $0.hasPrefix("r2up: ") }
+        #expect(problems == [
+            "r2up: the endpoint: 'ftp://example.com' is neither an http(s) URL nor a 32-hex-digit R2 account id; try again",
+            "r2up: the access key id: must not contain spaces or control characters; try again",
+            "r2up: an answer is needed (the profile has none); try again",
+            "r2up: the bucket: 'My_Bucket': a bucket name holds only lower-case letters, digits, '.' and '-'; try again",
+            "r2up: the public URL: 'cdn.example.com': it has no scheme; give it as https://cdn.example.com; try again",
+        ], "\(run.stderr)")
+        #expect(!run.stderr.contains("s3cr3t-value"))
+        let file = try String(contentsOfFile: folder.path + "/xdg/r2up/config", encoding: .utf8)
+        #expect(file.contains("endpoint_url = https://s3.example.com\n"), "\(file)")
+        #expect(file.contains("aws_access_key_id = AKIDEXAMPLE\n") && file.contains("aws_secret_access_key = s3cr3t-value\n"))
+        #expect(file.contains("bucket = tunes\n") && file.contains("public_url = https://cdn.example.com/tunes\n"), "\(file)")
+    }
+
     @Test("config init with no answers, or a bad one, exits 2 and leaves the file as it was")
     func initRefuses() async throws {
         let folder = try TemporaryFolder()
@@ -146,10 +202,13 @@ struct ConfigDoctorCommandTests {
         let before = "[other]\nbucket = keep\n"
         try before.write(toFile: path, atomically: false, encoding: .utf8)
         chmod(path, 0o600)
-        let bad = try await CLI.run(["config", "init"], environment: env, input: "ftp://example.com\nk\ns\nb\n")
+        // Each wrong answer is explained and asked again; input that ends first writes nothing.
+        let bad = try await CLI.run(["config", "init"], environment: env, input: "ftp://example.com\n")
         #expect(bad.status == 2)
+        #expect(bad.stderr.contains(
+            "r2up: the endpoint: 'ftp://example.com' is neither an http(s) URL nor a 32-hex-digit R2 account id; try again\n"))
         #expect(bad.stderr.hasSuffix(
-            "r2up: the endpoint: 'ftp://example.com' is neither an http(s) URL nor a 32-hex-digit R2 account id; nothing was written\n"))
+            "r2up: config init needs answers on standard input (endpoint, keys, bucket); nothing was written\n"))
         #expect(try String(contentsOfFile: path, encoding: .utf8) == before)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path + "/xdg/r2up") == ["config"])
     }
@@ -163,16 +222,18 @@ struct ConfigDoctorCommandTests {
         #expect(result.status == 0, "stdout: \(result.stdout)\nstderr: \(result.stderr)")
         let lines = result.stdout.split(separator: "\n").map(String.init)
         let server = try CLI.serverEnvironment()
-        #expect(lines.count == 10)
+        #expect(lines.count == 11)
         #expect(lines[0] == "✓ config: profile default; no config file found, settings from flags and environment only")
         #expect(lines[1].hasPrefix("✓ credentials: access key id ") && lines[1].hasSuffix(", from environment AWS_ACCESS_KEY_ID"))
         #expect(lines[2].hasPrefix("✓ endpoint: \(server["R2UP_ENDPOINT"]!) answered (HTTP "))
         #expect(lines[3] == "- TLS: plain HTTP, nothing is encrypted")
         #expect(lines[4] == "✓ bucket: '\(server["R2UP_BUCKET"]!)' exists and the credentials can list it")
         #expect(lines[5].hasPrefix("✓ write: wrote, read back and deleted .r2up-doctor/probe-"))
-        #expect(lines[6].hasPrefix("✓ clock: offset "))
-        #expect(lines[8] == "✓ database: \(folder.path)/db.sqlite is not created yet; the first upload creates it")
-        #expect(lines[9].hasPrefix("doctor: ") && lines[9].contains(", 0 failed"))
+        #expect(lines[6].hasPrefix("✓ public URL: fetched the probe through \(server["R2UP_PUBLIC_URL"]!)/.r2up-doctor/probe-"))
+        #expect(lines[6].hasSuffix(" without credentials"))
+        #expect(lines[7].hasPrefix("✓ clock: offset "))
+        #expect(lines[9] == "✓ database: \(folder.path)/db.sqlite is not created yet; the first upload creates it")
+        #expect(lines[10].hasPrefix("doctor: ") && lines[10].contains(", 0 failed"))
         for line in lines { #expect(!line.contains(server["AWS_SECRET_ACCESS_KEY"]!)) }
         #expect(try await Self.probeObjects().isEmpty)
     }
@@ -196,7 +257,51 @@ struct ConfigDoctorCommandTests {
         let lines = result.stdout.split(separator: "\n").map(String.init)
         #expect(lines.contains { $0.hasPrefix(line + " — ") }, "\(result.stdout)")
         #expect(lines.contains { $0.hasPrefix("- write: skipped (the ") })
+        #expect(lines.contains { $0.hasPrefix("- public URL: skipped (the ") })
         #expect(!result.stdout.contains("not-the-secret"))
+    }
+
+    @Test("doctor fetches the probe through the public URL and says what is wrong when it does not serve", arguments: [
+        "missing bucket path", "bucket path too much", "wrong base", "not public",
+    ])
+    func doctorPublicURL(scenario: String) async throws {
+        let folder = try TemporaryFolder()
+        var env = Self.bare(folder)
+        let server = try CLI.serverEnvironment()
+        for (name, value) in server { env[name] = value }
+        let endpoint = server["R2UP_ENDPOINT"]!
+        let bucket = server["R2UP_BUCKET"]!
+        var helper: HelperServer?
+        defer { helper?.stop() }
+        let expected: String
+        switch scenario {
+        case "missing bucket path":
+            env["R2UP_PUBLIC_URL"] = endpoint
+            expected = "but \(endpoint)/\(bucket)/.r2up-doctor/probe-"
+        case "bucket path too much":
+            // The bucket's path given twice: one too many, as a custom domain with the bucket's path added.
+            env["R2UP_PUBLIC_URL"] = endpoint + "/" + bucket + "/" + bucket
+            expected = "but \(endpoint)/\(bucket) serves the bucket at its root"
+        case "wrong base":
+            env["R2UP_PUBLIC_URL"] = endpoint + "/r2up-no-such-public-bucket"
+            expected = "the public URL base \(endpoint)/r2up-no-such-public-bucket does not serve this bucket"
+        case "not public":
+            let proxy = try await HelperServer.start(
+                "faultproxy.py",
+                ["--upstream", endpoint.replacingOccurrences(of: "http://", with: ""), "--script", "1=error:403",
+                 "--only-methods", "GET", "--max-seconds", "120"])
+            helper = proxy
+            env["R2UP_PUBLIC_URL"] = proxy.endpoint + "/" + bucket
+            expected = "answered HTTP 403: public access is not enabled for the bucket"
+        default:
+            throw HarnessError("unknown scenario \(scenario)")
+        }
+        let result = try await CLI.run(["doctor"], environment: env)
+        let line = result.stdout.split(separator: "\n").map(String.init).first { $0.contains("public URL:") } ?? ""
+        #expect(result.status == 3, "\(result.stdout)")
+        #expect(line.hasPrefix("✗ public URL: ") && line.contains(expected), "\(scenario): \(line)")
+        #expect(line.contains(" — "), "advice: \(line)")
+        #expect(try await Self.probeObjects().isEmpty)
     }
 
     @Test("doctor: a database that is not SQLite exits 5; --quiet prints only the failure")

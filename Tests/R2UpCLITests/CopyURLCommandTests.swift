@@ -1,4 +1,5 @@
 import Foundation
+import R2UpStore
 import Testing
 
 /// `r2up copy-url`: prints an upload's URL and hands it to the clipboard tool on PATH.
@@ -69,6 +70,42 @@ struct CopyURLCommandTests {
             #expect(run.stdout == "https://pub.example.com/\(key)\n", "\(argument)")
             #expect(fixture.clipboard == "https://pub.example.com/\(key)", "\(argument)")
         }
+    }
+
+    @Test("by the first characters of an id, as history shows them; an ambiguous prefix is bad input")
+    func byIDPrefix() async throws {
+        let fixture = try Fixture()
+        let run = try await fixture.run([String(fixture.ids[0].uuidString.prefix(8)).lowercased()])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout == "https://pub.example.com/albums/a.flac\n")
+
+        let folder = try TemporaryFolder()
+        let database = folder.path + "/twins.sqlite"
+        let twins = ["ABCD1234-0000-4000-8000-000000000001", "ABCD1234-0000-4000-8000-000000000002"].compactMap(UUID.init(uuidString:))
+        try ReadCommands.record(
+            [ReadCommands.item("x/1.flac", size: 1, minutes: 0, id: twins[0]), ReadCommands.item("x/2.flac", size: 1, minutes: 1, id: twins[1])],
+            at: database)
+        let ambiguous = try await CLI.run(["copy-url", "abcd1234", "--db", database], environment: fixture.env)
+        #expect(ambiguous.status == 2)
+        #expect(ambiguous.stderr == "r2up: the id 'abcd1234' matches more than one upload; give more of it\n")
+        let exact = try await CLI.run(["copy-url", "abcd1234-0000-4000-8000-000000000002", "--db", database], environment: fixture.env)
+        #expect(exact.stdout == "https://pub.example.com/x/2.flac\n")
+    }
+
+    @Test("a row whose object was deleted: the URL with a warning naming the date and the live upload of the same file")
+    func deletedObject() async throws {
+        let fixture = try Fixture()
+        try Store(path: fixture.database).recordDeletions(bucket: "tracks", keys: ["albums/a.flac"])
+        let run = try await fixture.run([fixture.ids[0].uuidString])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout == "https://pub.example.com/albums/a.flac\n")
+        let live = "the same file is live at https://pub.example.com/other/a.flac (id \(fixture.ids[2].uuidString.prefix(8).lowercased()))\n"
+        #expect(run.stderr.hasPrefix("warning: albums/a.flac was deleted on ") && run.stderr.hasSuffix(live), "\(run.stderr)")
+        #expect(run.stderr.split(separator: "\n").count == 1)
+
+        // Not deleted: no warning.
+        let other = try await fixture.run([fixture.ids[2].uuidString])
+        #expect(other.stderr.isEmpty, "\(other.stderr)")
     }
 
     @Test("an unknown id: exit 2, one line pointing at history, nothing copied")

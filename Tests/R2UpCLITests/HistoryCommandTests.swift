@@ -135,6 +135,10 @@ struct HistoryCommandTests {
         #expect(rows.count == 2)
         #expect(rows.first?.contains("t24.m4a") == true)
         #expect(rows.last?.contains("t23.m4a") == true)
+        // More rows exist: said on stderr, the table stays as it is (issue 29 item 8).
+        #expect(two.stderr == "Showing the latest 2 uploads; more exist: --limit N shows more, --all every one.\n")
+        let exact = try await CLI.run(["history", "--limit", "25", "--db", database], environment: env)
+        #expect(exact.stderr.isEmpty, "\(exact.stderr)")
 
         let all = try await CLI.run(["history", "--json", "--db", database], environment: env)
         let objects = try #require(try JSONSerialization.jsonObject(with: Data(all.stdout.utf8)) as? [[String: Any]])
@@ -144,6 +148,7 @@ struct HistoryCommandTests {
         let zero = try await CLI.run(["history", "--limit", "0", "--db", database], environment: env)
         #expect(zero.status == 0)
         #expect(zero.stdout.split(separator: "\n").dropFirst().count == 25)
+        #expect(zero.stderr.isEmpty)
     }
 
     @Test("a damaged database: exit 5, one line naming it, and the file left as it was")

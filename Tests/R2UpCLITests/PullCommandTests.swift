@@ -29,13 +29,13 @@ struct PullCommandTests {
         #expect(run.stderr == "Pulled 4 files (20 MB).\n")
     }
 
-    @Test("a single key lands under its own name; a missing name is bad input")
+    @Test("a single key lands under its own name in a folder (DEST/); a missing name is bad input")
     func singleKey() async throws {
         let folder = try TemporaryFolder()
         let prefix = PullFixtures.scratchPrefix("pull-one")
         try await PullFixtures.put([(prefix + "deep/track.flac", .text("flac bytes"))])
         let env = try PullFixtures.env(folder)
-        let run = try await CLI.run(PullFixtures.pull([prefix + "deep/track.flac", folder.path + "/d"], folder), environment: env)
+        let run = try await CLI.run(PullFixtures.pull([prefix + "deep/track.flac", folder.path + "/d/"], folder), environment: env)
         #expect(run.status == 0, "stderr: \(run.stderr)")
         #expect(try PullFixtures.files(under: folder.path + "/d") == ["track.flac"])
         let missing = try await CLI.run(PullFixtures.pull([prefix + "nope.flac", folder.path + "/d"], folder), environment: env)
@@ -202,7 +202,7 @@ extension PullCommandTests {
         #expect(noPrefix.status == 2)
         #expect(noPrefix.stderr == "r2up: no track in \(dir) says which prefix it maps to; give --prefix\n")
 
-        let one = try await CLI.run(PullFixtures.pull([prefix + "a.m4a", dir], folder), environment: env)
+        let one = try await CLI.run(PullFixtures.pull([prefix + "a.m4a", dir + "/"], folder), environment: env)
         #expect(one.status == 0, "stderr: \(one.stderr)")
         // The prefix is read off the pulled track: its key ends with its path inside the folder.
         let json = try await CLI.run(["status", dir, "--remote", "--json"] + db, environment: env)

@@ -19,7 +19,7 @@ struct PullResumeTests {
         let partial = dest + "/.big.bin.r2up-part"
 
         // 20 MB/s: ten seconds for the whole object, time enough to stop it part-way.
-        let victim = try PullProcess(PullFixtures.pull([prefix + "big.bin", dest, "--bwlimit", "20M"], folder), environment: env)
+        let victim = try PullProcess(PullFixtures.pull([prefix + "big.bin", dest + "/", "--bwlimit", "20M"], folder), environment: env)
         var finished = 0
         let deadline = ContinuousClock.now + .seconds(120)
         while ContinuousClock.now < deadline {
@@ -64,7 +64,7 @@ struct PullResumeTests {
         let dest = folder.path + "/dest"
         let record = dest + "/.track.bin.r2up-resume"
 
-        let victim = try PullProcess(PullFixtures.pull([prefix + "track.bin", dest, "--bwlimit", "4M", "--concurrency", "1"], folder), environment: env)
+        let victim = try PullProcess(PullFixtures.pull([prefix + "track.bin", dest + "/", "--bwlimit", "4M", "--concurrency", "1"], folder), environment: env)
         let deadline = ContinuousClock.now + .seconds(120)
         while ContinuousClock.now < deadline, ResumeFile.finishedParts(record).count < 1, victim.isRunning {
             try await Task.sleep(for: .milliseconds(50))

@@ -9,7 +9,7 @@ struct QueueCommandTests {
         try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
     }
 
-    @Test("a failed push shows in the queue with its reason; retry --all uploads it")
+    @Test("a push to a server that is not running stops (exit 3) and leaves its job interrupted; retry --all uploads it")
     func failedThenRetried() async throws {
         let folder = try TemporaryFolder()
         let track = folder.write("Late Night.m4a", "bytes of a track")
@@ -19,19 +19,19 @@ struct QueueCommandTests {
         server["R2UP_ENDPOINT"] = "http://127.0.0.1:9"  // discard port: nothing listens
         let refused = CLI.environment(server: server, home: folder.path)
 
+        // Refused before the server ever answered: the run's failure (issue 29 item 6), not the file's.
         let push = try await CLI.run(["push", track, "--prefix", "queue-tests", "--db", db], environment: refused)
-        #expect(push.status == 1)
-        #expect(push.stderr.contains("the endpoint refused the connection"))
+        #expect(push.status == 3)
+        #expect(push.stderr.hasPrefix("r2up: the endpoint refused the connection"))
 
         let queue = try await CLI.run(["queue", "--db", db], environment: good)
         #expect(queue.status == 0)
-        #expect(queue.stdout.hasPrefix("0 queued · 0 uploading · 1 failed — last error: "))
-        #expect(queue.stdout.contains("⚠ queue-tests/Late Night.m4a ("))
+        #expect(queue.stdout.hasPrefix("0 queued · 0 uploading · 1 interrupted · 0 failed"), "\(queue.stdout)")
+        #expect(queue.stdout.contains("queue-tests/Late Night.m4a"))
         let report = try json(try await CLI.run(["queue", "--json", "--db", db], environment: good).stdout)
-        #expect((report["counts"] as? [String: Int]) == ["queued": 0, "uploading": 0, "interrupted": 0, "failed": 1])
-        let failed = try #require(report["failed"] as? [[String: Any]])
-        #expect(failed.first?["key"] as? String == "queue-tests/Late Night.m4a")
-        #expect(failed.first?["state"] as? String == "failedRetryable")
+        #expect((report["counts"] as? [String: Int]) == ["queued": 0, "uploading": 0, "interrupted": 1, "failed": 0])
+        let interrupted = try #require(report["interrupted"] as? [[String: Any]])
+        #expect(interrupted.first?["key"] as? String == "queue-tests/Late Night.m4a")
 
         let retry = try await CLI.run(["retry", "--all", "--db", db], environment: good)
         #expect(retry.status == 0, "stderr: \(retry.stderr)")

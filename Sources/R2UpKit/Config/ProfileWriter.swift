@@ -118,6 +118,31 @@ public enum ProfileWriter {
         return result
     }
 
+    /// One answer as it is typed, checked alone (`config init` asks again when it is wrong):
+    /// nil when it will do. Blank answers are for `values` to judge (keep, or missing).
+    public static func problem(with answer: String, for field: PartialKeyPath<ProfileAnswers>) -> ProfileAnswerError? {
+        guard let text = nonBlank(answer) else { return nil }
+        do throws(ProfileAnswerError) {
+            switch field {
+            case \ProfileAnswers.endpoint: _ = try endpointURL(text)
+            case \ProfileAnswers.accessKeyID: try checkToken(text, setting: "the access key id")
+            case \ProfileAnswers.secretAccessKey: try checkToken(text, setting: "the secret access key")
+            case \ProfileAnswers.bucket:
+                try checkToken(text, setting: "the bucket")
+                if let rule = BucketName.problem(text) { throw .invalid(setting: "the bucket", reason: "'\(text)': \(rule)") }
+            case \ProfileAnswers.publicURL:
+                if text != "-", case .failure(let problem) = PublicBase.validated(text) {
+                    throw .invalid(setting: "the public URL", reason: "'\(text)': \(problem.reason)")
+                }
+            case \ProfileAnswers.region: try checkToken(text, setting: "the region")
+            default: break
+            }
+        } catch {
+            return error
+        }
+        return nil
+    }
+
     /// The endpoint URL an answer stands for: a 32-hex-digit account id becomes the R2 host.
     public static func endpointURL(_ answer: String) throws(ProfileAnswerError) -> String {
         let text = answer.trimmingCharacters(in: .whitespaces)

@@ -63,6 +63,9 @@ public struct Settings: Sendable, Equatable {
     public var warnings: [String] = []
     /// Environment variables set but not used because `--profile` named a profile that has the setting.
     public var outrankedByProfile: [String] = []
+    /// Other environment variables r2up reads that are set but were not used, each with why
+    /// (empty, another variable or a flag came first, half of a key pair), for `config show`.
+    public var ignoredEnvironment: [IgnoredVariable] = []
 
     /// The endpoint, or the configuration error a command needing one reports.
     public func requireEndpoint() throws(ConfigurationError) -> S3Endpoint {
@@ -82,4 +85,10 @@ public struct Settings: Sendable, Equatable {
         }
         return bucket.value
     }
+}
+
+/// An environment variable r2up reads that was set but not used, and why.
+public struct IgnoredVariable: Sendable, Equatable {
+    public var name: String
+    public var reason: String
 }

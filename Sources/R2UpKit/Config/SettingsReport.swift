@@ -28,6 +28,8 @@ public struct SettingsReport: Sendable, Equatable {
     public var warnings: [String]
     /// Set when `--profile` outranked environment variables (the AWS CLI's rule).
     public var profileNote: String?
+    /// Environment variables set but not used, each with why: `AWS_DEFAULT_REGION: AWS_REGION comes first`.
+    public var ignored: [String] = []
 
     /// The report for `settings`, and the config files `resolver` reads.
     /// - Parameter ascii: mask with `...` instead of `…` (a terminal whose locale is not UTF-8).
@@ -65,6 +67,7 @@ public struct SettingsReport: Sendable, Equatable {
         ]
         files = resolver.configFiles.map { File(path: $0, read: settings.filesRead.contains($0)) }
         warnings = settings.warnings
+        ignored = settings.ignoredEnvironment.map { "\($0.name): \($0.reason)" }
         if !settings.outrankedByProfile.isEmpty {
             profileNote = "--profile \(settings.profile.value): the profile's settings win over "
                 + settings.outrankedByProfile.joined(separator: ", ") + " from the environment"
@@ -103,6 +106,9 @@ public struct SettingsReport: Sendable, Equatable {
         table = table.map { $0.last == "" ? Array($0.dropLast()) : $0 }
         var lines = TextColumns.lines(table)
         if let profileNote { lines += ["", TextColumns.printable(profileNote)] }
+        if !ignored.isEmpty {
+            lines += ["", "ignored from the environment:"] + ignored.map { "  " + TextColumns.printable($0) }
+        }
         lines.append("")
         lines.append("config files:")
         lines += TextColumns.lines(files.map { ["  " + TextColumns.printable($0.path), $0.read ? "read" : "not found"] })
@@ -111,7 +117,7 @@ public struct SettingsReport: Sendable, Equatable {
 }
 
 extension SettingsReport: Encodable {
-    private enum CodingKeys: String, CodingKey { case settings, files, warnings, profileNote }
+    private enum CodingKeys: String, CodingKey { case settings, files, warnings, profileNote, ignoredEnvironment }
 
     /// `config show --json`: `{settings: [{id, label, value, source}], files: [{path, read}],
     /// warnings: [...]}`, with null for a setting that is not set.
@@ -121,6 +127,7 @@ extension SettingsReport: Encodable {
         try container.encode(files, forKey: .files)
         try container.encode(warnings, forKey: .warnings)
         try container.encodeIfPresent(profileNote, forKey: .profileNote)
+        try container.encode(ignored, forKey: .ignoredEnvironment)
     }
 }
 

@@ -157,11 +157,59 @@ public struct SettingsResolver: Sendable {
             }
         }
 
-        return Settings(
+        var settings = Settings(
             profile: profileName, endpoint: endpoint, region: region, credentials: credentials, bucket: bucket,
             publicURL: publicURL, database: database, addressing: addressing, caBundle: caBundle?.value,
             caBundleSource: caBundle?.source,
             filesRead: filesRead, warnings: warnings, outrankedByProfile: outranked)
+        settings.ignoredEnvironment = ignoredEnvironment(settings, outranked: outranked)
+        return settings
+    }
+
+    /// Each variable r2up reads that is set but was not used, and why (`config show`).
+    func ignoredEnvironment(_ settings: Settings, outranked: [String]) -> [IgnoredVariable] {
+        var ignored: [IgnoredVariable] = []
+        func note(_ name: String, _ reason: String) { ignored.append(IgnoredVariable(name: name, reason: reason)) }
+        func used(_ source: SettingSource?) -> String? {
+            if case .environment(let name)? = source { return name }
+            return nil
+        }
+        func describe(_ source: SettingSource?) -> String { source.map { "\($0)" } ?? "nothing" }
+        let groups: [(names: [String], source: SettingSource?)] = [
+            (["AWS_PROFILE", "R2UP_PROFILE"], settings.profile.source),
+            (["R2UP_ENDPOINT", "AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL", "R2_ACCOUNT_ID"], settings.endpoint?.source),
+            (["AWS_REGION", "AWS_DEFAULT_REGION"], settings.region.source),
+            (["R2UP_BUCKET"], settings.bucket?.source), (["R2UP_PUBLIC_URL"], settings.publicURL?.source),
+            (["R2UP_DB"], settings.database.source), (["AWS_CA_BUNDLE"], settings.caBundleSource),
+        ]
+        for (names, source) in groups {
+            for name in names {
+                guard let value = environment[name], !outranked.contains(name) else { continue }
+                if nonEmpty(value) == nil {
+                    note(name, "it is set but empty")
+                } else if let winner = used(source), winner != name {
+                    note(name, "\(winner) comes first")
+                } else if used(source) == nil {
+                    note(name, "\(describe(source)) comes first")
+                }
+            }
+        }
+        // The keys are taken as a pair: half of one from the environment is not used.
+        let key = nonEmpty(environment["AWS_ACCESS_KEY_ID"])
+        let secret = nonEmpty(environment["AWS_SECRET_ACCESS_KEY"])
+        let keysUsed = used(settings.credentials?.source) != nil
+        for name in ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"] where !outranked.contains(name) {
+            guard let value = environment[name], !keysUsed else { continue }
+            if nonEmpty(value) == nil {
+                note(name, "it is set but empty")
+            } else if key == nil || secret == nil, name != "AWS_SESSION_TOKEN" {
+                let missing = key == nil ? "AWS_ACCESS_KEY_ID" : "AWS_SECRET_ACCESS_KEY"
+                note(name, "\(missing) is not set, and the keys are used as a pair")
+            } else {
+                note(name, "the keys come from \(describe(settings.credentials?.source))")
+            }
+        }
+        return ignored
     }
 
     /// A warning when a file holding secrets can be read by group or others.

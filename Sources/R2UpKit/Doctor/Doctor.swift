@@ -57,7 +57,7 @@ public struct Doctor: Sendable {
             if case .failure(let error) = settings {
                 record(.fail(.config, error.description, Self.advice(for: error)))
             }
-            for kind in [DoctorCheck.Kind.credentials, .endpoint, .tls, .bucket, .write, .clock] {
+            for kind in [DoctorCheck.Kind.credentials, .endpoint, .tls, .bucket, .write, .publicURL, .clock] {
                 record(.skipped(kind, because: .config))
             }
             if let clipboardCheck { record(clipboardCheck()) }
@@ -85,7 +85,7 @@ public struct Doctor: Sendable {
             } else {
                 record(.fail(.endpoint, "libcurl could not start: \(error)", nil))
             }
-            for kind in [DoctorCheck.Kind.tls, .bucket, .write, .clock] { record(.skipped(kind, because: .endpoint)) }
+            for kind in [DoctorCheck.Kind.tls, .bucket, .write, .publicURL, .clock] { record(.skipped(kind, because: .endpoint)) }
             if let clipboardCheck { record(clipboardCheck()) }
             record(databaseCheck(settings.database.value))
             return DoctorReport(checks: checks)
@@ -101,20 +101,34 @@ public struct Doctor: Sendable {
         if !reachable {
             record(.skipped(.bucket, because: blocker))
             record(.skipped(.write, because: blocker))
+            record(.skipped(.publicURL, because: blocker))
         } else if let credentials = settings.credentials?.value {
             if let bucket = settings.bucket?.value, !bucket.isEmpty {
                 let client = S3Client(
                     endpoint: endpoint, region: settings.region.value, credentials: credentials, engine: engine)
                 let check = await bucketCheck(client, bucket: bucket)
                 record(check)
-                record(check.outcome == .fail ? .skipped(.write, because: .bucket) : await writeCheck(client, bucket: bucket))
+                if check.outcome == .fail {
+                    record(.skipped(.write, because: .bucket))
+                    record(.skipped(.publicURL, because: .bucket))
+                } else {
+                    // The probe is fetched through the public URL while it is there.
+                    var served = DoctorCheck.skipped(.publicURL, because: .write)
+                    let write = await writeCheck(client, bucket: bucket) {
+                        served = await self.publicURLCheck(settings, endpoint: endpoint, bucket: bucket, engine: engine)
+                    }
+                    record(write)
+                    record(served)
+                }
             } else {
                 record(.fail(.bucket, "no bucket is set", "run r2up config init, or use --bucket or R2UP_BUCKET"))
                 record(.skipped(.write, because: .bucket))
+                record(.skipped(.publicURL, because: .bucket))
             }
         } else {
             record(.skipped(.bucket, because: .credentials))
             record(.skipped(.write, because: .credentials))
+            record(.skipped(.publicURL, because: .credentials))
         }
 
         record(probe.clock ?? .skipped(.clock, because: blocker))
@@ -264,7 +278,7 @@ public struct Doctor: Sendable {
     }
 
     /// PUT a small probe object, HEAD it, DELETE it, and HEAD again to see it gone.
-    func writeCheck(_ client: S3Client, bucket: String) async -> DoctorCheck {
+    func writeCheck(_ client: S3Client, bucket: String, whileStored: () async -> Void = {}) async -> DoctorCheck {
         let body = Array("r2up doctor probe; safe to delete\n".utf8)
         do {
             _ = try await client.putObject(bucket: bucket, key: probeKey, body: .bytes(body), checksum: nil)
@@ -279,6 +293,7 @@ public struct Doctor: Sendable {
                     .write, "the probe object \(probeKey) was written but cannot be read back whole",
                     "the server does not keep what it accepts; check its storage")
             }
+            await whileStored()
             try await client.deleteObject(bucket: bucket, key: probeKey)
         } catch {
             var check = Self.failure(.write, error, bucket: bucket, action: "delete")
@@ -295,6 +310,67 @@ public struct Doctor: Sendable {
             return Self.failure(.write, error, bucket: bucket, action: "check")
         }
         return .pass(.write, "wrote, read back and deleted \(probeKey)")
+    }
+
+    /// GETs the probe object, unsigned, through the URL `push` prints for it: what a listener's
+    /// browser does. When that does not serve it, says why: the S3 API endpoint as the base
+    /// (it needs signed requests), public access not enabled, a base missing the bucket's path
+    /// (or holding it where the domain serves the bucket at its root), or a wrong base.
+    func publicURLCheck(_ settings: Settings, endpoint: S3Endpoint, bucket: String, engine: TransferEngine) async -> DoctorCheck {
+        let base = settings.publicURL?.value
+        let url = PublicURL.make(key: probeKey, bucket: bucket, publicBase: base, endpoint: endpoint)
+        let status = await fetchStatus(url, engine: engine)
+        if status == 200 { return .pass(.publicURL, "fetched the probe through \(url) without credentials") }
+        guard let status else {
+            return .fail(.publicURL, "\(url) cannot be reached", "check R2UP_PUBLIC_URL (--public-url): its host does not answer")
+        }
+        var trimmed = base ?? ""
+        while trimmed.hasSuffix("/") { trimmed.removeLast() }
+        guard let base, !trimmed.isEmpty else {
+            return .fail(
+                .publicURL, "no public URL base is set, and the S3 endpoint does not serve \(url) without a signature (HTTP \(status))",
+                "enable public access on the bucket (R2: its r2.dev subdomain or a custom domain) and set R2UP_PUBLIC_URL or --public-url to it")
+        }
+        let parsed = URL(string: trimmed)
+        let authority = (parsed?.host ?? "") + (parsed?.port.map { ":\($0)" } ?? "")
+        let apiHost = authority == endpoint.authority(bucket: nil) || parsed?.host?.hasSuffix(".r2.cloudflarestorage.com") == true
+        if (status == 401 || status == 403) && apiHost {
+            return .fail(
+                .publicURL, "the public URL base \(base) is the S3 API endpoint, which answers HTTP \(status) to an unsigned GET",
+                "set R2UP_PUBLIC_URL to the bucket's public domain (R2: the r2.dev subdomain or a custom domain)")
+        }
+        if status == 401 || status == 403 {
+            return .fail(
+                .publicURL, "\(url) answered HTTP \(status): public access is not enabled for the bucket",
+                "enable public access (R2: Settings → Public access: the r2.dev subdomain or a custom domain) or allow anonymous reads")
+        }
+        // A base that lacks the bucket's path, or holds it where the domain serves the bucket itself.
+        let withBucket = trimmed + "/" + PublicURL.encode(bucket) + "/" + PublicURL.encode(probeKey)
+        if await fetchStatus(withBucket, engine: engine) == 200 {
+            return .fail(
+                .publicURL, "\(url) answered HTTP \(status), but \(withBucket) serves it: the base lacks the bucket's path",
+                "set R2UP_PUBLIC_URL to \(trimmed)/\(bucket)")
+        }
+        if trimmed.hasSuffix("/" + bucket) {
+            let root = String(trimmed.dropLast(bucket.count + 1))
+            if await fetchStatus(root + "/" + PublicURL.encode(probeKey), engine: engine) == 200 {
+                return .fail(
+                    .publicURL, "\(url) answered HTTP \(status), but \(root) serves the bucket at its root",
+                    "set R2UP_PUBLIC_URL to \(root)")
+            }
+        }
+        return .fail(
+            .publicURL, "\(url) answered HTTP \(status): the public URL base \(base) does not serve this bucket",
+            "check R2UP_PUBLIC_URL (--public-url): the bucket's public domain, with the bucket's path when it serves several")
+    }
+
+    /// The status of an unsigned GET, or nil when nothing answered.
+    private func fetchStatus(_ url: String, engine: TransferEngine) async -> Int? {
+        do {
+            return try await engine.perform(HTTPRequest(method: "GET", url: url, sink: .memory(limit: 1 << 20))).status
+        } catch {
+            return nil
+        }
     }
 
     /// A failed S3 call as a check line: the problem, then what to do.

@@ -5,7 +5,7 @@ public import R2UpModel
 public struct DoctorCheck: Sendable, Equatable {
     /// The checks, in the order doctor runs them.
     public enum Kind: String, Sendable, Equatable, CaseIterable {
-        case config, credentials, endpoint, tls = "TLS", bucket, write, clock, clipboard, database
+        case config, credentials, endpoint, tls = "TLS", bucket, write, publicURL = "public URL", clock, clipboard, database
 
         /// What a failure of this check means for the exit status (DESIGN §3).
         var failureStatus: ExitStatus {

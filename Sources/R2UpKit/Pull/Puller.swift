@@ -19,6 +19,11 @@ public enum PullEvent: Sendable {
 public struct PullSummary: Sendable {
     public var outcomes: [DownloadOutcome] = []
     public var failures: [(key: String, error: DownloadError)] = []
+    /// Whether the run was cancelled (Ctrl-C, SIGTERM).
+    public var interrupted = false
+    /// Objects not pulled because the run was interrupted; the same pull resumes them (a large
+    /// one from the parts verified on disk).
+    public var leftResumable = 0
 
     /// The line `pull` ends with on stderr: "Pulled 2 files (16 MB); 1 identical skipped; 1 failed."
     /// - Parameter refused: files refused before any download (counted as failed).
@@ -140,18 +145,27 @@ public final class Puller: Sendable {
                 case .success(let outcome):
                     summary.outcomes.append(outcome)
                     onEvent(.finished(outcome))
+                case .failure(let error) where error.isCancellation || Task.isCancelled:
+                    // Ctrl-C: not a failure; the same pull resumes it.
+                    summary.leftResumable += 1
                 case .failure(let error):
                     summary.failures.append((result.0, error))
                     onEvent(.failed(key: result.0, error))
                 }
             }
             while next < items.count || !group.isEmpty {
-                while next < items.count && next - summary.outcomes.count - summary.failures.count < concurrency {
+                let done = summary.outcomes.count + summary.failures.count + summary.leftResumable
+                while !Task.isCancelled && next < items.count && next - done < concurrency {
                     let item = items[next]
                     next += 1
                     group.addTask { (item.key, await self.pull(item, into: destination, progress: progress)) }
                 }
-                if let result = await group.next() { collect(result) }
+                guard let result = await group.next() else { break }
+                collect(result)
+            }
+            if Task.isCancelled {
+                summary.interrupted = true
+                summary.leftResumable += items.count - next
             }
             return summary
         }
@@ -220,8 +234,43 @@ public final class Puller: Sendable {
             }
             return .success(outcome)
         } catch {
-            _ = try? store?.failDownload(path: path, reason: error.diagnosis.message, cloud: cloud)
+            let reason = error.isCancellation || Task.isCancelled ? "interrupted; the same pull resumes it" : error.diagnosis.message
+            _ = try? store?.failDownload(path: path, reason: reason, cloud: cloud)
             return .failure(error)
+        }
+    }
+
+    /// Pulls one object to `descriptor` (stdout for `pull KEY -` and `cat`): fetched and verified
+    /// into a temporary file first, so only bytes that match the object are written, then copied
+    /// out a block at a time. No track is recorded: no file of the user's holds the copy.
+    public func stream(_ item: PullItem, to descriptor: Int32, progress: TransferProgress? = nil) async throws(DownloadError) {
+        let folder = FileManager.default.temporaryDirectory.path + "/r2up-cat-\(UUID().uuidString)"
+        do { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) } catch {
+            throw .localFile(path: folder, reason: "cannot create a temporary folder: \(DownloadPath.reason(error))")
+        }
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/object"
+        let id = UUID()
+        progress?.expect(files: 1, bytes: item.size)
+        progress?.started(id: id, name: FilePath.name(item.key), size: item.size)
+        _ = try await downloader.download(item, to: path, onBytes: progress.map { progress in
+            { @Sendable bytes in progress.sent(id, bytes: bytes) }
+        })
+        progress?.finished(id: id, size: item.size, succeeded: true)
+        let source = open(path, O_RDONLY | O_CLOEXEC)
+        guard source >= 0 else { throw .localFile(path: path, reason: String(cString: strerror(errno))) }
+        defer { close(source) }
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(source, $0.baseAddress, $0.count) }
+            if count == 0 { return }
+            guard count > 0 else { throw .localFile(path: path, reason: String(cString: strerror(errno))) }
+            var written = 0
+            while written < count {
+                let step = buffer.withUnsafeBytes { write(descriptor, $0.baseAddress.map { $0 + written }, count - written) }
+                guard step > 0 else { throw .localFile(path: "standard output", reason: String(cString: strerror(errno))) }
+                written += step
+            }
         }
     }
 

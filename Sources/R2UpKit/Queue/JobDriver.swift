@@ -186,6 +186,8 @@ final class JobDriver: UploadJournal, Sendable {
     func failed(_ failure: Failure, now: Date, stopping: Bool) -> UploadJobAction {
         state.withLock { s in
             if stopping || failure.kind == .cancelled { return interrupt(&s) }
+            // A server never reached: its requests already retried; another round only delays the stop.
+            if failure.scope == .run && failure.kind == .connectionRefused { return interrupt(&s) }
             let before = s.machine
             let action = s.machine.failed(failure.kind, now: now)
             if case .retry = action {

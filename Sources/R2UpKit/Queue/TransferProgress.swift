@@ -32,6 +32,9 @@ public final class TransferProgress: Sendable {
         public var bytesTotal: Int64 = 0
         /// Bytes of finished files plus what is sent of the active ones.
         public var bytesDone: Int64 = 0
+        /// Bytes that went over the wire in this run: not the parts an earlier run sent, nor a
+        /// server-side copy, nor a file found identical. What a rate is computed from.
+        public var bytesMoved: Int64 = 0
 
         public init() {}
     }
@@ -44,11 +47,16 @@ public final class TransferProgress: Sendable {
         var filesFailed = 0
         var bytesTotal: Int64 = 0
         var finishedBytes: Int64 = 0
+        var moved: Int64 = 0
     }
 
     private let state = Mutex(State())
+    /// The --bwlimit in force, in bytes a second: no rate shown goes above it.
+    public let limit: Int64?
 
-    public init() {}
+    public init(limit: Int64? = nil) {
+        self.limit = limit
+    }
 
     /// Adds files to the run's totals (a queue run calls it with its jobs).
     public func expect(files: Int, bytes: Int64) {
@@ -59,12 +67,13 @@ public final class TransferProgress: Sendable {
     }
 
     func started(_ job: UploadJob) {
-        started(id: job.id, name: FilePath.name(job.path), size: job.length)
+        // A resumed upload starts where its recorded parts end; those bytes are not this run's.
+        started(id: job.id, name: FilePath.name(job.path), size: job.length, alreadySent: job.isCopy ? 0 : job.bytesSent)
     }
 
-    /// A transfer (an upload job, a pull's object) began.
-    func started(id: UUID, name: String, size: Int64) {
-        let file = File(id: id, name: name, size: size, sent: 0)
+    /// A transfer (an upload job, a pull's object) began; `alreadySent` bytes of it were sent before.
+    func started(id: UUID, name: String, size: Int64, alreadySent: Int64 = 0) {
+        let file = File(id: id, name: name, size: size, sent: min(max(0, alreadySent), size))
         state.withLock {
             if $0.active.updateValue(file, forKey: id) == nil { $0.order.append(id) }
         }
@@ -74,7 +83,10 @@ public final class TransferProgress: Sendable {
     func sent(_ jobID: UUID, bytes: Int64) {
         state.withLock { state in
             guard var file = state.active[jobID] else { return }
-            file.sent = min(max(0, bytes), file.size)
+            let sent = min(max(0, bytes), file.size)
+            // Bytes sent again after a retry moved the count back went over the wire again too.
+            state.moved += max(0, sent - file.sent)
+            file.sent = sent
             state.active[jobID] = file
         }
     }
@@ -114,6 +126,7 @@ public final class TransferProgress: Sendable {
             snapshot.filesFailed = state.filesFailed
             snapshot.bytesTotal = max(0, state.bytesTotal)
             snapshot.bytesDone = state.finishedBytes + snapshot.active.reduce(0) { $0 + $1.sent }
+            snapshot.bytesMoved = state.moved
             return snapshot
         }
     }

@@ -105,6 +105,11 @@ extension UploadService {
     /// because S3 and R2 answer AccessDenied, not NoSuchBucket, when the token cannot list.
     public func diagnose(_ error: any Error, subject: String?) async -> Diagnosis {
         let diagnosis = Diagnosis(error, subject: subject)
+        if FailureKind(error) == .connectionRefused, !client.hasAnswered {
+            // Refused before the server ever answered: every file would meet the same, so it is
+            // the run's failure (exit 3, jobs stay queued), not one line per file.
+            return Diagnosis(status: .configuration, message: Self.unreachable(error))
+        }
         guard case .s3(.service(let failure))? = error as? UploadError, failure.code == "AccessDenied" else {
             return diagnosis
         }
@@ -114,5 +119,13 @@ extension UploadService {
                 message: "the bucket '\(bucket)' does not exist (NoSuchBucket); check --bucket or R2UP_BUCKET")
         }
         return diagnosis
+    }
+
+    /// A refused connection before any reply: the endpoint, not a file, is what is wrong.
+    static func unreachable(_ error: any Error) -> String {
+        var detail = String(describing: error)
+        if case .s3(.transfer(let failure))? = error as? UploadError { detail = failure.message }
+        if case .transfer(let failure)? = error as? S3ClientError { detail = failure.message }
+        return "the endpoint refused the connection (\(detail)): is the server running? check --endpoint or R2UP_ENDPOINT"
     }
 }

@@ -126,8 +126,9 @@ public struct UploadJob: Codable, Sendable, Equatable, Identifiable {
         self.updatedAt = createdAt
     }
 
-    /// Its run died or stopped mid-upload and no live process holds it: in flight, or a
-    /// multipart upload with parts on the server. The next run resumes it.
+    /// Not finished and no live process holds it: its run died, stopped or was interrupted
+    /// before it got to it. The next run (or `r2up retry`) resumes it; `queue` and `status`
+    /// both call it interrupted, as nobody is going to upload it until then.
     public func isInterrupted(now: Date = Date()) -> Bool {
         isInterrupted(leaseIsLive: lease?.isLive(now: now) == true)
     }
@@ -135,7 +136,7 @@ public struct UploadJob: Codable, Sendable, Equatable, Identifiable {
     /// `isInterrupted` with the lease's liveness already known.
     public func isInterrupted(leaseIsLive: Bool) -> Bool {
         guard !leaseIsLive else { return false }
-        return state.isInFlight || (state == .initiated && bytesSent > 0)
+        return state.isInFlight || state == .initiated || state == .staged
     }
 
     /// The state machine, resumed from this row.

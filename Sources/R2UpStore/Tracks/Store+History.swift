@@ -44,6 +44,30 @@ extension Store {
         }
     }
 
+    /// Uploads whose id starts with `prefix` (as `history` shows the first 8 characters), at most
+    /// `limit`; none for text that cannot begin an id.
+    public func uploads(idPrefix prefix: String, limit: Int = 2) throws(StoreError) -> [UploadItem] {
+        let needle = prefix.uppercased()
+        guard needle.count >= 4, needle.count <= 36, needle.allSatisfy({ $0.isHexDigit || $0 == "-" }) else { return [] }
+        return try read { db in
+            try UploadItem.fetchAll(
+                db, sql: "SELECT * FROM history WHERE substr(id, 1, ?) = ? ORDER BY uploadDate DESC LIMIT ?",
+                arguments: [needle.count, needle, limit])
+        }
+    }
+
+    /// The newest upload of the same file as `item` (same name, size and ETag) whose object was
+    /// not deleted since: where a deleted upload's file lives now.
+    public func liveUpload(sameAs item: UploadItem) throws(StoreError) -> UploadItem? {
+        let candidates = try read { db in
+            try UploadItem.fetchAll(
+                db, sql: "SELECT * FROM history WHERE fileName = ? AND fileSize = ? AND etag IS ? AND id != ? ORDER BY uploadDate DESC LIMIT 20",
+                arguments: [item.fileName, item.fileSize, item.etag, item.id.uuidString])
+        }
+        let deleted = try deletionDates(of: candidates)
+        return candidates.first { deleted[$0.id] == nil }
+    }
+
     /// How many uploads the history holds.
     public func uploadCount() throws(StoreError) -> Int {
         try read { db in try UploadItem.fetchCount(db) }

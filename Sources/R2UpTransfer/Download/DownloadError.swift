@@ -71,4 +71,9 @@ public enum DownloadError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The transfer was cancelled (Ctrl-C, SIGTERM): left to resume, not failed.
+    public var isCancellation: Bool {
+        if case .s3(_, let error) = self { return error.failureKind == .cancelled }
+        return false
+    }
 }

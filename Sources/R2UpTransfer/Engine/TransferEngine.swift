@@ -229,9 +229,11 @@ public final class TransferEngine: TaskExecutor, Sendable {
                     break
                 }
                 var timeout: Int32 = 1000
-                if bucket != nil && !paused.isEmpty {
-                    resumePaused()
-                    timeout = 10
+                if let bucket, !paused.isEmpty {
+                    // Wake when a chunk's worth has come in, not on every tick.
+                    let wait = bucket.wait(now: DispatchTime.now().uptimeNanoseconds)
+                    if wait == 0 { resumePaused() }
+                    timeout = max(1, wait)
                 }
                 if engine.mayPoll() { _ = curl_multi_poll(multi, nil, 0, timeout, nil) }
             }
@@ -317,23 +319,44 @@ public final class TransferEngine: TaskExecutor, Sendable {
 }
 
 /// A token bucket for the shared bandwidth limit; a quarter second of burst.
+///
+/// It grants whole chunks of at least `minimumChunk` bytes (or what is wanted, when less):
+/// granting whatever trickled in since the last call gave curl a few hundred bytes per
+/// `send`, and a limited push cost many times the CPU of an unlimited one.
 struct TokenBucket {
+    static let minimumChunk = 16 << 10
     let rate: Int64
+    /// The smallest grant: 16 KiB, or a 32nd of a second's worth at higher rates (up to 1 MiB),
+    /// so the engine wakes some 32 times a second rather than for every few kilobytes.
+    let chunk: Int
     private var tokens: Double
     private var last: UInt64
+    /// A quarter second of the rate, and never less than one chunk (a very low limit still moves).
+    private var capacity: Double { max(Double(rate) / 4, Double(chunk)) }
 
     init(rate: Int64, now: UInt64) {
         self.rate = rate
-        tokens = Double(rate) / 4
+        chunk = Int(max(Int64(Self.minimumChunk), min(rate / 32, 1 << 20)))
         last = now
+        tokens = 0
+        tokens = capacity
     }
 
     mutating func take(_ wanted: Int, now: UInt64) -> Int {
         let elapsed = Double(now &- last) / 1e9
         last = now
-        tokens = min(Double(rate) / 4, tokens + elapsed * Double(rate))
+        tokens = min(capacity, tokens + elapsed * Double(rate))
+        guard tokens >= Double(min(wanted, chunk)) else { return 0 }
         let granted = min(wanted, Int(tokens))
         tokens -= Double(granted)
         return granted
+    }
+
+    /// How long until a chunk can be granted, for the engine's next wake-up.
+    func wait(now: UInt64) -> Int32 {
+        let elapsed = Double(now &- last) / 1e9
+        let missing = Double(chunk) - min(capacity, tokens + elapsed * Double(rate))
+        guard missing > 0 else { return 0 }
+        return Int32(min(1000, (missing / Double(rate) * 1000).rounded(.up)))
     }
 }

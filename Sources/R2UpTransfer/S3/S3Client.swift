@@ -14,6 +14,9 @@ public final class S3Client: Sendable {
     private let sessionToken: Bool
     /// Seconds to add to the local clock so signatures match the server's time.
     private let clockOffset = Mutex<TimeInterval>(0)
+    /// Whether any request of this process got a reply: until one does, a refused connection is
+    /// about the endpoint (a stopped server, a wrong port), not about the file being sent.
+    private let answered = Atomic<Bool>(false)
 
     public init(endpoint: S3Endpoint, region: String, credentials: Credentials, engine: TransferEngine) {
         self.endpoint = endpoint
@@ -25,6 +28,9 @@ public final class S3Client: Sendable {
 
     /// The corrected current time used for signing.
     public var now: Date { Date().addingTimeInterval(clockOffset.withLock { $0 }) }
+
+    /// Whether the server has answered any request of this client (with any status).
+    public var hasAnswered: Bool { answered.load(ordering: .relaxed) }
 
     /// The clock correction in seconds currently applied (server minus local).
     var clockSkew: TimeInterval { clockOffset.withLock { $0 } }
@@ -70,6 +76,7 @@ public final class S3Client: Sendable {
             } catch {
                 throw .transfer(TransferError(kind: .cancelled, message: "cancelled"))
             }
+            answered.store(true, ordering: .relaxed)
             // A 2xx is judged by what each call needs from it (an ETag, an XML root), never by its
             // Content-Type: moto answers a good PUT with an empty text/html body.
             if (200..<300).contains(response.status) { return response }

@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+
+/// Issue 29 item 6: a server that cannot be reached is the run's failure, not every file's.
+@Suite("An unreachable server", .serialized)
+struct UnreachableServerTests {
+    /// 40 small tracks in `album/`.
+    static func library(in folder: String) throws -> String {
+        let album = folder + "/album"
+        try FileManager.default.createDirectory(atPath: album, withIntermediateDirectories: true)
+        for index in 1...40 {
+            try Data(repeating: UInt8(index), count: 1000 + index).write(to: URL(fileURLWithPath: album + "/\(index).m4a"))
+        }
+        return album
+    }
+
+    static func json(_ text: String) -> [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]) ?? [:]
+    }
+
+    @Test(
+        "refused, unresolvable or not TLS: a push of 40 files ends within 10 s with one line and exit 3, every job queued",
+        arguments: [
+            ("refused", "http://127.0.0.1:1", "the endpoint refused the connection"),
+            ("dns", "http://no-such-host.invalid", "the endpoint's host cannot be resolved"),
+            ("tls", "https://SERVER", "TLS failed"),
+        ])
+    func stopsTheRun(name: String, endpoint: String, phrase: String) async throws {
+        let server = try CLI.serverEnvironment()
+        let folder = try TemporaryFolder()
+        let album = try Self.library(in: folder.path)
+        let database = folder.path + "/db.sqlite"
+        let env = CLI.environment(server: server, home: folder.path)
+        let scope = "tests/unreachable-\(name)-\(UUID().uuidString.prefix(8))/"
+        // https:// to the plain-HTTP test server: the TLS handshake fails.
+        let target = endpoint.replacingOccurrences(
+            of: "https://SERVER", with: server["R2UP_ENDPOINT"]!.replacingOccurrences(of: "http://", with: "https://"))
+        let started = Date()
+        let run = try await CLI.run(
+            ["push", album, "--prefix", scope, "--db", database, "--endpoint", target], environment: env)
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(run.status == 3, "\(name): \(run.stderr)")
+        let lines = run.stderr.split(separator: "\n")
+        #expect(lines.count == 1, "\(name): \(run.stderr)")
+        #expect(lines.first?.hasPrefix("r2up: ") == true && run.stderr.contains(phrase), "\(name): \(run.stderr)")
+        #expect(elapsed < 10, "\(name): took \(elapsed) s")
+
+        // queue and status agree: 40 interrupted, none failed, none said to be queued for a live run.
+        let queue = Self.json(try await CLI.run(["queue", "--json", "--db", database], environment: env).stdout)
+        #expect(queue["counts"] as? [String: Int] == ["queued": 0, "uploading": 0, "interrupted": 40, "failed": 0], "\(name): \(queue)")
+        let status = try await CLI.run(["status", album, "--json", "--db", database], environment: env).stdout
+        let folders = (try? JSONSerialization.jsonObject(with: Data(status.utf8)) as? [[String: Any]]) ?? []
+        let tracks = folders.flatMap { $0["tracks"] as? [[String: Any]] ?? [] }
+        #expect(tracks.count == 40 && tracks.allSatisfy { $0["interrupted"] as? Bool == true }, "\(name): \(status)")
+
+        // retry --all takes them to the real server: never "Nothing to retry" beside 40 queued jobs.
+        let retry = try await CLI.run(["retry", "--all", "--db", database], environment: env)
+        #expect(retry.status == 0, "\(name): \(retry.stderr)")
+        #expect(!retry.stderr.contains("Nothing to retry"), "\(name): \(retry.stderr)")
+        #expect(retry.stdout.split(separator: "\n").count == 40, "\(name): \(retry.stdout)")
+        let after = Self.json(try await CLI.run(["queue", "--json", "--db", database], environment: env).stdout)
+        #expect(after["counts"] as? [String: Int] == ["queued": 0, "uploading": 0, "interrupted": 0, "failed": 0], "\(name): \(after)")
+        let ls = try await CLI.run(["ls", "-r", scope, "--db", database], environment: env)
+        #expect(ls.stdout.split(separator: "\n").filter { $0.contains(".m4a") }.count == 40, "\(name): \(ls.stdout)")
+        _ = try await CLI.run(["rm", "--prefix", scope, "--yes", "--db", database], environment: env)
+    }
+}
