@@ -83,6 +83,9 @@ extension R2Up {
             }
             let style = TerminalStyle(environment: ProcessInfo.processInfo.environment, isTerminal: Terminal.stdoutIsTerminal)
             for line in report.lines(style: style) { Terminal.output(line) }
+            var totals = StatusTotals()
+            for track in scanned.map({ Array($0) }) ?? tracks { totals.add(track) }
+            Terminal.output("\n" + totals.line)
         }
 
         /// A folder argument that names a file, or nothing r2up knows (without --remote), is bad input (exit 2); a
@@ -112,6 +115,8 @@ extension R2Up {
             let style = TerminalStyle(environment: ProcessInfo.processInfo.environment, isTerminal: Terminal.stdoutIsTerminal)
             var pending: String?
             var empty = true
+            var totals = StatusTotals()
+            if !json { for track in tracks { totals.add(track) } }
             StatusReport.forEachFolderGroup(tracks, isLocal: { $0.isOnDisk }) { group in
                 empty = false
                 guard json else {
@@ -124,8 +129,11 @@ extension R2Up {
             }
             if json {
                 if let pending { Terminal.output(pending + "\n]") } else { Terminal.output("[]") }
-            } else if empty && !global.quiet {
-                Terminal.error(folder.map { "No tracks under \(TextColumns.printable($0))." } ?? "No tracks yet.")
+            } else if empty {
+                if !global.quiet { Terminal.error(folder.map { "No tracks under \(TextColumns.printable($0))." } ?? "No tracks yet.") }
+            } else {
+                // The last line: how many tracks, by state (issue 29 item 8).
+                Terminal.output("\n" + totals.line)
             }
         }
 

@@ -184,6 +184,9 @@ struct WatchPrinter: Sendable {
         var roots: [String]?
         var folders: Int?
         var uploaded: Int?
+        var copied: Int?
+        /// A copy's source key.
+        var from: String?
         var unchanged: Int?
         var failed: Int?
         /// Files the first pass found still being written: uploaded once quiet for --min-age.
@@ -209,6 +212,14 @@ struct WatchPrinter: Sendable {
             } else if !quiet {
                 Terminal.output(item.publicURL.absoluteString)
             }
+        case .copied(let job, let item):
+            if json {
+                emit(Record(
+                    event: "copied", file: job.path, key: item.r2Key, size: item.fileSize, url: item.publicURL.absoluteString,
+                    from: item.copiedFrom))
+            } else if !quiet {
+                Terminal.output(item.publicURL.absoluteString)
+            }
         case .failed(let failure):
             if json {
                 emit(Record(event: "failed", file: failure.path, key: failure.key, reason: failure.error))
@@ -220,7 +231,8 @@ struct WatchPrinter: Sendable {
         case .watching(let roots, let folders, let initial):
             if json {
                 emit(Record(
-                    event: "watching", roots: roots, folders: folders, uploaded: initial.uploaded, unchanged: initial.unchanged,
+                    event: "watching", roots: roots, folders: folders, uploaded: initial.uploaded, copied: initial.copied,
+                    unchanged: initial.unchanged,
                     failed: initial.failures.count, waiting: initial.waiting))
             } else if !quiet {
                 let names = roots.map(TextColumns.printable).joined(separator: ", ")
@@ -228,7 +240,8 @@ struct WatchPrinter: Sendable {
                 let waiting = initial.waiting > 0 ? ", \(initial.waiting) waiting until quiet for --min-age" : ""
                 Terminal.error(
                     "r2up: watching \(folders) \(folders == 1 ? "folder" : "folders") under \(names) (first pass: "
-                        + "\(initial.uploaded) uploaded, \(initial.unchanged) unchanged\(waiting), \(initial.failures.count) failed)")
+                        + "\(initial.uploaded) uploaded, \(initial.copied > 0 ? "\(initial.copied) copied, " : "")"
+                        + "\(initial.unchanged) unchanged\(waiting), \(initial.failures.count) failed)")
             }
         }
     }
@@ -243,10 +256,13 @@ struct WatchPrinter: Sendable {
 
     func stopped(_ summary: WatchSummary) {
         if json {
-            emit(Record(event: "stopped", reason: summary.stoppedBy?.message, uploaded: summary.uploaded, failed: summary.failed, leftToResume: summary.leftResumable))
+            emit(Record(
+                event: "stopped", reason: summary.stoppedBy?.message, uploaded: summary.uploaded, copied: summary.copied,
+                failed: summary.failed, leftToResume: summary.leftResumable))
         } else if !quiet {
             let left = summary.leftResumable > 0 ? "; \(summary.leftResumable) left to resume: the next sync or watch takes them" : ""
-            Terminal.error("r2up: watch stopped (\(summary.uploaded) uploaded, \(summary.failed) failed\(left))")
+            let copied = summary.copied > 0 ? "\(summary.copied) copied, " : ""
+            Terminal.error("r2up: watch stopped (\(summary.uploaded) uploaded, \(copied)\(summary.failed) failed\(left))")
         }
     }
 }

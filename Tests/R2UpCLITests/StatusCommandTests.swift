@@ -84,6 +84,8 @@ struct StatusCommandTests {
               ☁ gone.flac
                 x.flac
 
+            9 tracks: 1 uploading, 1 upload error, 4 uploaded, 1 cloud only, 2 not uploaded
+
             """)
         // No colour: stdout is a pipe.
         #expect(!run.stdout.contains("\u{1B}"))
@@ -110,6 +112,8 @@ struct StatusCommandTests {
               @ gone.flac
                 x.flac
 
+            9 tracks: 1 uploading, 1 upload error, 4 uploaded, 1 cloud only, 2 not uploaded
+
             """)
     }
 
@@ -117,7 +121,8 @@ struct StatusCommandTests {
     func scope() async throws {
         let fixture = try Fixture()
         let one = try await fixture.run([fixture.music + "/C"], lang: "C.UTF-8")
-        #expect(one.stdout == "\(fixture.music)/C  (2)  ↑\n  ↑ 1.flac\n  ↑ 2.flac\n")
+        // The last line gives the totals (issue 29 item 8).
+        #expect(one.stdout == "\(fixture.music)/C  (2)  ↑\n  ↑ 1.flac\n  ↑ 2.flac\n\n2 tracks: 2 uploaded\n")
 
         let all = try await fixture.run([], lang: "C.UTF-8")
         #expect(all.stdout.contains("\(fixture.folder.path)/elsewhere  (1)\n    z.flac\n"))

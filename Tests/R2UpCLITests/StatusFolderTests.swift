@@ -32,6 +32,8 @@ struct StatusFolderTests {
             \(dir)/sub/deep  (1)  ↑
               ↑ 7.bin
 
+            7 tracks: 3 uploaded, 4 not uploaded
+
             """)
         let json = try await CLI.run(["status", dir, "--json"] + db, environment: env)
         let groups = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
@@ -44,7 +46,7 @@ struct StatusFolderTests {
 
         // Without a folder: only the known tracks.
         let known = try await CLI.run(["status"] + db, environment: env)
-        #expect(known.stdout == "\(dir)  (2)  ↑\n  ↑ 1.bin\n  ↑ 2.bin\n\(dir)/sub/deep  (1)  ↑\n  ↑ 7.bin\n")
+        #expect(known.stdout == "\(dir)  (2)  ↑\n  ↑ 1.bin\n  ↑ 2.bin\n\(dir)/sub/deep  (1)  ↑\n  ↑ 7.bin\n\n3 tracks: 3 uploaded\n")
     }
 
     @Test("an edited track is not uploaded (changed since upload); a deleted one is cloud only; text and JSON")
@@ -61,7 +63,7 @@ struct StatusFolderTests {
 
         let run = try await CLI.run(["status", dir] + db, environment: env)
         #expect(run.status == 0, "stderr: \(run.stderr)")
-        #expect(run.stdout == "\(dir)  (3)  ⇡ 1/3\n  ↑ a.bin\n    b.bin (changed since upload)\n  ☁ c.bin\n")
+        #expect(run.stdout == "\(dir)  (3)  ⇡ 1/3\n  ↑ a.bin\n    b.bin (changed since upload)\n  ☁ c.bin\n\n3 tracks: 1 uploaded, 1 cloud only, 1 not uploaded\n")
         let all = try await CLI.run(["status"] + db, environment: env)
         #expect(all.stdout == run.stdout)
 

@@ -48,21 +48,43 @@ struct SyncCommandTests {
         let folder = try TemporaryFolder()
         let library = try library(folder)
         var server = try CLI.serverEnvironment()
-        server["R2UP_ENDPOINT"] = "http://127.0.0.1:9"  // discard port: nothing listens
+        // Every PUT answered 500/503/429 by the fault proxy (the listing passes): each file fails on its own.
+        let proxy = try await HelperServer.start(
+            "faultproxy.py",
+            ["--upstream", server["R2UP_ENDPOINT"]!.replacingOccurrences(of: "http://", with: ""), "--error-rate", "1.0",
+             "--only-methods", "PUT", "--max-seconds", "300"])
+        defer { proxy.stop() }
+        server["R2UP_ENDPOINT"] = proxy.endpoint
         let env = CLI.environment(server: server, home: folder.path)
         let run = try await CLI.run(
             ["sync", library, "--min-age", "0", "--json", "--db", folder.path + "/db.sqlite"], environment: env)
-        #expect(run.status == 1)
+        #expect(run.status == 1, "\(run.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
         let failures = try #require(object["failures"] as? [[String: Any]])
         #expect(failures.map { $0["key"] as? String } == ["Album One/01 Intro.m4a", "Album One/02 Outro.flac"])
-        #expect((failures.first?["error"] as? String)?.hasPrefix("the endpoint refused the connection") == true)
+        #expect((failures.first?["error"] as? String)?.contains("(HTTP 5") == true || (failures.first?["error"] as? String)?.contains("(HTTP 429") == true,
+                "\(failures)")
 
         // A second run honours the failed jobs' next attempt: nothing sent, the summary says when.
         let text = try await CLI.run(["sync", library, "--min-age", "0", "--db", folder.path + "/db.sqlite"], environment: env)
         #expect(text.status == 0)
         #expect(text.stderr.isEmpty, "\(text.stderr)")
         #expect(text.stdout.hasPrefix("sync: 0 uploaded (0 bytes), 0 failed, 0 unchanged, 0 waiting (still being written), 2 to retry later from "), "\(text.stdout)")
+    }
+
+    @Test("a server that is not running stops a sync at once: one line, exit 3, nothing failed (issue 29 item 6)")
+    func serverDown() async throws {
+        let folder = try TemporaryFolder()
+        let library = try library(folder)
+        var server = try CLI.serverEnvironment()
+        server["R2UP_ENDPOINT"] = "http://127.0.0.1:9"  // discard port: nothing listens
+        let env = CLI.environment(server: server, home: folder.path)
+        let run = try await CLI.run(["sync", library, "--min-age", "0", "--db", folder.path + "/db.sqlite"], environment: env)
+        #expect(run.status == 3, "\(run.stderr)")
+        #expect(run.stderr.hasPrefix("r2up: the endpoint refused the connection") && run.stderr.split(separator: "\n").count == 1, "\(run.stderr)")
+        let queue = try await CLI.run(["queue", "--json", "--db", folder.path + "/db.sqlite"], environment: env)
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(queue.stdout.utf8)) as? [String: Any])
+        #expect((report["counts"] as? [String: Int])?["failed"] == 0, "\(queue.stdout)")
     }
 
     @Test("bad input: a missing folder or a bad --min-age is one line and exit 2")

@@ -418,11 +418,15 @@ struct WatchTests {
 
         try FileManager.default.moveItem(atPath: library + "/Old Album", toPath: library + "/New Album")
         let newKeys = Set(contents.keys.map { scope + "New Album/" + $0 })
+        // Copies are counted apart from uploads (issue 29 item 8): "copied" events, each with its source.
         try await watch.waitFor("the three copies") { events in
-            Set(events.compactMap { $0["event"] as? String == "uploaded" ? $0["key"] as? String : nil }).isSuperset(of: newKeys)
+            Set(events.compactMap { $0["event"] as? String == "copied" ? $0["key"] as? String : nil }).isSuperset(of: newKeys)
         }
+        #expect(watch.events.filter { $0["event"] as? String == "copied" }.allSatisfy { ($0["from"] as? String)?.hasPrefix(scope + "Old Album/") == true })
         watch.signal(SIGTERM)
         #expect(try await watch.exit() == 0)
+        let stopped = watch.events.first { $0["event"] as? String == "stopped" }
+        #expect(stopped?["uploaded"] as? Int == 3 && stopped?["copied"] as? Int == 3, "\(String(describing: stopped))")
 
         let after = Array(Self.requests(log).dropFirst(before))
         let writes = after.filter { ["PUT", "POST"].contains($0["method"] as? String ?? "") }

@@ -23,6 +23,8 @@ public enum WatchEvent: Sendable {
     case watching(roots: [String], folders: Int, initial: SyncSummary)
     case queued(UploadJob)
     case uploaded(UploadJob, UploadItem)
+    /// A moved track copied inside the bucket from its old key (`item.copiedFrom`).
+    case copied(UploadJob, UploadItem)
     case failed(SyncFailure)
     /// One line for the user: the watch limit, a folder that cannot be watched or read.
     case notice(String)
@@ -41,6 +43,8 @@ public final class WatchStop: Sendable {
 /// How a watch ended.
 public struct WatchSummary: Sendable {
     public var uploaded = 0
+    /// Moved tracks copied inside the bucket (no bytes sent): counted apart from uploads.
+    public var copied = 0
     public var failed = 0
     /// What stopped it by itself (credentials, bucket, store): the watch exits with its status.
     public var stoppedBy: Diagnosis?
@@ -98,8 +102,13 @@ public struct WatchRunner: Sendable {
         base.onQueued = { job in onEvent(.queued(job)) }
         base.onEvent = { event in
             guard case .completed(let job, let item, _) = event else { return }
-            tally.withLock { $0.uploaded += 1 }
-            onEvent(.uploaded(job, item))
+            if item.copiedFrom != nil {
+                tally.withLock { $0.copied += 1 }
+                onEvent(.copied(job, item))
+            } else {
+                tally.withLock { $0.uploaded += 1 }
+                onEvent(.uploaded(job, item))
+            }
         }
         base.admitsMore = { !stop.isRequested }
         let sync = SyncRunner(service: service, databasePath: databasePath)
@@ -137,6 +146,7 @@ public struct WatchRunner: Sendable {
             let (going, summary) = try await pass(root, only: nil, first: true)
             initial.uploaded += summary.uploaded
             initial.uploadedBytes += summary.uploadedBytes
+            initial.copied += summary.copied
             initial.unchanged += summary.unchanged
             initial.waiting += summary.waiting
             initial.failures += summary.failures

@@ -227,3 +227,41 @@ extension StatusReport.Track: Encodable {
         }
     }
 }
+
+/// The line `status` ends with: how many tracks, by state, most urgent first.
+/// "42 tracks: 2 uploading, 1 interrupted, 30 uploaded, 9 local only"
+public struct StatusTotals: Sendable, Equatable {
+    public private(set) var tracks = 0
+    public private(set) var interrupted = 0
+    public private(set) var byIcon: [TrackIcon: Int] = [:]
+
+    public init() {}
+
+    public mutating func add(_ track: TrackRecord) {
+        tracks += 1
+        if track.interrupted { interrupted += 1 }
+        byIcon[track.icon(isLocal: track.isOnDisk), default: 0] += 1
+    }
+
+    public var line: String {
+        var parts: [String] = []
+        for icon in TrackIcon.allCases.sorted() {
+            guard let count = byIcon[icon], count > 0 else { continue }
+            let words: String =
+                switch icon {
+                case .uploading: "uploading"
+                case .uploadError: count == 1 ? "upload error" : "upload errors"
+                case .downloading: "downloading"
+                case .downloadError: count == 1 ? "download error" : "download errors"
+                case .downloaded: "downloaded"
+                case .uploaded: "uploaded"
+                case .cloudOnly: "cloud only"
+                case .localOnly: "not uploaded"
+                }
+            parts.append("\(count) \(words)")
+            // Interrupted tracks show as not uploaded: said beside them.
+            if icon == .localOnly && interrupted > 0 { parts.append("\(interrupted) of them interrupted") }
+        }
+        return "\(tracks) \(tracks == 1 ? "track" : "tracks")" + (parts.isEmpty ? "" : ": " + parts.joined(separator: ", "))
+    }
+}
