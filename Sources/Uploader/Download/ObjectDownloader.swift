@@ -61,8 +61,11 @@ final class ObjectDownloader: Sendable {
     }
 
     /// `onBytes`: the bytes of the object on disk so far (resumed parts, then each part as it lands).
+    /// `beforeRename`: a last check of the complete, verified temporary file (given its descriptor),
+    /// run before it takes its name; an error discards it (`fetch`: the track's content digest).
     func download(
-        _ item: PullItem, to path: String, onBytes: (@Sendable (Int64) -> Void)? = nil
+        _ item: PullItem, to path: String, onBytes: (@Sendable (Int64) -> Void)? = nil,
+        beforeRename: ((Int32) -> DownloadError?)? = nil
     ) async throws(DownloadError) -> DownloadOutcome {
         if try Self.isIdentical(path: path, item: item) {
             return DownloadOutcome(item: item, path: path, result: .skipped, resumedBytes: 0)
@@ -127,6 +130,10 @@ final class ObjectDownloader: Sendable {
             throw failure
         }
         try verify(item, descriptor: descriptor, dataPath: dataPath, recordPath: recordPath)
+        if let failure = beforeRename?(descriptor) {
+            Self.discard(dataPath, recordPath)
+            throw failure
+        }
         if let modified = item.lastModified {
             // Like aws s3 cp: the file's mtime is the object's, which the identical-file check compares.
             var times = [
