@@ -86,7 +86,8 @@ enum OffloadReport {
     /// Runs the offload, printing each freed path (stdout) and each failed check (stderr) as it
     /// comes, then the summary line (stderr), or the JSON object.
     static func run(
-        _ offloader: Offloader, _ tracks: [StoredTrack], options: OffloadOptions, quiet: Bool, json: Bool
+        _ offloader: Offloader, _ tracks: [StoredTrack], options: OffloadOptions, quiet: Bool, json: Bool,
+        printsJSON: Bool = true
     ) async -> OffloadSummary {
         let dryRun = options.dryRun
         let summary = await offloader.run(tracks, options: options) { outcome in
@@ -102,7 +103,7 @@ enum OffloadReport {
             }
         }
         if json {
-            Terminal.output(JSONOutput.encode(OffloadJSON(summary)))
+            if printsJSON { Terminal.output(JSONOutput.encode(OffloadJSON(summary))) }
             return summary
         }
         if let stop = summary.stoppedBy {
@@ -221,5 +222,70 @@ struct OffloadJSON: Encodable {
         alreadyCloudOnly = summary.alreadyCloudOnly
         headRequests = summary.requests
         stoppedBy = summary.stoppedBy?.message
+    }
+}
+
+/// `--offload-after DURATION` of sync and watch: after the run (a watch: after each full pass),
+/// tracks uploaded and unchanged that long are offloaded with the same checks as `r2up offload`.
+struct OffloadAfterOptions: ParsableArguments {
+    @Option(
+        name: .customLong("offload-after"), parsing: .unconditional,
+        help: "Then offload tracks uploaded and unchanged for this long (e.g. 30d), checked as `r2up offload` does.")
+    var offloadAfter: String?
+
+    func validate() throws {
+        if let offloadAfter { _ = try OffloadFlags.age(offloadAfter, flag: "--offload-after") }
+    }
+
+    var age: Duration? { offloadAfter.flatMap { try? OffloadFlags.age($0, flag: "--offload-after") } }
+
+    /// Offloads the old enough tracks under `folders`; nil when not asked, or when r2up has
+    /// uploaded nothing there yet (nothing to do is no error here).
+    static func run(
+        age: Duration, folders: [String], service: UploadService, databasePath: String, quiet: Bool, json: Bool
+    ) async -> OffloadSummary? {
+        let store: Store
+        do { store = try Store(path: databasePath) } catch {
+            Terminal.error("r2up: offload: \(TextColumns.printable(Diagnosis(error).message))")
+            var failed = OffloadSummary()
+            failed.stoppedBy = Diagnosis(error)
+            return failed
+        }
+        let offloader = Offloader(service: service, store: store)
+        var tracks: [StoredTrack] = []
+        for folder in folders {
+            // A folder with nothing uploaded yet has nothing to offload: not an error after a sync.
+            if let found = try? offloader.select([folder]) { tracks += found }
+        }
+        var options = OffloadOptions()
+        options.olderThan = age
+        options.concurrency = service.options.concurrency
+        return await OffloadReport.run(offloader, tracks, options: options, quiet: quiet, json: json, printsJSON: false)
+    }
+}
+
+extension OffloadAfterOptions {
+    /// A run's JSON object with the offload's under "offload": still one JSON document.
+    static func merged(_ runJSON: String, _ offloaded: OffloadSummary) -> String {
+        guard var object = (try? JSONSerialization.jsonObject(with: Data(runJSON.utf8))) as? [String: Any],
+            let offload = try? JSONSerialization.jsonObject(with: Data(JSONOutput.encode(OffloadJSON(offloaded)).utf8))
+        else { return runJSON }
+        object["offload"] = offload
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+        else { return runJSON }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+extension OffloadAfterOptions {
+    /// A watch's lines for one offload: each failed check, then the summary when anything happened.
+    static func notices(_ summary: OffloadSummary) -> [String] {
+        var lines = summary.kept.compactMap { outcome -> String? in
+            guard let reason = outcome.kept, reason.isFailure, reason != .notChecked else { return nil }
+            return "\(outcome.path): kept: \(reason.message)"
+        }
+        if let stop = summary.stoppedBy { lines.append("offload: \(stop.message); the rest was kept") }
+        if !summary.freed.isEmpty || !lines.isEmpty { lines.append(OffloadReport.line(summary)) }
+        return lines
     }
 }

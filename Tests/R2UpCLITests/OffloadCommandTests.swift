@@ -29,6 +29,11 @@ struct OffloadCommandTests {
         let history = try await CLI.run(lib.r2up(["history", "--json"]), environment: lib.env)
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(history.stdout.utf8)) as? [[String: Any]])
         #expect(rows.count == 3)
+        // The catalog agrees: its tracks are the objects, and offloaded tracks are still there.
+        let catalog = try await CLI.run(lib.r2up(["catalog", "publish", "--prefix", lib.prefix, "--json"]), environment: lib.env)
+        #expect(catalog.status == 0, "stderr: \(catalog.stderr)")
+        let published = try #require(try JSONSerialization.jsonObject(with: Data(catalog.stdout.utf8)) as? [String: Any])
+        #expect(published["tracks"] as? Int == 3)
 
         // Again: nothing left to do, nothing sent.
         let again = try await CLI.run(lib.r2up(["offload", lib.dir]), environment: lib.env)

@@ -73,6 +73,8 @@ public struct OffloadSummary: Sendable {
     /// HEAD requests sent (tests and the benchmark count them).
     public var requests = 0
 
+    public init() {}
+
     public var freedBytes: Int64 { freed.reduce(0) { $0 + $1.size } }
 
     /// 0 all done (policy keeps are what was asked); 1 a check kept a track; the stopping failure's code.
