@@ -26,11 +26,15 @@ extension R2Up {
         @Option(help: "With --remote: the key prefix to list (default: the one the folder's tracks agree on; the whole bucket without DIR).")
         var prefix: String?
 
+        @Option(help: "Group by folder, album or artist (default: album when tracks carry tags, else folder; with DIR).")
+        var by: StatusGrouping?
+
         @Argument(help: "A folder of tracks (default: every track r2up knows).")
         var folder: String?
 
         func validate() throws {
             if prefix != nil && !remote { throw ValidationError("--prefix goes with --remote") }
+            if by != nil && by != .folder && folder == nil { throw ValidationError("--by \(by?.rawValue ?? "") needs a folder: r2up du DIR --by album") }
         }
 
         func run() async throws {
@@ -45,7 +49,13 @@ extension R2Up {
                         throw CommandFailure(Diagnosis(
                             status: .badInput, message: "\(TextColumns.printable(root)) is not a folder; du takes a folder (or nothing, for every track)"))
                     }
-                    usage = try SpaceUsage.measure(folder: root, store: store)
+                    var tags: [String: AudioTags] = [:]
+                    if by != .folder, let store {
+                        for (path, stored) in try store.storedTags(under: root) { tags[path] = stored.tags }
+                    }
+                    let grouping = StatusReport.grouping(by, tags: tags)
+                    usage = try SpaceUsage.measure(
+                        folder: root, store: store, groups: SpaceUsage.groupNames(tags, by: grouping), by: grouping)
                     if usage.groups.isEmpty && stat(root, &info) != 0 {
                         throw CommandFailure(Diagnosis(status: .badInput, message: "\(TextColumns.printable(root)): no such folder"))
                     }
@@ -66,7 +76,8 @@ extension R2Up {
                 Terminal.output(JSONOutput.encode(DuJSON(usage: usage, remote: remoteSpace)))
                 return
             }
-            let header = ["FOLDER", "TRACKS", "ON DISK", "IN BUCKET", "LOCAL ONLY", "CLOUD ONLY", "BOTH"]
+            let byFolder = usage.groups.allSatisfy { $0.kind == .folder }
+            let header = [byFolder ? "FOLDER" : "GROUP", "TRACKS", "ON DISK", "IN BUCKET", "LOCAL ONLY", "CLOUD ONLY", "BOTH"]
             var rows = [header]
             for group in usage.groups { rows.append(Self.row(TextColumns.printable(group.folder), group.counts)) }
             rows.append(Self.row("TOTAL", usage.totals))
@@ -113,7 +124,10 @@ extension R2Up {
 /// `du --json`.
 struct DuJSON: Encodable {
     struct Folder: Encodable {
-        var folder: String
+        /// One of the three names the group, by its kind; none for the totals.
+        var folder: String?
+        var album: String?
+        var artist: String?
         var tracks: Int
         var onDisk: Int64
         var inBucket: Int64
@@ -121,8 +135,12 @@ struct DuJSON: Encodable {
         var cloudOnly: Int64
         var both: Int64
 
-        init(_ folder: String, _ counts: SpaceCounts) {
-            self.folder = folder
+        init(_ name: String?, _ counts: SpaceCounts, kind: StatusGrouping = .folder) {
+            switch kind {
+            case .folder: folder = name
+            case .album: album = name
+            case .artist: artist = name
+            }
             tracks = counts.tracks
             onDisk = counts.onDisk
             inBucket = counts.inBucket
@@ -137,8 +155,8 @@ struct DuJSON: Encodable {
     var remote: RemoteSpace?
 
     init(usage: SpaceUsage, remote: RemoteSpace?) {
-        folders = usage.groups.map { Folder($0.folder, $0.counts) }
-        totals = Folder("", usage.totals)
+        folders = usage.groups.map { Folder($0.folder, $0.counts, kind: $0.kind) }
+        totals = Folder(nil, usage.totals)
         self.remote = remote
     }
 }

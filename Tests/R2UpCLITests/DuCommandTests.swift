@@ -65,6 +65,42 @@ struct DuCommandTests {
         #expect(remote["mismatched"] as? [String] == [lib.dir + "/01.m4a"])
     }
 
+    @Test("by album: tagged tracks add up per album, an untagged one stays in its folder's group")
+    func byAlbum() async throws {
+        let folder = try TemporaryFolder()
+        let dir = folder.path + "/lib"
+        try await AudioCommandTests.make([
+            .init(name: "B/a.flac", tags: ["title": "Human Behaviour", "artist": "Björk", "album": "Début", "date": "1993", "tracknumber": "1"]),
+            .init(name: "B/b.flac", tags: ["title": "Crying", "artist": "Björk", "album": "Début", "date": "1993", "tracknumber": "2"]),
+            .init(name: "Misc/x.flac", tags: nil),
+        ], in: dir)
+        let prefix = PullFixtures.scratchPrefix("du-album")
+        let lib = OffloadFixtures.Library(dir: dir, prefix: prefix, db: folder.path + "/db.sqlite", env: try PullFixtures.env(folder))
+        let push = try await CLI.run(lib.r2up(["push", dir, "--prefix", prefix]), environment: lib.env)
+        #expect(push.status == 0, "stderr: \(push.stderr)")
+        let offload = try await CLI.run(lib.r2up(["offload", dir + "/B/a.flac"]), environment: lib.env)
+        #expect(offload.status == 0, "stderr: \(offload.stderr)")
+        let size = { (name: String) -> Int in ((try? FileManager.default.attributesOfItem(atPath: dir + "/" + name))?[.size] as? Int) ?? -1 }
+        let (b, x) = (size("B/b.flac"), size("Misc/x.flac"))
+
+        let run = try await CLI.run(lib.r2up(["du", dir, "--json"]), environment: lib.env)
+        #expect(run.status == 0, "stderr: \(run.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+        let groups = try #require(object["folders"] as? [[String: Any]])
+        #expect(groups.count == 2, "\(run.stdout)")
+        let album = try #require(groups.first { $0["album"] as? String == "Début (1993) — Björk" })
+        #expect(album["tracks"] as? Int == 2)
+        #expect(album["onDisk"] as? Int == b)
+        #expect(album["both"] as? Int == b)
+        #expect((album["cloudOnly"] as? Int ?? 0) > 0)
+        let misc = try #require(groups.first { $0["folder"] as? String == "Misc" })
+        #expect(misc["tracks"] as? Int == 1 && misc["onDisk"] as? Int == x)
+        let text = try await CLI.run(lib.r2up(["du", dir, "--by", "folder"]), environment: lib.env)
+        #expect(text.stdout.hasPrefix("FOLDER "))
+        let firstWords: [String] = text.stdout.split(separator: "\n").map { line in String(line.prefix { $0 != " " }) }
+        #expect(firstWords == ["FOLDER", "B", "Misc", "TOTAL"])
+    }
+
     @Test("bad input: a file, a missing folder, --prefix without --remote (exit 2)")
     func badInput() async throws {
         let folder = try TemporaryFolder()

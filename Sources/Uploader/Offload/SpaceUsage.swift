@@ -53,9 +53,12 @@ public struct SpaceCounts: Sendable, Equatable, Codable {
 /// no request to the bucket.
 public struct SpaceUsage: Sendable {
     public struct Group: Sendable, Equatable {
-        /// The folder, relative to the folder measured ("." for itself), or absolute.
+        /// The folder, relative to the folder measured ("." for itself), or absolute; by album
+        /// or artist, the group's title for tagged tracks.
         public var folder: String
         public var counts: SpaceCounts
+        /// folder, or the album or artist the name stands for.
+        public var kind: StatusGrouping = .folder
     }
 
     public var groups: [Group] = []
@@ -63,22 +66,49 @@ public struct SpaceUsage: Sendable {
     /// Subfolders that could not be read: their tracks count as last recorded.
     public var problems: [ScanProblem] = []
 
-    /// Every file under `folder` that push would take, known or not, grouped by its folder.
-    public static func measure(folder: String, store: Store?) throws(StoreError) -> SpaceUsage {
+    /// Every file under `folder` that push would take, known or not, grouped by its folder;
+    /// a track in `groups` (path → album or artist title, `groupNames`) goes to that group instead.
+    public static func measure(
+        folder: String, store: Store?, groups named: [String: String] = [:], by grouping: StatusGrouping = .folder
+    ) throws(StoreError) -> SpaceUsage {
         let root = URL(fileURLWithPath: folder).standardizedFileURL.path
         let scanned = try TrackScan.tracks(under: root, store: store)
         var byFolder = [SpaceCounts](repeating: SpaceCounts(), count: scanned.folders.count)
+        var byName: [String: SpaceCounts] = [:]
         for position in scanned.indices {
             let entry = scanned.entries[position]
-            byFolder[Int(entry.folder)].add(scanned[position], diskSize: entry.size < 0 ? nil : entry.size)
+            let size: Int64? = entry.size < 0 ? nil : entry.size
+            // A path is made only when tags may regroup it: 100,000 files by folder make none.
+            if !named.isEmpty, let name = named[scanned.folders[Int(entry.folder)] + "/" + entry.name] {
+                byName[name, default: SpaceCounts()].add(scanned[position], diskSize: size)
+            } else {
+                byFolder[Int(entry.folder)].add(scanned[position], diskSize: size)
+            }
         }
         var usage = SpaceUsage()
         usage.problems = scanned.problems
-        for (index, name) in scanned.folders.enumerated() {
+        for (index, name) in scanned.folders.enumerated() where byFolder[index].tracks > 0 || named.isEmpty {
             usage.groups.append(Group(folder: relative(name, to: root), counts: byFolder[index]))
         }
+        for (name, counts) in byName { usage.groups.append(Group(folder: name, counts: counts, kind: grouping)) }
         usage.finish()
         return usage
+    }
+
+    /// Each tagged track's group title by album ("Début (1993) — Björk") or by artist; tracks
+    /// without an album tag (by album) are left out and stay in their folder's group.
+    public static func groupNames(_ tags: [String: AudioTags], by grouping: StatusGrouping) -> [String: String] {
+        guard grouping != .folder else { return [:] }
+        var names: [String: String] = [:]
+        for (path, tags) in tags where tags.hasTags {
+            if grouping == .album {
+                guard let album = tags.album else { continue }
+                names[path] = GroupHeading(by: .album, album: album, artist: tags.filingArtist, year: tags.year).title
+            } else {
+                names[path] = tags.filingArtist
+            }
+        }
+        return names
     }
 
     /// Every track the store knows, grouped by its folder (absolute), each file `stat`ed.
@@ -103,7 +133,7 @@ public struct SpaceUsage: Sendable {
     }
 
     private mutating func finish() {
-        groups.sort { $0.folder.utf8.lexicographicallyPrecedes($1.folder.utf8) }
+        groups.sort { ($0.kind == .folder ? 1 : 0, $0.folder) < ($1.kind == .folder ? 1 : 0, $1.folder) }
         totals = SpaceCounts()
         for group in groups { totals.add(group.counts) }
     }
