@@ -62,9 +62,10 @@ for mode in text json; do
   extra=()
   [ "$mode" = json ] && extra=(--json)
   for _ in $(seq "$RUNS"); do
-    /usr/bin/time -f "%e %M" -o "$WORK/time" "$BIN" du "$WORK/music" "${extra[@]}" --db "$WORK/r2up.sqlite" >"$WORK/out.$mode"
-    read -r wall rss <"$WORK/time"
-    echo "du $mode: $wall s, $((rss / 1024)) MiB"
+    /usr/bin/time -f "%e %U %S %M" -o "$WORK/time" "$BIN" du "$WORK/music" "${extra[@]}" --db "$WORK/r2up.sqlite" >"$WORK/out.$mode"
+    read -r wall user sys rss <"$WORK/time"
+    # CPU seconds too: on a shared machine the wall time measures the neighbours as well.
+    echo "du $mode: $wall s wall, $(python3 -c "print(round($user + $sys, 2))") s CPU, $((rss / 1024)) MiB (load $(cut -d' ' -f1 /proc/loadavg))"
   done
 done
 tail -1 "$WORK/out.text"

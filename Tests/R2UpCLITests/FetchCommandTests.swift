@@ -54,6 +54,14 @@ struct FetchCommandTests {
             "Fetched 1 file (8 bytes); 2 failed.",
         ])
         #expect(try PullFixtures.files(under: lib.dir) == ["fine.m4a"])
+        // A server that is down: one line per track, exit 1, still nothing at their paths.
+        var dead = lib.env
+        dead["R2UP_ENDPOINT"] = "http://127.0.0.1:9"
+        let down = try await CLI.run(lib.r2up(["fetch", lib.dir + "/gone.m4a"]), environment: dead)
+        #expect(down.status == 1, "stderr: \(down.stderr)")
+        #expect(down.stderr.hasPrefix("r2up: \(lib.dir)/gone.m4a: "), "\(down.stderr)")
+        #expect(down.stderr.contains("refused the connection"), "\(down.stderr)")
+        #expect(try PullFixtures.files(under: lib.dir) == ["fine.m4a"])
         let unknown = try await CLI.run(lib.r2up(["fetch", folder.path + "/nowhere"]), environment: lib.env)
         #expect(unknown.status == 2)
         #expect(unknown.stderr == "r2up: \(folder.path)/nowhere: r2up knows no track with a cloud copy there; nothing fetched\n")
