@@ -89,7 +89,7 @@ extension R2Up {
                 throw CommandFailure(error)
             }
             // --offload-after: once the run is done, with the same checks as `r2up offload`.
-            let offloading = offloadPolicy.age != nil && !dryRun && summary.stoppedBy == nil
+            let offloading = offloadPolicy.age != nil && !dryRun && summary.stoppedBy == nil && !summary.interrupted
             if !(json && offloading) { report(summary) }
             var offloadStatus = ExitStatus.success
             if offloading, let age = offloadPolicy.age,
