@@ -19,6 +19,7 @@ extension R2Up {
         @OptionGroup var tagOptions: TagOptions
 
         @OptionGroup var folderOptions: FolderUploadOptions
+        @OptionGroup var offloadPolicy: OffloadAfterOptions
 
         @Flag(name: .customLong("dry-run"), help: "Print what would be uploaded; change neither the bucket nor the database.")
         var dryRun = false
@@ -89,14 +90,25 @@ extension R2Up {
             } catch {
                 throw CommandFailure(error)
             }
-            report(summary)
+            // --offload-after: once the run is done, with the same checks as `r2up offload`.
+            let offloading = offloadPolicy.age != nil && !dryRun && summary.stoppedBy == nil && !summary.interrupted
+            if !(json && offloading) { report(summary) }
+            var offloadStatus = ExitStatus.success
+            if offloading, let age = offloadPolicy.age,
+                let offloaded = await OffloadAfterOptions.run(
+                    age: age, folders: [folder], service: service, databasePath: settings.database.value, quiet: global.quiet, json: json)
+            {
+                offloadStatus = offloaded.exitStatus
+                if json { Terminal.output(OffloadAfterOptions.merged(JSONOutput.encode(summary), offloaded)) }
+            }
             if publish && !dryRun && summary.exitCode != ExitStatus.configuration.rawValue {
                 let store: Store
                 do { store = try Store(path: settings.database.value) } catch { throw CommandFailure(error) }
                 let result = try await CatalogCommand.publish(service: service, store: store, prefix: folderOptions.prefix)
                 if !global.quiet && !json { Terminal.output(CatalogCommand.line(result)) }
             }
-            if summary.exitCode != 0 { throw CommandFailure(status: ExitStatus(rawValue: summary.exitCode) ?? .uploadFailed) }
+            let status = max(summary.exitCode == 0 ? .success : ExitStatus(rawValue: summary.exitCode) ?? .uploadFailed, offloadStatus)
+            if status != .success { throw CommandFailure(status: status) }
         }
 
         private func report(_ summary: SyncSummary) {

@@ -22,6 +22,7 @@ extension R2Up {
         @OptionGroup var tagOptions: TagOptions
 
         @OptionGroup var folderOptions: FolderUploadOptions
+        @OptionGroup var offloadPolicy: OffloadAfterOptions
 
         @Option(name: .customLong("min-age"), parsing: .unconditional, help: "How long a file must be quiet before it is uploaded (e.g. 2s, 500ms; default 2s).")
         var minAge = "2s"
@@ -117,6 +118,16 @@ extension R2Up {
                     } catch {
                         sink.yield(.notice("catalog publish: \(Diagnosis(error).message)"))
                     }
+                }
+            }
+            if let age = offloadPolicy.age {
+                let (folders, database) = (folders, settings.database.value)
+                options.afterFullPass = {
+                    // Said as notices (JSON Lines with --json): stdout stays the uploads' URLs.
+                    guard let done = await OffloadAfterOptions.run(
+                        age: age, folders: folders, service: service, databasePath: database, quiet: true, json: true)
+                    else { return }
+                    for line in OffloadAfterOptions.notices(done) { sink.yield(.notice(line)) }
                 }
             }
             let runner = WatchRunner(service: service, databasePath: settings.database.value)

@@ -11,6 +11,8 @@ public struct WatchOptions: Sendable {
     public var rescanEvery: Duration = .seconds(600)
     /// How often folders inotify cannot watch are scanned instead.
     public static let unwatchedRescan: Duration = .seconds(15)
+    /// Run after the first pass and after each full pass (`--offload-after`).
+    public var afterFullPass: (@Sendable () async -> Void)?
 
     public init() {
         sync.minAge = .seconds(2)
@@ -153,6 +155,7 @@ public struct WatchRunner: Sendable {
             guard going else { return tally.withLock { $0 } }
         }
         onEvent(.watching(roots: roots, folders: folderCount, initial: initial))
+        await options.afterFullPass?()
         loop.nextFull = .now + options.rescanEvery
         var uploadedSinceSettle = tally.withLock { $0.uploaded } > 0
 
@@ -172,6 +175,7 @@ public struct WatchRunner: Sendable {
                     guard try await pass(root, only: nil, first: false).going else { return tally.withLock { $0 } }
                     if tally.withLock({ $0.uploaded }) > before { uploadedSinceSettle = true }
                 }
+                await options.afterFullPass?()
                 continue
             }
             let ready = loop.takeDue(now: now)

@@ -63,7 +63,7 @@ public enum DownloadPath {
     }
 
     /// The hidden temporary file beside `path` and its resume record.
-    static func temporaryPaths(for path: String) -> (data: String, record: String) {
+    package static func temporaryPaths(for path: String) -> (data: String, record: String) {
         let folder = (path as NSString).deletingLastPathComponent
         var name = (path as NSString).lastPathComponent
         // Keep the hidden names under NAME_MAX (255 bytes) however long the file's name is.

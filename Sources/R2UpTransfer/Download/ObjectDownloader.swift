@@ -70,8 +70,11 @@ package final class ObjectDownloader: Sendable {
     /// `partSizeHint`: the part size of the upload r2up made of this object, if the store knows it.
     /// Bytes that do not match the object (damaged in transit) are never kept: the object is
     /// fetched again, whole, up to `maxDownloads` times in all.
+    /// `beforeRename`: a last check of the complete, verified temporary file (given its descriptor),
+    /// run before it takes its name; an error discards it (`fetch`: the track's content digest).
     package func download(
-        _ item: PullItem, to path: String, partSizeHint: Int64? = nil, onBytes: (@Sendable (Int64) -> Void)? = nil
+        _ item: PullItem, to path: String, partSizeHint: Int64? = nil, onBytes: (@Sendable (Int64) -> Void)? = nil,
+        beforeRename: ((Int32) -> DownloadError?)? = nil
     ) async throws(DownloadError) -> DownloadOutcome {
         if try Self.isIdentical(path: path, item: item) {
             return DownloadOutcome(item: item, path: path, result: .skipped, resumedBytes: 0)
@@ -81,7 +84,7 @@ package final class ObjectDownloader: Sendable {
         while true {
             downloads += 1
             do throws(DownloadError) {
-                var outcome = try await downloadOnce(item, to: path, check: check, onBytes: onBytes)
+                var outcome = try await downloadOnce(item, to: path, check: check, onBytes: onBytes, beforeRename: beforeRename)
                 if case .none(let reason) = check { outcome.unverified = reason }
                 return outcome
             } catch .verificationFailed(let key, let reason) {
@@ -92,7 +95,8 @@ package final class ObjectDownloader: Sendable {
     }
 
     private func downloadOnce(
-        _ item: PullItem, to path: String, check: ObjectCheck, onBytes: (@Sendable (Int64) -> Void)?
+        _ item: PullItem, to path: String, check: ObjectCheck, onBytes: (@Sendable (Int64) -> Void)?,
+        beforeRename: ((Int32) -> DownloadError?)?
     ) async throws(DownloadError) -> DownloadOutcome {
         let (dataPath, recordPath) = DownloadPath.temporaryPaths(for: path)
         let parts = DownloadPart.plan(size: item.size, partSize: partSize)
@@ -154,6 +158,10 @@ package final class ObjectDownloader: Sendable {
             throw failure
         }
         try verify(item, check: check, descriptor: descriptor, dataPath: dataPath, recordPath: recordPath)
+        if let failure = beforeRename?(descriptor) {
+            Self.discard(dataPath, recordPath)
+            throw failure
+        }
         if let modified = item.lastModified {
             // Like aws s3 cp: the file's mtime is the object's, which the identical-file check compares.
             var times = [

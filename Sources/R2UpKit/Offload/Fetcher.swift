@@ -1,0 +1,169 @@
+public import Foundation
+public import R2UpModel
+public import R2UpStore
+public import R2UpTransfer
+import R2UpAudio
+
+/// What `fetch` was asked that it cannot take: nothing is fetched when any argument is refused.
+public enum FetchInputError: Error, Sendable, Equatable {
+    /// No track r2up knows at or under this path.
+    case unknownPath(String)
+}
+
+/// One track brought back, or not.
+public struct FetchOutcome: Sendable, Equatable {
+    public var path: String
+    public var key: String
+    public var size: Int64
+    /// Bytes found verified on disk from an interrupted fetch.
+    public var resumedBytes: Int64
+    public var error: DownloadError?
+}
+
+/// A finished fetch.
+public struct FetchSummary: Sendable {
+    public var fetched: [FetchOutcome] = []
+    public var failed: [FetchOutcome] = []
+    /// Tracks named whose file is on disk already (never replaced by a fetch).
+    public var alreadyLocal = 0
+
+    public var fetchedBytes: Int64 { fetched.reduce(0) { $0 + $1.size } }
+    public var resumedBytes: Int64 { fetched.reduce(0) { $0 + $1.resumedBytes } }
+
+    public var exitStatus: ExitStatus {
+        // An object gone from the bucket is a failed transfer here, not a name typed wrong.
+        failed.map { outcome -> ExitStatus in
+            guard let error = outcome.error else { return .uploadFailed }
+            if case .notFound = error { return .uploadFailed }
+            return error.diagnosis.status
+        }.reduce(.success, max)
+    }
+}
+
+/// `r2up fetch`: brings offloaded (cloud only) tracks back to their own paths from their recorded
+/// keys (seed 004's audio on demand), through the pull machinery: ranged parts into a hidden
+/// temporary file beside the track, resumable after a kill, renamed into place only once its
+/// size, the recorded ETag (and MD5, when the ETag is one) and the track's content digest check
+/// out. The file gets back the mtime it had at upload, so the track is again the copy r2up
+/// uploaded: it shows ↓ downloaded, and sync sees nothing to send.
+public struct Fetcher: Sendable {
+    public let puller: Puller
+    var service: UploadService { puller.service }
+
+    public init(puller: Puller) {
+        self.puller = puller
+    }
+
+    /// The cloud-only tracks `paths` name (a folder: those under it), each path made absolute.
+    /// A track whose file is on disk is counted, never fetched over.
+    public func select(_ paths: [String]) throws(FetchSelectionError) -> (tracks: [StoredTrack], alreadyLocal: Int) {
+        guard let store = puller.store else { return ([], 0) }
+        var found: [String: StoredTrack] = [:]
+        var local: Set<String> = []
+        for argument in paths {
+            let path = URL(fileURLWithPath: argument).standardizedFileURL.path
+            let stored: [StoredTrack]
+            do { stored = try store.storedTracks(at: path) } catch { throw .store(error) }
+            let keyed = stored.filter { $0.track.key != nil }
+            guard !keyed.isEmpty else { throw .input(.unknownPath(path)) }
+            for track in keyed {
+                var info = stat()
+                if lstat(track.track.path, &info) == 0 {
+                    local.insert(track.track.path)
+                } else {
+                    found[track.track.path] = track
+                }
+            }
+        }
+        return (found.values.sorted { $0.track.path < $1.track.path }, local.count)
+    }
+
+    /// Fetches the tracks, several at once (the run's concurrency); `onOutcome` hears each one.
+    public func run(
+        _ tracks: [StoredTrack], progress: TransferProgress? = nil,
+        onOutcome: @escaping @Sendable (FetchOutcome) -> Void = { _ in }
+    ) async -> FetchSummary {
+        progress?.expect(files: tracks.count, bytes: tracks.reduce(0) { $0 + $1.track.size })
+        let width = max(1, puller.concurrency)
+        return await withTaskGroup(of: FetchOutcome.self) { group in
+            var summary = FetchSummary()
+            var next = 0
+            var inFlight = 0
+            while next < tracks.count || inFlight > 0 {
+                while next < tracks.count && inFlight < width {
+                    let track = tracks[next]
+                    next += 1
+                    inFlight += 1
+                    group.addTask { await self.fetch(track, progress: progress) }
+                }
+                guard let outcome = await group.next() else { break }
+                inFlight -= 1
+                if outcome.error == nil { summary.fetched.append(outcome) } else { summary.failed.append(outcome) }
+                onOutcome(outcome)
+            }
+            return summary
+        }
+    }
+
+    /// Brings one track back. Its row changes only at the end (downloaded, or the error): a fetch
+    /// killed mid-way leaves it cloud only, with the partial bytes kept for the next fetch.
+    func fetch(_ stored: StoredTrack, progress: TransferProgress?) async -> FetchOutcome {
+        let track = stored.track
+        let key = track.key ?? ""
+        var outcome = FetchOutcome(path: track.path, key: key, size: track.size, resumedBytes: 0, error: nil)
+        let etag = Offloader.bareETag(track.etag ?? "")
+        let cloud = CloudCopy(bucket: service.bucket, key: key, etag: track.etag)
+        let id = UUID()
+        progress?.started(id: id, name: FilePath.name(track.path), size: track.size)
+        func fail(_ error: DownloadError) -> FetchOutcome {
+            progress?.finished(id: id, size: track.size, succeeded: false)
+            _ = try? puller.store?.failDownload(path: track.path, reason: error.diagnosis.message, cloud: cloud)
+            outcome.error = error
+            return outcome
+        }
+        guard track.bucket == service.bucket else {
+            return fail(.notFound(target: key, bucket: service.bucket))
+        }
+        let folder = (track.path as NSString).deletingLastPathComponent
+        let name = (track.path as NSString).lastPathComponent
+        let path: String
+        do { path = try DownloadPath.prepareFolder(for: name, in: folder) } catch { return fail(error) }
+        let item = PullItem(key: key, size: track.size, etag: etag, lastModified: nil, relativePath: name)
+        let temporary = DownloadPath.temporaryPaths(for: path).data
+        let mtime = track.mtimeNs
+        let digest = stored.digest
+        do {
+            let done = try await puller.downloader.download(
+                item, to: path,
+                onBytes: progress.map { progress in { @Sendable bytes in progress.sent(id, bytes: bytes) } },
+                beforeRename: { descriptor in
+                    if let digest, Offloader.digestMatches(path: temporary, recorded: digest) == false {
+                        return .verificationFailed(key: key, reason: "its content digest is not the one recorded at upload")
+                    }
+                    // The mtime it had when uploaded: the file is that copy again.
+                    let time = timespec(tv_sec: Int(mtime / 1_000_000_000), tv_nsec: Int(mtime % 1_000_000_000))
+                    _ = futimens(descriptor, [time, time])
+                    return nil
+                })
+            outcome.resumedBytes = done.resumedBytes
+        } catch {
+            if case .s3(_, .service(let failure)) = error, failure.status == 404 {
+                return fail(.notFound(target: key, bucket: service.bucket))
+            }
+            return fail(error)
+        }
+        progress?.finished(id: id, size: track.size, succeeded: true)
+        var info = stat()
+        if stat(path, &info) == 0 {
+            _ = try? puller.store?.finishDownload(
+                path: path, size: Int64(info.st_size), mtimeNs: LocalFile.nanoseconds(info.st_mtim), cloud: cloud)
+        }
+        return outcome
+    }
+}
+
+/// `select` refused an argument, or the store could not be read.
+public enum FetchSelectionError: Error, Sendable {
+    case input(FetchInputError)
+    case store(StoreError)
+}

@@ -1,0 +1,364 @@
+public import Foundation
+public import R2UpModel
+public import R2UpStore
+public import R2UpTransfer
+import R2UpAudio
+
+/// How an offload runs (`r2up offload`'s flags, `--offload-after` of sync and watch).
+public struct OffloadOptions: Sendable {
+    /// Only tracks whose cloud copy and file are at least this old (uploaded and unchanged that long).
+    public var olderThan: Duration?
+    /// Keep the local copies of the N most recently uploaded tracks of the selection.
+    public var keepNewest = 0
+    /// Check everything, remove nothing, record nothing.
+    public var dryRun = false
+    /// HEAD requests in flight at once (the run's `--concurrency`).
+    public var concurrency = 4
+    /// The time ages are measured from (tests pin it).
+    public var now = Date()
+
+    public init() {}
+}
+
+/// Why a track's local copy was kept. Policy reasons (`isFailure` false) are what was asked;
+/// the others are checks that failed, and make the run exit 1.
+public enum OffloadReason: Sendable, Equatable {
+    /// Younger than `--older-than`.
+    case tooRecent
+    /// Among the `--keep-newest` newest.
+    case keptNewest
+    /// In a folder argument, a track with no verified cloud copy (never uploaded, failed, queued).
+    case notUploaded
+    /// Its cloud copy is in another bucket than the one configured.
+    case otherBucket(String)
+    /// Size or mtime moved since the upload.
+    case changedSinceUpload
+    /// Same size and mtime, other bytes than the upload's content digest.
+    case contentChanged
+    case notRegularFile
+    case unreadable(String)
+    /// Its folder may not be written (a file there cannot be removed).
+    case folderNotWritable(String)
+    /// HEAD: no object at the key.
+    case objectMissing(key: String)
+    /// HEAD: the object's size or ETag is not what the upload recorded.
+    case objectReplaced(key: String, field: String, recorded: String, found: String)
+    /// HEAD failed for this object (after retries).
+    case server(Diagnosis)
+    /// The run stopped (the server is down, the credentials are refused) before its check.
+    case notChecked
+    case removeFailed(String)
+
+    public var isFailure: Bool {
+        switch self {
+        case .tooRecent, .keptNewest, .notUploaded: false
+        default: true
+        }
+    }
+}
+
+/// One track's fate.
+public struct OffloadOutcome: Sendable, Equatable {
+    public var path: String
+    public var size: Int64
+    /// nil: its local copy was removed (or, in a dry run, would be).
+    public var kept: OffloadReason?
+}
+
+/// A finished offload.
+public struct OffloadSummary: Sendable {
+    public var dryRun = false
+    public var freed: [OffloadOutcome] = []
+    public var kept: [OffloadOutcome] = []
+    /// Tracks named whose file was already gone (cloud only before the run).
+    public var alreadyCloudOnly = 0
+    /// What stopped the run before every track was checked.
+    public var stoppedBy: Diagnosis?
+    /// HEAD requests sent (tests and the benchmark count them).
+    public var requests = 0
+
+    public init() {}
+
+    public var freedBytes: Int64 { freed.reduce(0) { $0 + $1.size } }
+
+    /// 0 all done (policy keeps are what was asked); 1 a check kept a track; the stopping failure's code.
+    public var exitStatus: ExitStatus {
+        var status: ExitStatus = kept.contains { $0.kept?.isFailure == true } ? .uploadFailed : .success
+        if let stoppedBy { status = max(status, stoppedBy.status) }
+        return status
+    }
+}
+
+/// What was named wrong: nothing is checked or removed when any argument is refused.
+public enum OffloadInputError: Error, Sendable, Equatable {
+    /// Neither a file nor a folder, and no track r2up knows there.
+    case noSuchPath(String)
+    /// A folder (or a path) under which r2up has no uploaded track: outside the library.
+    case outsideLibrary(String)
+    /// A file r2up has no cloud copy of.
+    case neverUploaded(String)
+    /// Not a regular file or a folder (a link, a device).
+    case notAFileOrFolder(String)
+}
+
+/// `r2up offload`: removes local copies of tracks whose cloud copy is verified now, leaving them
+/// cloud only (☁) with their history and identity; `r2up fetch` brings them back.
+///
+/// Each track is checked in two steps: on disk first (its file is the copy r2up uploaded: size
+/// and mtime as recorded, its folder writable, old enough), then in the bucket with one HEAD
+/// (size and ETag as recorded) and, when the upload recorded a content digest, the file's bytes
+/// against it. HEADs run `concurrency` at a time; no object is ever read (no GET).
+public struct Offloader: Sendable {
+    public let service: UploadService
+    public let store: Store
+    let retry = RequestRetryPolicy()
+    static let maxAttempts = 3
+
+    public init(service: UploadService, store: Store) {
+        self.service = service
+        self.store = store
+    }
+
+    /// The tracks `paths` name, each path made absolute; throws on the first bad argument.
+    public func select(_ paths: [String]) throws(OffloadSelectionError) -> [StoredTrack] {
+        var found: [String: StoredTrack] = [:]
+        for argument in paths {
+            let path = URL(fileURLWithPath: argument).standardizedFileURL.path
+            let stored: [StoredTrack]
+            do { stored = try store.storedTracks(at: path) } catch { throw .store(error) }
+            var info = stat()
+            if lstat(path, &info) != 0 {
+                guard !stored.isEmpty else { throw .input(.noSuchPath(path)) }
+            } else if (info.st_mode & S_IFMT) == S_IFREG {
+                guard let track = stored.first(where: { $0.track.path == path }), track.track.key != nil else {
+                    throw .input(.neverUploaded(path))
+                }
+                found[path] = track
+                continue
+            } else if (info.st_mode & S_IFMT) != S_IFDIR {
+                throw .input(.notAFileOrFolder(path))
+            }
+            let under = stored.filter { $0.track.path != path }
+            guard under.contains(where: { $0.track.key != nil }) else { throw .input(.outsideLibrary(path)) }
+            for track in under { found[track.track.path] = track }
+        }
+        return found.values.sorted { $0.track.path < $1.track.path }
+    }
+
+    /// Checks and offloads `tracks`; `onOutcome` hears each track as it is decided (kept, or freed).
+    public func run(
+        _ tracks: [StoredTrack], options: OffloadOptions, onOutcome: @escaping @Sendable (OffloadOutcome) -> Void = { _ in }
+    ) async -> OffloadSummary {
+        var summary = OffloadSummary()
+        summary.dryRun = options.dryRun
+        func keep(_ outcome: OffloadOutcome) {
+            summary.kept.append(outcome)
+            onOutcome(outcome)
+        }
+        // Step 1, on disk: no request for a track that fails here.
+        var eligible: [Candidate] = []
+        for stored in tracks {
+            switch localCheck(stored, options: options) {
+            case .gone: summary.alreadyCloudOnly += 1
+            case .kept(let outcome): keep(outcome)
+            case .eligible(let candidate): eligible.append(candidate)
+            }
+        }
+        if options.keepNewest > 0 {
+            eligible.sort { ($0.stored.uploadedAt, $0.stored.track.path) > ($1.stored.uploadedAt, $1.stored.track.path) }
+            for candidate in eligible.prefix(options.keepNewest) {
+                keep(OffloadOutcome(path: candidate.stored.track.path, size: candidate.seen.size, kept: .keptNewest))
+            }
+            eligible = Array(eligible.dropFirst(options.keepNewest)).sorted { $0.stored.track.path < $1.stored.track.path }
+        }
+
+        // Step 2, in the bucket: HEADs at the run's depth; each answer is acted on as it comes.
+        let width = max(1, options.concurrency)
+        await withTaskGroup(of: (Candidate, RemoteVerdict, Int).self) { group in
+            var next = 0
+            var inFlight = 0
+            var stopped = false
+            while (!stopped && next < eligible.count) || inFlight > 0 {
+                while !stopped && next < eligible.count && inFlight < width {
+                    let candidate = eligible[next]
+                    next += 1
+                    inFlight += 1
+                    group.addTask { await self.remoteCheck(candidate) }
+                }
+                guard let (candidate, verdict, requests) = await group.next() else { break }
+                inFlight -= 1
+                summary.requests += requests
+                let path = candidate.stored.track.path
+                switch verdict {
+                case .verified:
+                    if let reason = options.dryRun ? nil : remove(candidate) {
+                        keep(OffloadOutcome(path: path, size: candidate.seen.size, kept: reason))
+                    } else {
+                        let outcome = OffloadOutcome(path: path, size: candidate.seen.size, kept: nil)
+                        summary.freed.append(outcome)
+                        onOutcome(outcome)
+                    }
+                case .kept(let reason):
+                    keep(OffloadOutcome(path: path, size: candidate.seen.size, kept: reason))
+                case .stop(let diagnosis):
+                    keep(OffloadOutcome(path: path, size: candidate.seen.size, kept: .server(diagnosis)))
+                    if summary.stoppedBy == nil { summary.stoppedBy = diagnosis }
+                    stopped = true
+                }
+            }
+            // What was never sent stays, unchecked.
+            for candidate in eligible[next...] {
+                keep(OffloadOutcome(path: candidate.stored.track.path, size: candidate.seen.size, kept: .notChecked))
+            }
+        }
+        return summary
+    }
+
+    // MARK: - Checks
+
+    struct Candidate: Sendable {
+        var stored: StoredTrack
+        var key: String
+        /// The file as checked: size, mtime, inode; removed only if it is still this file.
+        var seen: SeenFile
+        var inode: UInt64
+    }
+
+    enum LocalVerdict {
+        case gone
+        case kept(OffloadOutcome)
+        case eligible(Candidate)
+    }
+
+    enum RemoteVerdict: Sendable {
+        case verified
+        case kept(OffloadReason)
+        case stop(Diagnosis)
+    }
+
+    func localCheck(_ stored: StoredTrack, options: OffloadOptions) -> LocalVerdict {
+        let track = stored.track
+        func kept(_ reason: OffloadReason, size: Int64 = track.size) -> LocalVerdict {
+            .kept(OffloadOutcome(path: track.path, size: size, kept: reason))
+        }
+        var info = stat()
+        guard lstat(track.path, &info) == 0 else {
+            if errno == ENOENT || errno == ENOTDIR { return track.key == nil ? kept(.notUploaded) : .gone }
+            return kept(.unreadable(String(cString: strerror(errno))))
+        }
+        guard let key = track.key, track.uploadState == .uploaded || track.downloadState == .downloaded else {
+            return kept(.notUploaded)
+        }
+        guard track.bucket == service.bucket else { return kept(.otherBucket(track.bucket ?? "")) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { return kept(.notRegularFile) }
+        let size = Int64(info.st_size)
+        let mtime = LocalFile.nanoseconds(info.st_mtim)
+        guard size == track.size, mtime == track.mtimeNs else { return kept(.changedSinceUpload, size: size) }
+        let folder = (track.path as NSString).deletingLastPathComponent
+        if let problem = Self.writeProblem(folder: folder) { return kept(.folderNotWritable(problem), size: size) }
+        if let olderThan = options.olderThan {
+            let modified = Date(timeIntervalSince1970: Double(mtime) / 1e9)
+            let since = max(stored.uploadedAt, modified)
+            let age = options.now.timeIntervalSince(since)
+            let limit = Double(olderThan.components.seconds) + Double(olderThan.components.attoseconds) / 1e18
+            if age < limit { return kept(.tooRecent, size: size) }
+        }
+        return .eligible(Candidate(stored: stored, key: key, seen: SeenFile(size: size, mtimeNs: mtime), inode: UInt64(info.st_ino)))
+    }
+
+    /// Why files in `folder` cannot be removed, or nil. Root may write anywhere; a folder whose
+    /// mode grants no one write access is still taken as the user's "keep these".
+    static func writeProblem(folder: String) -> String? {
+        if access(folder, W_OK) != 0 { return String(cString: strerror(errno)) }
+        var info = stat()
+        if stat(folder, &info) == 0, info.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH) == 0 { return "it is read-only" }
+        return nil
+    }
+
+    /// HEAD (with retries for network trouble and 5xx), then the content digest.
+    func remoteCheck(_ candidate: Candidate) async -> (Candidate, RemoteVerdict, Int) {
+        let track = candidate.stored.track
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                guard let info = try await service.client.headObject(bucket: service.bucket, key: candidate.key) else {
+                    return (candidate, .kept(.objectMissing(key: candidate.key)), attempt)
+                }
+                if info.size != track.size {
+                    return (
+                        candidate,
+                        .kept(.objectReplaced(key: candidate.key, field: "size", recorded: "\(track.size)", found: "\(info.size)")),
+                        attempt
+                    )
+                }
+                let recorded = Self.bareETag(track.etag ?? "")
+                let found = Self.bareETag(info.etag)
+                if recorded.isEmpty || recorded != found {
+                    return (
+                        candidate, .kept(.objectReplaced(key: candidate.key, field: "ETag", recorded: recorded, found: found)), attempt
+                    )
+                }
+                if let digest = candidate.stored.digest {
+                    switch Self.digestMatches(path: track.path, recorded: digest) {
+                    case .some(false): return (candidate, .kept(.contentChanged), attempt)
+                    case .none: return (candidate, .kept(.unreadable("cannot read it to compare its bytes")), attempt)
+                    case .some(true): break
+                    }
+                }
+                return (candidate, .verified, attempt)
+            } catch {
+                let failure = Failure(error, subject: candidate.key)
+                // The server down or refusing this run: every other HEAD would fail the same way.
+                let kind = failure.kind
+                if failure.scope == .run || kind == .connectionRefused || kind == .dnsFailure || kind == .tlsFailure {
+                    if kind == .connectionRefused, attempt < Self.maxAttempts, let delay = retry.delayBeforeRetry(kind, attempt: attempt) {
+                        try? await Task.sleep(for: delay)
+                        continue
+                    }
+                    return (candidate, .stop(Diagnosis(error)), attempt)
+                }
+                guard attempt < Self.maxAttempts, let delay = retry.delayBeforeRetry(kind, attempt: attempt) else {
+                    return (candidate, .kept(.server(failure.diagnosis)), attempt)
+                }
+                try? await Task.sleep(for: delay)
+            }
+        }
+    }
+
+    /// Whether the file's bytes have the recorded digest; nil when it cannot be read or the
+    /// digest is of a form r2up does not compute.
+    static func digestMatches(path: String, recorded: String) -> Bool? {
+        guard let file = try? LocalFile(path: path), let digest = try? ContentDigest.of(file, like: recorded) else { return nil }
+        return digest == recorded
+    }
+
+    static func bareETag(_ etag: String) -> String {
+        etag.trimmingCharacters(in: CharacterSet(charactersIn: "\" "))
+    }
+
+    /// Removes the file if it is still the one checked (same inode, size, mtime), then records
+    /// it. `unlink` is atomic: a kill leaves the track either fully local or cloud only.
+    func remove(_ candidate: Candidate) -> OffloadReason? {
+        let path = candidate.stored.track.path
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return .unreadable(String(cString: strerror(errno))) }
+        guard UInt64(info.st_ino) == candidate.inode, Int64(info.st_size) == candidate.seen.size,
+            LocalFile.nanoseconds(info.st_mtim) == candidate.seen.mtimeNs
+        else { return .changedSinceUpload }
+        guard unlink(path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            return errno == EACCES || errno == EPERM || errno == EROFS ? .folderNotWritable(reason) : .removeFailed(reason)
+        }
+        // The row already says uploaded with this key; a failed write here leaves a track that
+        // shows cloud only anyway (status follows the file).
+        try? store.recordOffload(path: path)
+        return nil
+    }
+}
+
+/// `select` refused an argument, or the store could not be read.
+public enum OffloadSelectionError: Error, Sendable {
+    case input(OffloadInputError)
+    case store(StoreError)
+}

@@ -1,0 +1,45 @@
+public import Foundation
+internal import GRDB
+public import R2UpModel
+
+/// A track with what offloading and fetching need beyond `TrackRecord`: the content digest its
+/// upload recorded and when its cloud copy was last made (its newest history row, else the
+/// track's last update, as for a track r2up only downloaded).
+public struct StoredTrack: Sendable, Equatable {
+    public var track: TrackRecord
+    public var digest: String?
+    public var uploadedAt: Date
+}
+
+extension Store {
+    /// The tracks at `path` (a file) or under it (a folder), by path, with digest and upload date.
+    public func storedTracks(at path: String) throws(StoreError) -> [StoredTrack] {
+        var prefix = path
+        while prefix.count > 1 && prefix.hasSuffix("/") { prefix.removeLast() }
+        if prefix == "/" { prefix = "" }
+        let sql = """
+            SELECT t.*, (SELECT MAX(h.uploadDate) FROM history h WHERE h.bucket = t.bucket AND h.r2Key = t."key") AS uploadedAt
+            FROM tracks t WHERE t.path = ? OR (t.path >= ? AND t.path < ?) ORDER BY t.path
+            """
+        return try read { db in
+            let rows = try Row.fetchAll(db, sql: sql, arguments: [prefix, prefix + "/", prefix + "0"])
+            return try rows.map { row in
+                let track = try TrackRecord(row: row)
+                let uploaded: Date? = try row.decode(forColumn: "uploadedAt")
+                return StoredTrack(track: track, digest: try row.decode(forColumn: "digest"), uploadedAt: uploaded ?? track.updatedAt)
+            }
+        }
+    }
+
+    /// Records that the track's local copy was removed on purpose, its cloud copy verified: the
+    /// row (history, identity, key) stays, and a download state left from an earlier fetch is
+    /// cleared, so the track shows cloud only (☁) until it is fetched again.
+    public func recordOffload(path: String) throws(StoreError) {
+        let time = now()
+        try write { db in
+            try db.execute(
+                sql: "UPDATE tracks SET downloadState = 'none', lastError = NULL, updatedAt = ? WHERE path = ?",
+                arguments: [StoreDate.text(time), path])
+        }
+    }
+}

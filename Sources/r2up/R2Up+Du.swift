@@ -1,0 +1,165 @@
+import ArgumentParser
+import Foundation
+import R2UpKit
+import R2UpModel
+import R2UpStore
+import R2UpTransfer
+
+extension R2Up {
+    struct Du: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show the space tracks take here and in the bucket, per folder.",
+            discussion: """
+                Per folder: the tracks, the bytes on disk, in the bucket (the store's view: each track's \
+                cloud copy as recorded), only local (not yet safe: never uploaded, or changed since), \
+                only in the cloud (offloaded), and in both (what `offload` can free); totals at the end. \
+                With DIR, every file under it that push would take, known or not; without, every track \
+                r2up knows. No request to the bucket unless --remote, which lists the prefix and says \
+                where the bucket disagrees with the store.
+                """)
+
+        @OptionGroup var global: GlobalOptions
+
+        @Flag(help: "Print the folders and totals as JSON.")
+        var json = false
+
+        @Flag(help: "Also list the bucket under the folder's prefix and compare it with the store.")
+        var remote = false
+
+        @Option(help: "With --remote: the key prefix to list (default: the one the folder's tracks agree on; the whole bucket without DIR).")
+        var prefix: String?
+
+        @Option(help: "Group by folder, album or artist (default: album when tracks carry tags, else folder; with DIR).")
+        var by: StatusGrouping?
+
+        @Argument(help: "A folder of tracks (default: every track r2up knows).")
+        var folder: String?
+
+        func validate() throws {
+            if prefix != nil && !remote { throw ValidationError("--prefix goes with --remote") }
+            if by != nil && by != .folder && folder == nil { throw ValidationError("--by \(by?.rawValue ?? "") needs a folder: r2up du DIR --by album") }
+        }
+
+        func run() async throws {
+            let usage: SpaceUsage
+            let root = folder.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+            let store: Store?
+            do {
+                store = try ReadOnlyStore.open(global)
+                if let root {
+                    var info = stat()
+                    if stat(root, &info) == 0, info.st_mode & S_IFMT != S_IFDIR {
+                        throw CommandFailure(Diagnosis(
+                            status: .badInput, message: "\(TextColumns.printable(root)) is not a folder; du takes a folder (or nothing, for every track)"))
+                    }
+                    var tags: [String: AudioTags] = [:]
+                    if by != .folder, let store {
+                        for (path, stored) in try store.storedTags(under: root) { tags[path] = stored.tags }
+                    }
+                    let grouping = StatusReport.grouping(by, tags: tags)
+                    usage = try SpaceUsage.measure(
+                        folder: root, store: store, groups: SpaceUsage.groupNames(tags, by: grouping), by: grouping)
+                    if usage.groups.isEmpty && stat(root, &info) != 0 {
+                        throw CommandFailure(Diagnosis(status: .badInput, message: "\(TextColumns.printable(root)): no such folder"))
+                    }
+                } else {
+                    usage = try SpaceUsage.measure(store: store)
+                }
+            } catch let failure as CommandFailure {
+                throw failure
+            } catch {
+                throw CommandFailure(error)
+            }
+            for problem in usage.problems where problem.unreadFolder {
+                Terminal.error("r2up: \(TextColumns.printable(problem.path)): \(problem.message); its tracks count as last recorded")
+            }
+            var remoteSpace: RemoteSpace?
+            if remote { remoteSpace = try await listRemote(root: root, store: store) }
+            if json {
+                Terminal.output(JSONOutput.encode(DuJSON(usage: usage, remote: remoteSpace)))
+                return
+            }
+            let byFolder = usage.groups.allSatisfy { $0.kind == .folder }
+            let header = [byFolder ? "FOLDER" : "GROUP", "TRACKS", "ON DISK", "IN BUCKET", "LOCAL ONLY", "CLOUD ONLY", "BOTH"]
+            var rows = [header]
+            for group in usage.groups { rows.append(Self.row(TextColumns.printable(group.folder), group.counts)) }
+            rows.append(Self.row("TOTAL", usage.totals))
+            let alignments: [TextColumns.Alignment] = [.left] + Array(repeating: .right, count: 6)
+            for line in TextColumns.lines(rows, alignments: alignments) { Terminal.output(line) }
+            if let remoteSpace { Terminal.output(Self.line(remoteSpace)) }
+        }
+
+        static func row(_ name: String, _ counts: SpaceCounts) -> [String] {
+            [name, "\(counts.tracks)"] + [counts.onDisk, counts.inBucket, counts.localOnly, counts.cloudOnly, counts.both].map(ByteCount.string)
+        }
+
+        /// "Bucket under 'music/': 12 objects (30 MB); 1 track's object missing (8 MB); 2 objects no track knows (1 MB)."
+        static func line(_ remote: RemoteSpace) -> String {
+            var line = "Bucket under '\(TextColumns.printable(remote.prefix))': \(remote.objects) \(remote.objects == 1 ? "object" : "objects") (\(ByteCount.string(remote.bytes)))"
+            if remote.missing > 0 {
+                line += "; \(remote.missing) \(remote.missing == 1 ? "track's object" : "tracks' objects") missing (\(ByteCount.string(remote.missingBytes)))"
+            }
+            if remote.replaced > 0 { line += "; \(remote.replaced) replaced since upload" }
+            if remote.unknownObjects > 0 {
+                line += "; \(remote.unknownObjects) \(remote.unknownObjects == 1 ? "object" : "objects") no track knows (\(ByteCount.string(remote.unknownBytes)))"
+            }
+            if remote.missing == 0 && remote.replaced == 0 { line += "; every track's cloud copy is there as recorded" }
+            return line + "."
+        }
+
+        private func listRemote(root: String?, store: Store?) async throws -> RemoteSpace {
+            do {
+                let known = try store?.tracks(under: root ?? "/") ?? []
+                // The folder's prefix when its tracks agree on one, else what all their keys share.
+                var listed = prefix ?? root.flatMap { CloudOnly.inferPrefix(folder: $0, tracks: known) } ?? RemoteSpace.commonPrefix(known)
+                if !listed.isEmpty && !listed.hasSuffix("/") { listed += "/" }
+                let service = try UploadService(settings: try global.settings(), options: RunOptions())
+                return try await RemoteSpace.check(service: service, prefix: listed, known: known)
+            } catch let error as DownloadError {
+                throw CommandFailure(error.diagnosis)
+            } catch {
+                throw CommandFailure(error)
+            }
+        }
+    }
+}
+
+/// `du --json`.
+struct DuJSON: Encodable {
+    struct Folder: Encodable {
+        /// One of the three names the group, by its kind; none for the totals.
+        var folder: String?
+        var album: String?
+        var artist: String?
+        var tracks: Int
+        var onDisk: Int64
+        var inBucket: Int64
+        var localOnly: Int64
+        var cloudOnly: Int64
+        var both: Int64
+
+        init(_ name: String?, _ counts: SpaceCounts, kind: StatusGrouping = .folder) {
+            switch kind {
+            case .folder: folder = name
+            case .album: album = name
+            case .artist: artist = name
+            }
+            tracks = counts.tracks
+            onDisk = counts.onDisk
+            inBucket = counts.inBucket
+            localOnly = counts.localOnly
+            cloudOnly = counts.cloudOnly
+            both = counts.both
+        }
+    }
+
+    var folders: [Folder]
+    var totals: Folder
+    var remote: RemoteSpace?
+
+    init(usage: SpaceUsage, remote: RemoteSpace?) {
+        folders = usage.groups.map { Folder($0.folder, $0.counts, kind: $0.kind) }
+        totals = Folder(nil, usage.totals)
+        self.remote = remote
+    }
+}

@@ -1,0 +1,137 @@
+import ArgumentParser
+import Foundation
+import R2UpKit
+import R2UpModel
+import R2UpStore
+import R2UpTransfer
+
+extension R2Up {
+    struct Fetch: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Bring offloaded (cloud only) tracks back to their own paths.",
+            discussion: """
+                Each track named (a folder names its tracks) whose file is gone is downloaded from the key \
+                r2up recorded, into a hidden temporary file beside it, and renamed into place only once \
+                its size, its ETag as recorded at upload (and MD5, when the ETag is one) and its content \
+                digest check out; it gets back its mtime of upload, and shows ↓ downloaded. An interrupted \
+                fetch resumes from the parts verified on disk. A file on disk is never replaced. Each \
+                fetched path is printed; a summary goes to stderr. `r2up pull KEY DEST` is the same \
+                machinery for objects by key.
+                """)
+
+        @OptionGroup var global: GlobalOptions
+
+        @Option(parsing: .unconditional, help: "Requests in flight at once, parts included (1-64).")
+        var concurrency = 4
+
+        @Option(parsing: .unconditional, help: "Total download rate limit, e.g. 500K, 10M (bytes a second).")
+        var bwlimit: String?
+
+        @Flag(help: "Print a JSON array of the tracks instead of paths.")
+        var json = false
+
+        @Argument(help: "Offloaded tracks, or folders of tracks, to bring back.")
+        var paths: [String]
+
+        func validate() throws {
+            if paths.isEmpty { throw ValidationError("name the tracks or folders to fetch") }
+            guard (1...64).contains(concurrency) else {
+                throw ValidationError("--concurrency must be from 1 to 64, got \(concurrency)")
+            }
+            if let bwlimit, ByteSize.parse(bwlimit).map({ $0 > 0 }) != true {
+                throw ValidationError("--bwlimit '\(bwlimit)' is not a rate like 500K or 10M")
+            }
+        }
+
+        func run() async throws {
+            let fetcher: Fetcher
+            do {
+                let settings = try global.settings()
+                var options = RunOptions()
+                options.concurrency = concurrency
+                options.bandwidthLimit = bwlimit.flatMap(ByteSize.parse)
+                let service = try UploadService(settings: settings, options: options)
+                fetcher = Fetcher(puller: Puller(service: service, store: try Store(path: settings.database.value)))
+            } catch {
+                throw CommandFailure(error)
+            }
+            let selection: (tracks: [StoredTrack], alreadyLocal: Int)
+            do { selection = try fetcher.select(paths) } catch { throw CommandFailure(error.diagnosis) }
+
+            let quiet = global.quiet || json
+            let progress = TransferProgress()
+            let display = ProgressDisplay.make(for: progress, quiet: quiet)
+            display?.start()
+            var summary = await fetcher.run(selection.tracks, progress: display == nil ? nil : progress) { outcome in
+                if let error = outcome.error {
+                    let line = "r2up: \(TextColumns.printable(outcome.path)): \(TextColumns.printable(Self.message(error, key: outcome.key)))"
+                    if let display { display.print(line, toStandardError: true) } else { Terminal.error(line) }
+                } else if !quiet {
+                    let path = TextColumns.printable(outcome.path)
+                    if let display { display.print(path) } else { Terminal.output(path) }
+                }
+            }
+            display?.finish()
+            summary.alreadyLocal = selection.alreadyLocal
+            if json {
+                let rows = (summary.fetched + summary.failed).sorted { $0.path < $1.path }.map(FetchedTrack.init)
+                Terminal.output(JSONOutput.encode(rows))
+            } else if !global.quiet {
+                Terminal.error(Self.line(summary))
+            }
+            if summary.exitStatus != .success { throw CommandFailure(status: summary.exitStatus) }
+        }
+
+        /// Why a track was not fetched, after its path; the pull wording where it fits.
+        static func message(_ error: DownloadError, key: String) -> String {
+            switch error {
+            case .notFound(_, let bucket):
+                return "its object '\(key)' is no longer in bucket '\(bucket)'; nothing fetched"
+            case .objectChanged:
+                return "its object '\(key)' was replaced since its upload (the ETag is not the recorded one); nothing fetched"
+            default:
+                return error.diagnosis.message
+            }
+        }
+
+        /// "Fetched 2 files (16 MB), 8 MB of it resumed from disk; 1 already on disk; 1 failed."
+        static func line(_ summary: FetchSummary) -> String {
+            let count = summary.fetched.count
+            var line = "Fetched \(count) \(count == 1 ? "file" : "files") (\(ByteCount.string(summary.fetchedBytes)))"
+            if summary.resumedBytes > 0 { line += ", \(ByteCount.string(summary.resumedBytes)) of it resumed from disk" }
+            if summary.alreadyLocal > 0 { line += "; \(summary.alreadyLocal) already on disk" }
+            if !summary.failed.isEmpty { line += "; \(summary.failed.count) failed" }
+            return line + "."
+        }
+    }
+}
+
+/// One entry of `fetch --json`.
+struct FetchedTrack: Encodable {
+    var path: String
+    var key: String
+    var size: Int64
+    var resumedBytes: Int64
+    /// fetched or failed.
+    var result: String
+    var error: String?
+
+    init(_ outcome: FetchOutcome) {
+        path = outcome.path
+        key = outcome.key
+        size = outcome.size
+        resumedBytes = outcome.resumedBytes
+        result = outcome.error == nil ? "fetched" : "failed"
+        error = outcome.error.map { R2Up.Fetch.message($0, key: outcome.key) }
+    }
+}
+
+extension FetchSelectionError {
+    var diagnosis: Diagnosis {
+        switch self {
+        case .store(let error): return Diagnosis(error)
+        case .input(.unknownPath(let path)):
+            return Diagnosis(status: .badInput, message: "\(path): r2up knows no track with a cloud copy there; nothing fetched")
+        }
+    }
+}
