@@ -11,7 +11,7 @@
 # workload files once in benchmarks/work/data, runs each tool with comparable
 # settings (4 concurrent requests, 8 MiB parts, path-style), checks the bucket
 # after each run (object count and bytes), prints a Markdown table and writes it
-# to benchmarks/results.md (and into the README when every workload ran). Figures: wall seconds, client CPU seconds (user+sys of
+# to benchmarks/results.md (and into docs/development/benchmarks.md when every workload ran). Figures: wall seconds, client CPU seconds (user+sys of
 # the client process tree) per GiB, MB/s (1e6 bytes), peak RSS of the client.
 set -euo pipefail
 exec </dev/null
@@ -20,7 +20,7 @@ ROOT=$PWD
 WORK=$ROOT/benchmarks/work
 RUNS=${RUNS:-3}
 WORKLOADS=${WORKLOADS:-W1 W2 W3 W4 W5}
-# W3's file count (16 KiB each): 2,000 for the README's figures; fewer only to check the script runs.
+# W3's file count (16 KiB each): 2,000 for the published figures (docs/development/benchmarks.md); fewer only to check the script runs.
 W3_FILES=${W3_FILES:-2000}
 export W3_FILES
 mkdir -p "$WORK/data"
@@ -306,9 +306,9 @@ if paired:
 PY
 cat "$ROOT/benchmarks/results.md"
 
-# A run of every workload also rewrites the README's table (between its two markers).
+# A run of every workload also rewrites the table in docs/development/benchmarks.md (between its two markers).
 if [ "$WORKLOADS" = "W1 W2 W3 W4 W5" ]; then
-  python3 - "$ROOT/README.md" "$ROOT/benchmarks/results.md" <<'PY'
+  python3 - "$ROOT/docs/development/benchmarks.md" "$ROOT/benchmarks/results.md" <<'PY'
 import sys
 readme, results = sys.argv[1], open(sys.argv[2]).read().strip()
 text = open(readme).read()
@@ -317,6 +317,6 @@ if begin in text and end in text:
     head, rest = text.split(begin, 1)
     tail = rest.split(end, 1)[1]
     open(readme, "w").write(head + begin + "\n" + results + "\n" + end + tail)
-    print("bench: README table updated", file=sys.stderr)
+    print(f"bench: table in {readme} updated", file=sys.stderr)
 PY
 fi

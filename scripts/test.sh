@@ -7,7 +7,8 @@
 # Starts a private SeaweedFS (scripts/seaweedfs.sh) in a fresh temporary
 # folder, exports its settings, builds, runs `swift test "$@"`, stops the
 # server on exit (also on failure or Ctrl-C) and exits with swift test's
-# status (or swift build's, if the build fails). Needs no TTY and no stdin.
+# status (or swift build's, if the build fails; 1 if the docs checks after the
+# build fail: scripts/reference.sh --check, scripts/check-links.py). Needs no TTY and no stdin.
 #
 # The tests see (same values, two spellings):
 #   R2UP_TEST_ENDPOINT   = R2UP_ENDPOINT     http://127.0.0.1:PORT (S3, path-style;
@@ -104,6 +105,11 @@ if [ "$status" != 0 ]; then
   echo "test.sh: swift build failed ($status)" >&2
   exit "$status"
 fi
+# The docs cannot go stale (a second each): the command reference regenerated from the binary
+# just built must equal docs/reference/commands/, and every relative link in README.md and
+# docs/ must resolve. Each names what is wrong and how to fix it.
+R2UP_BIN=$(swift build --show-bin-path)/r2up bash scripts/reference.sh --check || exit 1
+python3 scripts/check-links.py || exit 1
 # One test at a time unless --parallel is given: in parallel on two cores, the tests'
 # subprocesses and the server starve Swift's two-thread cooperative pool, and a test's
 # await resumed up to 15 s late (a kill after the upload it meant to interrupt had ended).
