@@ -14,17 +14,8 @@ public enum TrackFolder {
         return !(track.uploadState == .uploaded && unchanged)
     }
 
-    /// The files of `directory` to push, with their paths relative to it: those `isEligible`
-    /// says yes to, judged against the store's tracks (read in one query, not one per file);
-    /// and what the scan could not take (a name that is not UTF-8, an unreadable folder).
-    public static func eligibleFiles(
-        in directory: String, store: Store, onlyFailed: Bool
-    ) throws(StoreError) -> (files: [(path: String, relativePath: String)], problems: [ScanProblem]) {
-        let found = try scan(directory, store: store, onlyFailed: onlyFailed)
-        return (found.files.map { ($0.file.path, $0.file.relativePath) }, found.problems)
-    }
-
-    /// `eligibleFiles` as scanned, each file with whether the store knows a track at its path
+    /// The files of `directory` to push (those `isEligible` says yes to, judged against the
+    /// store's tracks, read in one query), each with whether the store knows a track at its path
     /// (a file with none may be a track that moved: `MovePlan`).
     /// `uploaded`: the files left out because their tracks are uploaded and unchanged, with the
     /// key each is at (`push DIR --prefix` sends them to another key by a server-side copy).

@@ -78,7 +78,6 @@ public final class FolderWatcher: Sendable {
     }
 
     /// Folders watched now.
-    public var watchedCount: Int { state.withLock { $0.folders.count } }
 
     /// What happened since the last call.
     public func take() -> WatchChanges {
@@ -279,7 +278,6 @@ public final class FolderWatcher: Sendable {
 
     public func start() -> Int { 0 }
     public func stop() {}
-    public var watchedCount: Int { 0 }
     public func take() -> WatchChanges { WatchChanges() }
 }
 #endif

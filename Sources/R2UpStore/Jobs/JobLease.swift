@@ -62,8 +62,6 @@ public struct JobLease: Sendable, Equatable, Codable {
     public var owner: ProcessIdentity
     public var heartbeatAt: Date
 
-    /// How often a run renews its leases.
-    public static let heartbeatInterval: Duration = .seconds(2)
     /// Without a start time to check, a lease whose heartbeat is older than this is dead.
     public static let staleAfter: TimeInterval = 10
 

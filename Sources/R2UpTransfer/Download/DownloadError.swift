@@ -71,9 +71,4 @@ public enum DownloadError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// Worth another try within this run: network trouble and server errors.
-    var isRetryable: Bool {
-        if case .s3(_, let error) = self { return error.failureKind.retryClass == .retryable }
-        return false
-    }
 }

@@ -237,16 +237,6 @@ extension S3Client {
         return name
     }
 
-    /// CreateBucket (only `doctor` and tests call it: object-scoped tokens cannot).
-    public func createBucket(_ bucket: String) async throws(S3ClientError) {
-        var body: RequestBody = .none
-        if !["", "us-east-1", "auto"].contains(region) {
-            let xml = "<CreateBucketConfiguration><LocationConstraint>\(region.xmlEscaped)</LocationConstraint></CreateBucketConfiguration>"
-            body = .bytes(Array(xml.utf8))
-        }
-        _ = try await send(Call(method: "PUT", bucket: bucket, key: nil, body: body, payload: Self.payload(for: body)))
-    }
-
     /// The payload hash to sign: small in-memory bodies are hashed, file bodies are
     /// sent UNSIGNED-PAYLOAD and protected by Content-MD5 instead (one read of the file).
     static func payload(for body: RequestBody) -> PayloadHash {

@@ -27,7 +27,7 @@ public final class S3Client: Sendable {
     public var now: Date { Date().addingTimeInterval(clockOffset.withLock { $0 }) }
 
     /// The clock correction in seconds currently applied (server minus local).
-    public var clockSkew: TimeInterval { clockOffset.withLock { $0 } }
+    var clockSkew: TimeInterval { clockOffset.withLock { $0 } }
 
     // MARK: - Request plumbing
 
@@ -89,8 +89,8 @@ public final class S3Client: Sendable {
         }
     }
 
-    /// Learns the clock offset from a server `Date` header (used by doctor and tests).
-    public func adjustClock(serverDate: Date) {
+    /// Learns the clock offset from a server `Date` header (tests set a skew with it).
+    func adjustClock(serverDate: Date) {
         clockOffset.withLock { $0 = serverDate.timeIntervalSince(Date()) }
     }
 

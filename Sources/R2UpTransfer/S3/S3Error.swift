@@ -69,11 +69,6 @@ public enum S3ClientError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// The S3 code when the service answered, else nil.
-    public var serviceCode: String? {
-        if case .service(let error) = self { return error.code }
-        return nil
-    }
 }
 
 extension S3ClientError {
