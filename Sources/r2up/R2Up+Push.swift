@@ -72,64 +72,44 @@ extension R2Up {
             } catch {
                 throw CommandFailure(error)
             }
-            let queue = UploadQueue(store: store, service: service)
+            let push = PushRun(queue: UploadQueue(store: store, service: service))
+            let options = try pushOptions()
             var worst = ExitStatus.success
 
-            var jobs: [UploadJob] = []
-            let tags = TagResolver(store: store)
-            let plan = try plan(store: store, tags: tags, bucket: service.bucket)
-            var requests = plan.requests
+            let plan = try plan(push, options: options)
             for problem in plan.skipped {
                 Terminal.error("r2up: \(problem.path): \(problem.message)")
                 worst = max(worst, problem.status)
             }
-            // Tracks that moved inside a pushed folder follow their files: a copy in the bucket each.
-            do {
-                let moved = try queue.enqueueMoves(plan.moves, contentType: contentType, replace: replace.policy)
-                for refusal in moved.refused {
-                    Terminal.error("r2up: \(TextColumns.printable(refusal.message))")
-                    worst = max(worst, refusal.status)
-                }
-                jobs += moved.jobs
-                requests += moved.uploads.map { plan.request(path: $0.file.path, key: $0.key) }
-            } catch {
-                throw CommandFailure(error)
+            let moved: UploadQueue.MovesForRun
+            do { moved = try push.moves(plan, options: options) } catch { throw CommandFailure(error) }
+            for refusal in moved.refused {
+                Terminal.error("r2up: \(TextColumns.printable(refusal.message))")
+                worst = max(worst, refusal.status)
             }
-            let attributes = ObjectAttributes(cacheControl: cacheControl, metadata: metadata)
-            // Tags are read (or found unchanged in the store) for every audio file, so status and
-            // the catalog have them; --no-tag-metadata only keeps them off the objects. They are
-            // read while the first files upload, and stored after the run.
-            let tagged = tags.attributes(attributes, forPaths: requests.map(\.path))
-            let runAttributes = tagOptions.noTagMetadata ? RunAttributes(attributes) : tagged
             let quiet = global.quiet || json
             let progress = TransferProgress()
             let display = ProgressDisplay.make(for: progress, quiet: quiet)
             display?.start()
-            let toRun = jobs
-            let toQueue = requests
-            let replacePolicy = replace.policy
-            // The files are queued while the first ones upload; what was not queued is said after the run.
-            let notQueued = Mutex<[(request: PushRequest, result: Result<EnqueueResult, any Error>)]>([])
-            let summary = await Interruption.run {
-                await queue.abortAbandonedUploads()
-                return await queue.run(
-                    toRun,
-                    feeding: { feed in
-                        await queue.enqueue(toQueue, intent: .asked, replace: replacePolicy, into: feed) { request, result in
-                            notQueued.withLock { $0.append((request, result)) }
-                        }
-                    },
-                    attributes: runAttributes,
+            let outcome: PushRun.Outcome
+            do {
+                outcome = try await push.run(
+                    plan, moved: moved, options: options,
                     progress: display == nil ? nil : progress,  // counted only when drawn
-                    admit: { _ in Terminal.admitsMoreWork }  // a closed stdout starts nothing new
+                    admit: { _ in Terminal.admitsMoreWork },  // a closed stdout starts nothing new
+                    around: { await Interruption.run($0) }
                 ) { event in
                     if case .completed(_, let item, _) = event, !quiet {
                         if let display { display.print(item.publicURL.absoluteString) } else { Terminal.output(item.publicURL.absoluteString) }
                     }
                 }
+            } catch {
+                display?.finish()
+                throw CommandFailure(error)
             }
             display?.finish()
-            let refused = notQueued.withLock { $0 }
+            let summary = outcome.summary
+            let refused = outcome.notQueued
             // Files another live r2up is uploading (two pushes of one folder): named one by one
             // when few, else counted in one line.
             var held: [Int32: [String]] = [:]
@@ -162,7 +142,6 @@ extension R2Up {
                     worst = max(worst, diagnosis.status)
                 }
             }
-            do { try await tags.save() } catch { throw CommandFailure(error) }
             for (_, diagnosis) in summary.failed { Terminal.error("r2up: \(TextColumns.printable(diagnosis.message))") }
             for line in summary.stopLines { Terminal.error(TextColumns.printable(line)) }
             if json {
@@ -180,21 +159,26 @@ extension R2Up {
         /// Up to this many files held by another r2up are named; more are counted.
         static let heldNamedOneByOne = 3
 
+        /// What the flags ask of the push; a bad template stops everything before the store or the server.
+        private func pushOptions() throws -> PushRun.Options {
+            var options = PushRun.Options()
+            options.key = key
+            options.prefix = prefix
+            options.template = try tagOptions.template()
+            options.onlyFailed = retryFailed
+            options.contentType = contentType
+            options.attributes = ObjectAttributes(cacheControl: cacheControl, metadata: metadata)
+            options.tagMetadata = !tagOptions.noTagMetadata
+            options.replace = replace.policy
+            return options
+        }
+
         /// The files to push, the tracks that moved, what was skipped (`PushPlan`); the notices of
         /// folders with nothing to push go to stderr.
-        private func plan(store: Store, tags: TagResolver, bucket: String) throws -> PushPlan {
-            let template = try tagOptions.template()
-            let attributes = ObjectAttributes(cacheControl: cacheControl, metadata: metadata)
+        private func plan(_ push: PushRun, options: PushRun.Options) throws -> PushPlan {
             let plan: PushPlan
             do {
-                plan = try PushPlan(
-                    paths: files, undecodable: RawArguments.notUTF8(), key: key, prefix: prefix, template: template,
-                    onlyFailed: retryFailed, store: store, tags: tags, bucket: bucket
-                ) { path in
-                    var own = attributes
-                    own.contentType = contentType ?? ContentType.forFile(named: (path as NSString).lastPathComponent)
-                    return own
-                }
+                plan = try push.plan(files, undecodable: RawArguments.notUTF8(), options: options)
             } catch let refusal as PushPlan.Refusal {
                 throw CommandFailure(refusal.diagnosis)
             } catch {
