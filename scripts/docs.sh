@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Builds R2UpKit's DocC catalog (Sources/R2UpKit/R2UpKit.docc) with warnings as errors, so a
+# broken symbol link or a missing page fails CI. Output: .build/docs/R2UpKit.doccarchive.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+swift package --allow-writing-to-directory .build/docs generate-documentation --target R2UpKit \
+  --warnings-as-errors --output-path .build/docs/R2UpKit.doccarchive "$@"
