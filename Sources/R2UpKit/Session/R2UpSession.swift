@@ -173,20 +173,33 @@ public final class R2UpSession: Sendable {
     private func handle(_ event: QueueEvent, files: KnownFiles) {
         func file(_ job: UploadJob) -> UploadFile {
             files.value.withLock { known in
+                if let file = known[job.id] { return file }
                 let file = UploadFile(id: job.id, path: job.path, key: job.key, size: job.length)
                 known[job.id] = file
                 return file
             }
         }
+        /// A file's queued event, once, before anything else of it: a small file may start before
+        /// its feed reports it queued. Under the lock, so the two reports cannot interleave.
+        func queued(_ job: UploadJob, then: (UploadFile) -> Void = { _ in }) {
+            files.value.withLock { known in
+                let file = known[job.id] ?? UploadFile(id: job.id, path: job.path, key: job.key, size: job.length)
+                if known.updateValue(file, forKey: job.id) == nil {
+                    emit(.queued(file))
+                    emit(.jobStateChanged(file, .staged))
+                }
+                then(file)
+            }
+        }
         switch event {
         case .queued(let job):
-            emit(.queued(file(job)))
-            emit(.jobStateChanged(file(job), job.state))
+            queued(job)
         case .started(let job):
-            let file = file(job)
-            emit(.started(file))
-            emit(.jobStateChanged(file, job.state))
-            emit(.trackStateChanged(path: job.path, .uploading))
+            queued(job) { file in
+                emit(.started(file))
+                emit(.jobStateChanged(file, job.state))
+                emit(.trackStateChanged(path: job.path, .uploading))
+            }
         case .completed(let job, let item, _):
             let file = file(job)
             emit(.jobStateChanged(file, job.state))
