@@ -127,6 +127,12 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The CLI's rendering (tables, bars, status lines, doctor's lines) and flag values, as exact text.
+        .testTarget(
+            name: "R2UpPresentationTests",
+            dependencies: ["r2up", "R2UpKit", "R2UpModel", "R2UpStore", "R2UpTransfer", "R2UpTestSupport"],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "R2UpCLITests",
             dependencies: ["R2UpKit", "R2UpModel", "R2UpStore", "R2UpTransfer", "R2UpTestSupport"],

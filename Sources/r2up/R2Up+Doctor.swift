@@ -26,7 +26,8 @@ extension R2Up {
             do { settings = .success(try resolver.resolve(global.overrides)) } catch { settings = .failure(error) }
             let style = TerminalStyle(environment: environment, isTerminal: Terminal.stdoutIsTerminal)
             let doctor = R2UpKit.Doctor(
-                settings: settings, configFiles: resolver.configFiles, environment: environment, ascii: style.ascii)
+                settings: settings, configFiles: resolver.configFiles, environment: environment, ascii: style.ascii,
+                clipboardCheck: { Clipboard.doctorCheck(environment: environment) })
             let quiet = global.quiet
             let report = await doctor.run { check in
                 if !quiet || check.outcome == .fail { Terminal.output(check.line(style: style)) }

@@ -16,8 +16,11 @@ public struct Doctor: Sendable {
     public var settings: Result<Settings, ConfigurationError>
     /// The files the settings may come from, in the order they are read.
     public var configFiles: [String]
-    /// Where the clipboard tools are looked for (PATH).
+    /// The environment the settings were resolved in.
     public var environment: [String: String]
+    /// The front end's own local check (the CLI's clipboard tool for copy-url), run in the
+    /// place the clipboard check has in the list; nil: there is none.
+    public var clipboardCheck: (@Sendable () -> DoctorCheck)?
     /// Mask with `...` rather than `…`.
     public var ascii: Bool
     /// The probe object's key.
@@ -31,8 +34,10 @@ public struct Doctor: Sendable {
     public init(
         settings: Result<Settings, ConfigurationError>, configFiles: [String],
         environment: [String: String] = ProcessInfo.processInfo.environment, ascii: Bool = false,
-        probeKey: String = ".r2up-doctor/probe-\(UUID().uuidString.lowercased())"
+        probeKey: String = ".r2up-doctor/probe-\(UUID().uuidString.lowercased())",
+        clipboardCheck: (@Sendable () -> DoctorCheck)? = nil
     ) {
+        self.clipboardCheck = clipboardCheck
         self.settings = settings
         self.configFiles = configFiles
         self.environment = environment
@@ -55,7 +60,7 @@ public struct Doctor: Sendable {
             for kind in [DoctorCheck.Kind.credentials, .endpoint, .tls, .bucket, .write, .clock] {
                 record(.skipped(kind, because: .config))
             }
-            record(clipboardCheck())
+            if let clipboardCheck { record(clipboardCheck()) }
             record(.skipped(.database, because: .config))
             return DoctorReport(checks: checks)
         }
@@ -81,7 +86,7 @@ public struct Doctor: Sendable {
                 record(.fail(.endpoint, "libcurl could not start: \(error)", nil))
             }
             for kind in [DoctorCheck.Kind.tls, .bucket, .write, .clock] { record(.skipped(kind, because: .endpoint)) }
-            record(clipboardCheck())
+            if let clipboardCheck { record(clipboardCheck()) }
             record(databaseCheck(settings.database.value))
             return DoctorReport(checks: checks)
         }
@@ -113,7 +118,7 @@ public struct Doctor: Sendable {
         }
 
         record(probe.clock ?? .skipped(.clock, because: blocker))
-        record(clipboardCheck())
+        if let clipboardCheck { record(clipboardCheck()) }
         record(databaseCheck(settings.database.value))
         return DoctorReport(checks: checks)
     }
@@ -331,15 +336,6 @@ public struct Doctor: Sendable {
 
     // MARK: - Local
 
-    func clipboardCheck() -> DoctorCheck {
-        if let tool = Clipboard(environment: environment).availableTools().first {
-            return .pass(.clipboard, "\(tool.name) (\(tool.path)) for copy-url")
-        }
-        let names = Clipboard.candidates.map(\.name).joined(separator: ", ")
-        return .warning(
-            .clipboard, "none of \(names) is on PATH; copy-url falls back to the terminal (OSC 52)",
-            "install wl-clipboard, xclip or xsel to use the desktop clipboard")
-    }
 
     /// Opens the database (upgrading it as every command does) and names its schema; a
     /// database not made yet is fine when its folder can be made and written.

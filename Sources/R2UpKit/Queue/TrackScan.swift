@@ -166,7 +166,7 @@ public struct ScannedTracks: RandomAccessCollection, Sendable {
 
     /// The positions sorted by folder, then name (bytes), and each position's folder: what
     /// grouping by folder needs, without making a path per file.
-    func folderOrder() -> (order: [Int], folder: (Int) -> Substring) {
+    package func folderOrder() -> (order: [Int], folder: (Int) -> Substring) {
         let rank = folders.indices.sorted { folders[$0].utf8.lexicographicallyPrecedes(folders[$1].utf8) }
         var rankOf = [Int](repeating: 0, count: folders.count)
         for (position, index) in rank.enumerated() { rankOf[index] = position }

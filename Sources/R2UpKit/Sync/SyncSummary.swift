@@ -142,7 +142,7 @@ public struct SyncSummary: Sendable, Equatable, Encodable {
     }
 
     /// 4210 → "4,210", the same in every locale (cron logs are read by grep).
-    static func count(_ value: Int) -> String {
+    package static func count(_ value: Int) -> String {
         let digits = Array(String(value.magnitude))
         var out = ""
         for (index, digit) in digits.enumerated() {

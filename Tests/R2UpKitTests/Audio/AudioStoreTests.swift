@@ -39,37 +39,4 @@ struct AudioStoreTests {
         try store.updateCatalogObjects(bucket: "b", saving: [:], removing: ["p/a.flac"])
         #expect(try store.catalogObjects(bucket: "b", prefix: "").keys.sorted() == ["q/b.flac"])
     }
-
-    static func track(_ path: String, _ state: UploadState) -> TrackRecord {
-        TrackRecord(path: path, size: 1, mtimeNs: 1, uploadState: state, updatedAt: Date(timeIntervalSince1970: 0))
-    }
-
-    @Test("status by album: header with album, year, artist, duration, count and seed 000's aggregate; rows by disc and track")
-    func byAlbum() throws {
-        let tracks = [
-            Self.track("/m/cuban/03.flac", .uploading), Self.track("/m/cuban/02.flac", .uploaded),
-            Self.track("/m/cuban/d2.flac", .none), Self.track("/m/loose/x.wav", .uploaded),
-        ]
-        let tags: [String: AudioTags] = [
-            "/m/cuban/02.flac": AudioTags(title: "Knuckleheadz", artist: "Raekwon", album: "Only Built 4 Cuban Linx...", year: 1995, track: 2, durationMs: 241_000),
-            "/m/cuban/03.flac": AudioTags(title: "Ice Water", artist: "Raekwon", album: "Only Built 4 Cuban Linx...", year: 1995, track: 3, durationMs: 230_000),
-            "/m/cuban/d2.flac": AudioTags(title: "Bonus", artist: "Raekwon", album: "Only Built 4 Cuban Linx...", track: 1, disc: 2),
-        ]
-        let report = StatusReport(tracks: tracks, tags: tags, by: nil)
-        #expect(report.lines(style: TerminalStyle(ascii: false, colour: false)) == [
-            "Only Built 4 Cuban Linx... (1995) — Raekwon · 7:51  (3)  ↑ 1/3",
-            "  ↑ 02 Knuckleheadz  4:01",
-            "  ⇡ 03 Ice Water  3:50",  // uploading, hollow where colour is off
-            "    2-01 Bonus",
-            "/m/loose  (1)  ↑",
-            "  ↑ x.wav",
-        ])
-        #expect(StatusReport(tracks: tracks, tags: tags, by: .folder) == StatusReport(tracks: tracks))
-        #expect(StatusReport(tracks: tracks, tags: [:], by: nil) == StatusReport(tracks: tracks))
-        let byArtist = StatusReport(tracks: tracks, tags: tags, by: .artist).lines(style: TerminalStyle(ascii: true, colour: false))
-        #expect(byArtist.first == "Raekwon  (3)  * 1/3")
-        #expect(byArtist[1] == "  ^ 02 Knuckleheadz  4:01  (Only Built 4 Cuban Linx...)")
-        let json = String(decoding: try JSONEncoder().encode(report), as: UTF8.self)
-        #expect(json.contains(#""by":"album""#) && json.contains(#""year":1995"#) && json.contains(#""title":"Ice Water""#))
-    }
 }

@@ -50,20 +50,6 @@ struct TagMetadataTests {
         #expect(TagMetadata.decode(unchanged["title"] ?? "") == long)
     }
 
-    @Test("tag text: control characters become spaces, ends trimmed, at most 1,024 bytes on a character boundary")
-    func clean() {
-        #expect(AudioTags.clean("line1\nline2\u{7}bell\u{85}") == "line1 line2 bell")
-        #expect(AudioTags.clean("  \t ") == nil)
-        #expect(AudioTags.clean(nil) == nil)
-        let title = AudioTags.clean(String(repeating: "é", count: 5_000) + "x") ?? ""
-        #expect(title.utf8.count == 1_024 && title.count == 512)
-        #expect(AudioTags.clean("ab" + String(repeating: "€", count: 400))?.utf8.count == 1_022)
-        #expect(AudioTags.year(fromDate: "1995-08-01") == 1995)
-        #expect(AudioTags.year(fromDate: "95") == nil)
-        #expect(AudioTags.durationText(milliseconds: 241_499) == "4:01")
-        #expect(AudioTags.durationText(milliseconds: 3_723_000) == "1:02:03")
-    }
-
     @Test("the fast trim is Foundation's CharacterSet.whitespaces trim, scalar for scalar; clean's ASCII fast path changes nothing")
     func trimmingWhitespace() {
         var differ: [UInt32] = []

@@ -48,20 +48,6 @@ struct SettingsReportTests {
         }
     }
 
-    @Test("doctor lines: glyphs and colour on a UTF-8 terminal, words in ASCII")
-    func doctorLines() {
-        let failed = DoctorCheck(.bucket, .fail, "the bucket 'x' does not exist (NoSuchBucket)", advice: "create it")
-        #expect(failed.line(style: TerminalStyle(ascii: false, colour: false))
-            == "✗ bucket: the bucket 'x' does not exist (NoSuchBucket) — create it")
-        #expect(failed.line(style: TerminalStyle(ascii: true, colour: false))
-            == "FAIL bucket: the bucket 'x' does not exist (NoSuchBucket) -- create it")
-        #expect(failed.line(style: TerminalStyle(ascii: false, colour: true)).hasPrefix("\u{1B}["))
-        let passed = DoctorCheck(.write, .pass, "wrote, read back and deleted p…", advice: "unused")
-        #expect(passed.line(style: TerminalStyle(ascii: true, colour: false)) == "ok write: wrote, read back and deleted p...")
-        #expect(DoctorCheck(.tls, .skipped, "plain HTTP").line(style: TerminalStyle(ascii: false, colour: false))
-            == "- TLS: plain HTTP")
-    }
-
     @Test("the exit status: 3 for setup failures, 5 for the database, 0 for warnings and the clipboard")
     func status() {
         func report(_ failed: [DoctorCheck.Kind], warned: [DoctorCheck.Kind] = []) -> DoctorReport {

@@ -108,20 +108,6 @@ struct SyncPlanTests {
         #expect(SyncPlan.normalizedPrefix("Cafe\u{301}") == "Caf\u{E9}/")
     }
 
-    @Test("durations: 10s, 500ms, 2m, 1h, 1d, plain seconds; junk is nil")
-    func durations() {
-        #expect(SyncDuration.parse("10s") == .seconds(10))
-        #expect(SyncDuration.parse("500ms") == .milliseconds(500))
-        #expect(SyncDuration.parse("2m") == .seconds(120))
-        #expect(SyncDuration.parse("1h") == .seconds(3600))
-        #expect(SyncDuration.parse("1d") == .seconds(86400))
-        #expect(SyncDuration.parse("0") == .zero)
-        #expect(SyncDuration.parse("1.5") == .milliseconds(1500))
-        #expect(SyncDuration.parse("soon") == nil)
-        // A negative duration parses; the options refuse it with their range (see HardeningTests).
-        #expect(SyncDuration.parse("-1s") == .seconds(-1))
-    }
-
     @Test("the summary line cron mails: counts with thousands separators, sizes for people, tenths of a second")
     func summaryLine() {
         var summary = SyncSummary()

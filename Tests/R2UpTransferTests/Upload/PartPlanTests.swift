@@ -51,19 +51,6 @@ struct PartPlanTests {
 
 @Suite("Small pure helpers")
 struct HelperTests {
-    @Test("sizes and rates parse like rclone's", arguments: [
-        ("1048576", Int64(1_048_576)), ("8M", 8 << 20), ("8MiB", 8 << 20), ("500K", 512_000), ("1.5G", 1_610_612_736),
-        ("10M/s", 10 << 20), ("5m", 5 << 20),
-    ])
-    func byteSizes(text: String, bytes: Int64) {
-        #expect(ByteSize.parse(text) == bytes)
-    }
-
-    @Test("nonsense sizes are rejected", arguments: ["", "fast", "-1M", "M", "1X", "1e30"])
-    func badSizes(text: String) {
-        #expect(ByteSize.parse(text) == nil)
-    }
-
     @Test("content types for audio come from the extension", arguments: [
         ("song.m4a", "audio/mp4"), ("SONG.MP3", "audio/mpeg"), ("a.flac", "audio/flac"), ("a.wav", "audio/wav"),
         ("a.aiff", "audio/aiff"), ("a.ogg", "audio/ogg"), ("a.opus", "audio/opus"), ("a.aac", "audio/aac"),

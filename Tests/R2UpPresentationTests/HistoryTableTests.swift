@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import R2UpKit
 @testable import R2UpStore
+@testable import r2up
 
 @Suite("History table for people")
 struct HistoryTableTests {

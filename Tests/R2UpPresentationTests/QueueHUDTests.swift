@@ -3,6 +3,7 @@ import Testing
 @testable import R2UpKit
 @testable import R2UpModel
 @testable import R2UpStore
+@testable import r2up
 
 @Suite("Queue HUD (queue --watch)")
 struct QueueHUDTests {

@@ -1,4 +1,5 @@
 public import Foundation
+import R2UpKit
 
 /// Puts text on the system clipboard for `r2up copy-url`: the first clipboard tool on
 /// PATH (`wl-copy`, `xclip`, `xsel`, `pbcopy`), run directly with the text on its stdin;
@@ -135,5 +136,18 @@ public struct Clipboard: Sendable {
         let status = process.terminationStatus
         if process.terminationReason == .uncaughtSignal { return "was killed by signal \(status)" }
         return status == 0 ? nil : "failed (exit \(status))"
+    }
+}
+
+extension Clipboard {
+    /// Doctor's check of the tool copy-url copies with.
+    static func doctorCheck(environment: [String: String]) -> DoctorCheck {
+        if let tool = Clipboard(environment: environment).availableTools().first {
+            return DoctorCheck(.clipboard, .pass, "\(tool.name) (\(tool.path)) for copy-url")
+        }
+        let names = Clipboard.candidates.map(\.name).joined(separator: ", ")
+        return DoctorCheck(
+            .clipboard, .warning, "none of \(names) is on PATH; copy-url falls back to the terminal (OSC 52)",
+            advice: "install wl-clipboard, xclip or xsel to use the desktop clipboard")
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import R2UpKit
+@testable import r2up
 
 @Suite("Clipboard: tool discovery and OSC 52")
 struct ClipboardTests {

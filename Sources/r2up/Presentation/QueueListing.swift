@@ -1,6 +1,7 @@
 public import Foundation
 import R2UpModel
 import R2UpStore
+public import R2UpKit
 
 /// `r2up queue` as plain text: the counts, then what is uploading, interrupted, up next and
 /// failed, what is left on the server, and the last completed upload. One report, printed once

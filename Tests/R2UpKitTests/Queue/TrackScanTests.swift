@@ -74,31 +74,4 @@ struct TrackScanTests {
         }
     }
 
-    @Test("a folder scan lists unknown files, known ones in path order, and known tracks whose file is gone")
-    func scan() throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("trackscan-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: root) }
-        for name in ["a-b", "a/x", "a/y", "z", ".hidden"] {
-            let path = root + "/" + name
-            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-            try Data("12345".utf8).write(to: URL(fileURLWithPath: path))
-        }
-        let store = try Store(path: root + "/.db.sqlite")
-        try store.upsertTrack(path: root + "/a/y", size: 5, mtimeNs: 1)
-        try store.setUploadState(path: root + "/a/y", state: .uploaded, cloud: CloudCopy(bucket: "b", key: "a/y", etag: nil))
-        try store.upsertTrack(path: root + "/a/gone", size: 5, mtimeNs: 1)
-        try store.setUploadState(path: root + "/a/gone", state: .uploaded, cloud: CloudCopy(bucket: "b", key: "a/gone", etag: nil))
-        let tracks = try TrackScan.tracks(under: root, store: store)
-        #expect(tracks.map { String($0.path.dropFirst(root.count + 1)) } == ["a-b", "a/gone", "a/x", "a/y", "z"])
-        #expect(tracks.map { $0.icon(isLocal: $0.isOnDisk) } == [.localOnly, .cloudOnly, .localOnly, .localOnly, .localOnly])
-        #expect(tracks.map(\.changedSinceUpload) == [false, false, false, true, false])
-
-        // Grouped one folder at a time from the compact scan: the same groups as from records.
-        var streamed: [StatusReport.Group] = []
-        StatusReport.forEachFolderGroup(tracks, isLocal: { $0.isOnDisk }) { streamed.append($0) }
-        #expect(streamed == StatusReport(tracks: Array(tracks), isLocal: { $0.isOnDisk }).groups)
-        #expect(streamed.map(\.folder) == [root, root + "/a"])
-        #expect(streamed.map { $0.tracks.map(\.name) } == [["a-b", "z"], ["gone", "x", "y"]])
-        #expect(streamed.map(\.summary.total) == [2, 3])
-    }
 }
