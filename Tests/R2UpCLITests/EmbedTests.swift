@@ -99,6 +99,40 @@ struct EmbedTests {
         #expect(try session.history(limit: 1).first?.fileName == (track as NSString).lastPathComponent)
     }
 
+    @Test("another process's stopped push shows in the queue reports within 1 s")
+    func queueReportsFollowAnotherProcess() async throws {
+        let folder = try TemporaryFolder()
+        let track = folder.write("queued-\(UInt32.random(in: 0...UInt32.max)).m4a", "queued bytes")
+        let server = try TestServer.require()
+        let database = folder.path + "/shared.sqlite"
+        let session = try R2UpSession(Self.configuration(server, database: database))
+        let latest = Mutex<(report: QueueReport, at: ContinuousClock.Instant)?>(nil)
+        let watcher = Task {
+            for try await report in session.queueReports() { latest.withLock { $0 = (report, ContinuousClock.now) } }
+        }
+        defer { watcher.cancel() }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(latest.withLock { $0?.report.upNext.isEmpty } == true)
+        // A bucket that does not exist stops the run: the job stays queued for the next one.
+        var env = CLI.environment(server: try CLI.writerEnvironment(), home: folder.path)
+        env["R2UP_DB"] = database
+        let bucket = "no-such-bucket-\(UInt32.random(in: 0...UInt32.max))"
+        let run = try await CLI.run(["push", track, "--bucket", bucket], environment: env)
+        #expect(run.status == 3, "stderr: \(run.stderr)")
+        let exited = ContinuousClock.now
+        var seen: (report: QueueReport, at: ContinuousClock.Instant)?
+        while ContinuousClock.now - exited < .seconds(3) {
+            if let value = latest.withLock({ $0 }), (value.report.upNext + value.report.interrupted).contains(where: { $0.path == track }) {
+                seen = value
+                break
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let found = try #require(seen, "the queued job never showed")
+        #expect(found.at - exited < .seconds(1))
+        #expect(found.report.counts.queued + found.report.counts.interrupted == 1)
+    }
+
     static func configuration(_ server: TestServer, database: String) -> R2UpSession.Configuration {
         R2UpSession.Configuration(
             endpoint: server.endpoint, accessKeyID: server.accessKey, secretAccessKey: server.secretKey,

@@ -8,7 +8,7 @@ import R2UpTransfer
 /// the history in one database, and tells what happens as it happens.
 ///
 /// Made from plain values (``Configuration``), it reads no environment variable and no file.
-/// ``push(_:prefix:)`` goes through the same queue, rules and guards as the `r2up push`
+/// ``push(_:prefix:onlyFailed:)`` goes through the same queue, rules and guards as the `r2up push`
 /// command; ``events`` and ``trackStates(under:)`` are `AsyncSequence`s an interface follows.
 public final class R2UpSession: Sendable {
     /// The values the session was made from.
@@ -77,14 +77,17 @@ public final class R2UpSession: Sendable {
     /// - Parameters:
     ///   - paths: files or folders; a folder's keys are the paths inside it.
     ///   - prefix: put before each key, e.g. `albums/2026/`.
+    ///   - onlyFailed: for folders, only the tracks whose last upload failed (seed 000's
+    ///     "Retry Failed Uploads"; `r2up push DIR --retry-failed`).
     /// - Returns: what completed and what failed; ``events`` told it as it happened.
     @discardableResult
-    public func push(_ paths: [String], prefix: String? = nil) async -> PushResult {
+    public func push(_ paths: [String], prefix: String? = nil, onlyFailed: Bool = false) async -> PushResult {
         var result = PushResult()
         defer { emit(.finished(result)) }
         let push = PushRun(queue: queue)
         var options = PushRun.Options()
         options.prefix = prefix
+        options.onlyFailed = onlyFailed
         func fail(_ failure: R2UpFailure) {
             result.failures.append(failure)
             result.status = max(result.status, failure.status)
@@ -215,8 +218,8 @@ public final class R2UpSession: Sendable {
 
     // MARK: - Track states and reports
 
-    /// The tracks under `folder` (nil: every track r2up knows), by path, now and after each
-    /// change: this process's commits are seen at once, another process's (a cron `sync`, a
+    /// The tracks r2up knows under `folder` (nil: every one), by path, each state following its
+    /// file as `r2up status` shows it, now and after each change: this process's commits are seen at once, another process's (a cron `sync`, a
     /// `push` in another terminal) within a quarter of a second. The same states are not
     /// delivered twice; a newer value replaces one not yet read. The sequence throws an
     /// ``R2UpFailure`` when the database cannot be read; ending the iteration stops it.
@@ -225,7 +228,9 @@ public final class R2UpSession: Sendable {
         let (stream, continuation) = AsyncThrowingStream<[TrackStatus], any Error>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let relay = Task {
             do {
-                for try await tracks in records { continuation.yield(tracks.map(TrackStatus.init)) }
+                // Each state follows its file as `r2up status` does (a file changed since its
+                // upload is not uploaded): one stat per track, here, off the store's threads.
+                for try await tracks in records { continuation.yield(TrackScan.following(tracks).map(TrackStatus.init)) }
                 continuation.finish()
             } catch {
                 continuation.finish(throwing: R2UpFailure(error))
@@ -235,10 +240,13 @@ public final class R2UpSession: Sendable {
         return stream
     }
 
-    /// The tracks under `folder` (nil: all) as they are now, by path.
+    /// The tracks under `folder` as `r2up status FOLDER` shows them, by path: every file a push
+    /// of the folder would take (one r2up does not know yet is `localOnly`) and every known
+    /// track, each state following its file. Without a folder: every track r2up knows.
     public func tracks(under folder: String? = nil) throws(R2UpFailure) -> [TrackStatus] {
         do {
-            return try store.tracks(under: folder.map(FilePath.absolute) ?? "/").map(TrackStatus.init)
+            guard let folder else { return TrackScan.following(try store.tracks(under: "/")).map(TrackStatus.init) }
+            return try TrackScan.tracks(under: FilePath.absolute(folder), store: store).map(TrackStatus.init)
         } catch { throw R2UpFailure(error) }
     }
 
@@ -255,6 +263,26 @@ public final class R2UpSession: Sendable {
     /// The queue as `r2up queue` shows it (seed 003's HUD): counts, uploading, up next, failed.
     public func queueReport() throws(R2UpFailure) -> QueueReport {
         do { return try QueueReport(store: store) } catch { throw R2UpFailure(error) }
+    }
+
+    /// ``queueReport()`` now and after each change of the queue, by this process or another
+    /// one (seen as ``trackStates(under:)`` sees changes; bytes sent move about once a second).
+    /// A newer report replaces one not yet read; the sequence throws an ``R2UpFailure`` when
+    /// the database cannot be read.
+    public func queueReports() -> AsyncThrowingStream<QueueReport, any Error> {
+        let jobs = store.observeJobs()
+        let store = store
+        let (stream, continuation) = AsyncThrowingStream<QueueReport, any Error>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let relay = Task {
+            do {
+                for try await _ in jobs { continuation.yield(try QueueReport(store: store)) }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: R2UpFailure(error))
+            }
+        }
+        continuation.onTermination = { _ in relay.cancel() }
+        return stream
     }
 }
 

@@ -26,6 +26,7 @@ extension R2UpSession {
 
         /// The S3 API endpoint, an http(s) URL: for R2 `https://ACCOUNT_ID.r2.cloudflarestorage.com`.
         public var endpoint: String
+        /// The access key id (R2: the API token's "Access Key ID").
         public var accessKeyID: String
         /// Never printed, not even in an error.
         public var secretAccessKey: String
@@ -33,6 +34,7 @@ extension R2UpSession {
         public var sessionToken: String?
         /// The signing region; nil means `auto` for R2 and `us-east-1` elsewhere.
         public var region: String?
+        /// The bucket files go to.
         public var bucket: String
         /// Where uploaded objects are served from (an r2.dev URL or a custom domain); nil gives
         /// path-style URLs on the endpoint.
@@ -48,6 +50,7 @@ extension R2UpSession {
         /// Whether a missing database folder is created (mode 0700) rather than refused.
         public var createsDatabaseFolder = false
 
+        /// A configuration of these values; nothing is checked until ``R2UpSession/init(_:)``.
         public init(
             endpoint: String, accessKeyID: String, secretAccessKey: String, sessionToken: String? = nil,
             region: String? = nil, bucket: String, publicURL: String? = nil, databasePath: String,
@@ -93,11 +96,14 @@ extension R2UpSession {
 }
 
 extension R2UpSession.Configuration: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// The values without the secret, for logs and debuggers.
     public var customMirror: Mirror { Mirror(self, children: ["description": description]) }
 
+    /// The values without the secret.
     public var description: String {
         "Configuration(endpoint: \(endpoint), accessKeyID: \(accessKeyID), secretAccessKey: <hidden>, bucket: \(bucket), databasePath: \(databasePath))"
     }
+    /// The values without the secret.
     public var debugDescription: String { description }
 }
 

@@ -13,6 +13,7 @@ public struct UploadFile: Sendable, Equatable, Identifiable {
     /// Its size in bytes.
     public var size: Int64
 
+    /// A file of a push, as its events name it.
     public init(id: UUID, path: String, key: String, size: Int64) {
         self.id = id
         self.path = path
@@ -33,6 +34,7 @@ public struct R2UpFailure: Error, Sendable, Equatable, CustomStringConvertible {
     /// When the queue tries the file again by itself; nil when it will not (retry it yourself).
     public var nextAttemptAt: Date?
 
+    /// A failure of `path` (nil: of the whole push), said by `message`.
     public init(path: String?, message: String, status: ExitStatus, nextAttemptAt: Date? = nil) {
         self.path = path
         self.message = message
@@ -45,6 +47,7 @@ public struct R2UpFailure: Error, Sendable, Equatable, CustomStringConvertible {
         self.init(path: path, message: diagnosis.message, status: diagnosis.status)
     }
 
+    /// The message.
     public var description: String { message }
 }
 
@@ -54,7 +57,9 @@ public struct TrackStatus: Sendable, Equatable, Identifiable {
     public var path: String
     /// Its size in bytes when r2up last saw it.
     public var size: Int64
+    /// Where it stands with its cloud copy: none, uploading, uploaded or error.
     public var uploadState: UploadState
+    /// Where its cloud copy stands with the local file (a pull).
     public var downloadState: DownloadState
     /// The one icon the states give, by DESIGN §7's priority.
     public var icon: TrackIcon
@@ -67,6 +72,7 @@ public struct TrackStatus: Sendable, Equatable, Identifiable {
     /// When its row last changed.
     public var updatedAt: Date
 
+    /// The path: a track is its file.
     public var id: String { path }
 
     init(_ record: TrackRecord) {
@@ -114,5 +120,6 @@ public struct PushResult: Sendable {
     /// The most serious outcome, as the CLI's exit code: `.success` when every file completed.
     public var status: ExitStatus = .success
 
+    /// An empty result: nothing completed, nothing failed.
     public init() {}
 }

@@ -15,11 +15,9 @@ extension Store {
     public func observeTracks(
         under folder: String?, pollInterval: Duration = .milliseconds(250)
     ) -> AsyncThrowingStream<[TrackRecord], any Error> {
-        let (stream, continuation) = AsyncThrowingStream<[TrackRecord], any Error>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let range = folder.map(Self.pathRange)
         let now = self.now
-        let path = self.path
-        let fetch: @Sendable (Database) throws -> [TrackRecord] = { db in
+        return observe(pollInterval: pollInterval) { db in
             var tracks =
                 if let range {
                     try TrackRecord.fetchAll(
@@ -33,16 +31,33 @@ extension Store {
             }
             return tracks
         }
-        let last = Mutex<[TrackRecord]?>(nil)
-        let send: @Sendable ([TrackRecord]) -> Void = { tracks in
+    }
+
+    /// The jobs not completed, by creation, now and after each change, as `observeTracks`
+    /// sees changes (a queue view rebuilds its report from them).
+    public func observeJobs(pollInterval: Duration = .milliseconds(250)) -> AsyncThrowingStream<[UploadJob], any Error> {
+        observe(pollInterval: pollInterval) { db in
+            try UploadJob.fetchAll(db, sql: "SELECT * FROM jobs WHERE state != 'completed' ORDER BY createdAt, id")
+        }
+    }
+
+    /// `fetch`'s value now and after each change of what it read: at once for this pool's
+    /// commits, within `pollInterval` for other connections' (`PRAGMA data_version`).
+    private func observe<Value: Equatable & Sendable>(
+        pollInterval: Duration, _ fetch: @escaping @Sendable (Database) throws -> Value
+    ) -> AsyncThrowingStream<Value, any Error> {
+        let (stream, continuation) = AsyncThrowingStream<Value, any Error>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let path = self.path
+        let last = Mutex<Value?>(nil)
+        let send: @Sendable (Value) -> Void = { value in
             let changed = last.withLock { previous in
-                guard previous != tracks else { return false }
-                previous = tracks
+                guard previous != value else { return false }
+                previous = value
                 return true
             }
-            if changed { continuation.yield(tracks) }
+            if changed { continuation.yield(value) }
         }
-        let queue = DispatchQueue(label: "r2up.track-observation")
+        let queue = DispatchQueue(label: "r2up.observation")
         let cancellable = ValueObservation.tracking(fetch).start(
             in: pool, scheduling: .async(onQueue: queue),
             onError: { error in continuation.finish(throwing: StoreError.wrap(error, path: path)) },
@@ -64,8 +79,8 @@ extension Store {
                 do {
                     let version = try await watcher.read { db in try Int.fetchOne(db, sql: "PRAGMA data_version") }
                     if let seen, version != seen {
-                        let tracks = try await pool.read(fetch)
-                        queue.async { send(tracks) }
+                        let value = try await pool.read(fetch)
+                        queue.async { send(value) }
                     }
                     seen = version
                 } catch {
