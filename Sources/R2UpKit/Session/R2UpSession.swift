@@ -15,7 +15,6 @@ public final class R2UpSession: Sendable {
     public let configuration: Configuration
     let service: UploadService
     let store: Store
-    let queue: UploadQueue
     private let subscribers = Mutex<[UUID: AsyncStream<R2UpEvent>.Continuation]>([:])
 
     /// Checks every value, then opens (or creates) the database. Nothing is sent; nothing is
@@ -36,7 +35,6 @@ public final class R2UpSession: Sendable {
                 reason: Diagnosis(error).message)
         }
         self.service = service
-        queue = UploadQueue(store: store, service: service)
     }
 
     /// The bucket's public URL of `key` (the configured public base, or a path-style URL).
@@ -84,10 +82,6 @@ public final class R2UpSession: Sendable {
     public func push(_ paths: [String], prefix: String? = nil, onlyFailed: Bool = false) async -> PushResult {
         var result = PushResult()
         defer { emit(.finished(result)) }
-        let push = PushRun(queue: queue)
-        var options = PushRun.Options()
-        options.prefix = prefix
-        options.onlyFailed = onlyFailed
         func fail(_ failure: R2UpFailure) {
             result.failures.append(failure)
             result.status = max(result.status, failure.status)
@@ -97,24 +91,42 @@ public final class R2UpSession: Sendable {
             fail(R2UpFailure(path: nil, message: "the prefix '\(prefix)' is not valid: \(problem)", status: .badInput))
             return result
         }
-        let plan: PushPlan
-        let moved: UploadQueue.MovesForRun
-        do {
-            plan = try push.plan(paths, options: options)
-            moved = try push.moves(plan, options: options)
-        } catch let refusal as PushPlan.Refusal {
-            fail(R2UpFailure(path: nil, message: refusal.diagnosis.message, status: refusal.diagnosis.status))
-            return result
-        } catch {
-            fail(R2UpFailure(error))
-            return result
-        }
-        for skipped in plan.skipped { fail(R2UpFailure(path: skipped.path, message: skipped.message, status: skipped.status)) }
-        for refusal in moved.refused { fail(R2UpFailure(path: nil, message: refusal.message, status: refusal.status)) }
-
+        var request = PushRunner.Request(paths: paths)
+        request.prefix = prefix
+        request.onlyFailed = onlyFailed
         let files = KnownFiles()
         let progress = TransferProgress()
-        let reporter = Task.detached { [weak self] in
+        let reporter = reportProgress(of: progress, files: files)
+        defer { reporter.cancel() }
+        let summary: PushRunner.Summary
+        do {
+            summary = try await PushRunner(store: store, service: service).run(
+                request, progress: progress,
+                onNotice: { notice in for failure in Self.failures(of: notice) { fail(failure) } },
+                onEvent: { [self] event in handle(event, files: files) })
+        } catch {
+            fail(R2UpFailure(path: nil, message: error.diagnosis.message, status: error.diagnosis.status))
+            return result
+        }
+        let run = summary.run
+        result.completed = run.completed
+        result.leftQueued = run.leftResumable
+        if let stop = run.stoppedBy {
+            fail(R2UpFailure(path: nil, message: stop.diagnosis.message, status: stop.diagnosis.status))
+        } else if run.interrupted, let line = RunEnding.line(
+            stoppedBy: nil, interrupted: true, leftResumable: run.leftResumable, resume: "push again")
+        {
+            fail(R2UpFailure(path: nil, message: line, status: .interrupted))
+        }
+        // Each file's failure was said as it happened.
+        result.status = max(result.status, summary.status)
+        return result
+    }
+
+    /// Progress events from the run's byte counts, read on a clock of their own: the transfer
+    /// thread only stores a number, as it does for the CLI's progress bars.
+    private func reportProgress(of progress: TransferProgress, files: KnownFiles) -> Task<Void, Never> {
+        Task.detached { [weak self] in
             var sent: [UUID: Int64] = [:]
             while !Task.isCancelled {
                 try? await Task.sleep(for: Self.progressInterval)
@@ -126,49 +138,25 @@ public final class R2UpSession: Sendable {
                 }
             }
         }
-        let outcome: PushRun.Outcome
-        do {
-            outcome = try await push.run(plan, moved: moved, options: options, progress: progress) { [self] event in
-                handle(event, files: files)
+    }
+
+    /// What the push runner said a user should read, as failures (a folder with nothing to
+    /// push is not one).
+    static func failures(of notice: PushRunner.Notice) -> [R2UpFailure] {
+        switch notice {
+        case .nothingToPush:
+            return []
+        case .skipped(let skipped):
+            return [R2UpFailure(path: skipped.path, message: "\(skipped.path): \(skipped.message)", status: skipped.status)]
+        case .moveRefused(let diagnosis), .notQueued(let diagnosis):
+            return [R2UpFailure(path: nil, message: diagnosis.message, status: diagnosis.status)]
+        case .heldByOtherRun(let pid, let paths):
+            return paths.map {
+                R2UpFailure(path: $0, message: "\($0): another r2up (pid \(pid)) is uploading it", status: .locked)
             }
-        } catch {
-            reporter.cancel()
-            fail(R2UpFailure(error))
-            return result
+        case .conflict(let path, let conflict):
+            return [R2UpFailure(path: path, message: "\(path): \(conflict.description)", status: .uploadFailed)]
         }
-        reporter.cancel()
-        for (request, refused) in outcome.notQueued {
-            switch refused {
-            case .success(let queued):
-                switch queued.disposition {
-                case .heldBy(let pid):
-                    fail(R2UpFailure(
-                        path: request.path, message: "\(request.path): another r2up (pid \(pid)) is uploading it", status: .locked))
-                case .conflict(let conflict):
-                    fail(R2UpFailure(path: request.path, message: "\(request.path): \(conflict.description)", status: .uploadFailed))
-                case .waitsForRetry, .waitsUntil:
-                    fail(R2UpFailure(path: request.path, message: "\(request.path): waits for its next attempt", status: .uploadFailed))
-                case .ready, .uploaded:
-                    break
-                }
-            case .failure(let error):
-                let diagnosis = Diagnosis(error, subject: request.path)
-                fail(R2UpFailure(path: request.path, message: diagnosis.message, status: diagnosis.status))
-            }
-        }
-        let summary = outcome.summary
-        result.completed = summary.completed
-        result.leftQueued = summary.leftResumable
-        if let stop = summary.stoppedBy {
-            fail(R2UpFailure(path: nil, message: stop.diagnosis.message, status: stop.diagnosis.status))
-        } else if summary.interrupted {
-            fail(R2UpFailure(
-                path: nil, message: RunEnding.line(stoppedBy: nil, interrupted: true, leftResumable: summary.leftResumable,
-                    resume: "push again") ?? "interrupted", status: .interrupted))
-        }
-        // The per-file failures were said as they happened.
-        result.status = max(result.status, summary.status)
-        return result
     }
 
     /// Turns the queue's report of a job into the app's events (on whichever thread reported it:
