@@ -133,6 +133,39 @@ struct EmbedTests {
         #expect(found.report.counts.queued + found.report.counts.interrupted == 1)
     }
 
+    @Test("progress comes at most four times a second per file and grows to the size")
+    func progressEvents() async throws {
+        let folder = try TemporaryFolder()
+        let server = try TestServer.require()
+        let size = 3 << 20
+        let track = folder.write("progress-\(UInt32.random(in: 0...UInt32.max)).flac", String(repeating: "p", count: size))
+        var configuration = Self.configuration(server, database: folder.path + "/db.sqlite")
+        configuration.bandwidthLimit = 1 << 20  // about 3 s for the file
+        let session = try R2UpSession(configuration)
+        let events = session.events
+        let started = ContinuousClock.now
+        let push = Task { await session.push([track], prefix: server.scratchPrefix("progress")) }
+        var sent: [Int64] = []
+        var completed: UploadItem?
+        for await event in events {
+            if case .progress(let file, let bytes) = event {
+                #expect(file.path == track && file.size == Int64(size))
+                sent.append(bytes)
+            }
+            if case .completed(_, let item) = event { completed = item }
+            if case .finished = event { break }
+        }
+        let elapsed = ContinuousClock.now - started
+        #expect(await push.value.status == .success)
+        #expect(completed?.fileSize == Int64(size))
+        #expect(sent == sent.sorted(), "bytes sent only grow: \(sent)")
+        #expect(sent.allSatisfy { $0 > 0 && $0 <= Int64(size) })
+        #expect(sent.count >= 4, "a 3 s upload reports its progress: \(sent)")
+        // At most four a second (one each 250 ms), plus the first.
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        #expect(Double(sent.count) <= seconds * 4 + 1, "\(sent.count) progress events in \(seconds) s")
+    }
+
     static func configuration(_ server: TestServer, database: String) -> R2UpSession.Configuration {
         R2UpSession.Configuration(
             endpoint: server.endpoint, accessKeyID: server.accessKey, secretAccessKey: server.secretKey,

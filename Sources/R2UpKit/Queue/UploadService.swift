@@ -58,6 +58,7 @@ public final class UploadService: Sendable {
     public convenience init(settings: Settings, options: RunOptions) throws(ConfigurationError) {
         var configuration = try R2UpSession.Configuration(settings: settings)
         configuration.concurrency = options.concurrency
+        configuration.bandwidthLimit = options.bandwidthLimit
         try self.init(configuration: configuration, options: options)
     }
 
@@ -66,6 +67,7 @@ public final class UploadService: Sendable {
         let checked = try configuration.checkedConnection()
         var options = options
         options.concurrency = configuration.concurrency
+        options.bandwidthLimit = configuration.bandwidthLimit
         self.options = options
         endpoint = checked.endpoint
         bucket = checked.bucket

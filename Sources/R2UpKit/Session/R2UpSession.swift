@@ -131,7 +131,7 @@ public final class R2UpSession: Sendable {
             while !Task.isCancelled {
                 try? await Task.sleep(for: Self.progressInterval)
                 guard let self else { return }
-                for active in progress.snapshot().active where active.sent != sent[active.id] {
+                for active in progress.snapshot().active where active.sent != (sent[active.id] ?? 0) {  // 0 is what `started` said
                     sent[active.id] = active.sent
                     guard let file = files.value.withLock({ $0[active.id] }) else { continue }
                     emit(.progress(file, bytesSent: active.sent))

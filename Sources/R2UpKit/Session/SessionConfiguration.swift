@@ -47,6 +47,8 @@ extension R2UpSession {
         public var caBundle: String?
         /// Requests in flight at once, parts included (1–64).
         public var concurrency = 4
+        /// The total upload rate in bytes a second; nil is unlimited.
+        public var bandwidthLimit: Int64?
         /// Whether a missing database folder is created (mode 0700) rather than refused.
         public var createsDatabaseFolder = false
 
@@ -89,7 +91,7 @@ extension R2UpSession {
             a.endpoint == b.endpoint && a.accessKeyID == b.accessKeyID && a.secretAccessKey == b.secretAccessKey
                 && a.sessionToken == b.sessionToken && a.region == b.region && a.bucket == b.bucket
                 && a.publicURL == b.publicURL && a.databasePath == b.databasePath && a.addressing == b.addressing
-                && a.caBundle == b.caBundle && a.concurrency == b.concurrency
+                && a.caBundle == b.caBundle && a.concurrency == b.concurrency && a.bandwidthLimit == b.bandwidthLimit
                 && a.createsDatabaseFolder == b.createsDatabaseFolder
         }
     }
@@ -150,6 +152,9 @@ extension R2UpSession.Configuration {
             case .failure(let problem):
                 throw .invalidValue(setting: "the public URL", value: TextColumns.printable(publicURL), reason: problem.reason)
             }
+        }
+        if let bandwidthLimit, bandwidthLimit <= 0 {
+            throw .invalidValue(setting: "the bandwidth limit", value: String(bandwidthLimit), reason: "it must be above 0")
         }
         guard (1...64).contains(concurrency) else {
             throw .invalidValue(setting: "the concurrency", value: String(concurrency), reason: "it must be from 1 to 64")
