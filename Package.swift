@@ -15,12 +15,16 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "r2up", targets: ["r2up"]),
+        // An app's use of R2UpKit in under 80 lines (docs/guides/embedding.md).
+        .executable(name: "r2up-embed-example", targets: ["r2up-embed-example"]),
         .library(name: "R2UpKit", targets: ["R2UpKit"]),
         .library(name: "SigV4", targets: ["SigV4"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        // `swift package generate-documentation` for the DocC catalog (scripts/docs.sh).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .systemLibrary(
@@ -82,6 +86,10 @@ let package = Package(
                 "R2UpKit", "R2UpModel", "R2UpTransfer", "R2UpStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "r2up-embed-example", dependencies: ["R2UpKit"], path: "Examples/r2up-embed-example",
             swiftSettings: strictSettings
         ),
         .testTarget(name: "SigV4Tests", dependencies: ["SigV4"], swiftSettings: strictSettings),

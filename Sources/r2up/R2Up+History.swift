@@ -118,12 +118,9 @@ enum HistorySince {
 
 /// The store as the read-only commands (history, copy-url, status) open it.
 enum ReadOnlyStore {
-    /// The database the settings name, or nil when its file does not exist yet: reading
-    /// never creates the database (nor its folder); an absent one is an empty store.
-    /// Needs no endpoint, credentials or bucket.
+    /// The database the settings name (`Store.openIfPresent(forReading:)`), or nil when it does
+    /// not exist yet. Needs no endpoint, credentials or bucket.
     static func open(_ global: GlobalOptions) throws -> Store? {
-        let path = try global.settings().database.value
-        guard FileManager.default.fileExists(atPath: path) else { return nil }
-        return try Store.openForReading(path)
+        try Store.openIfPresent(forReading: global.settings().database.value)
     }
 }

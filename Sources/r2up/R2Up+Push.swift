@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import Synchronization
 import R2UpKit
 import R2UpModel
 import R2UpStore
@@ -61,108 +60,50 @@ extension R2Up {
         }
 
         func run() async throws {
-            _ = try tagOptions.template()  // a bad template stops everything before the store or the server
-            let settings: Settings
-            let service: UploadService
-            let store: Store
+            let template = try tagOptions.template()  // a bad template stops everything before the store or the server
+            let runner: PushRunner
             do {
-                settings = try global.settings()
-                service = try UploadService(settings: settings, options: transfer.runOptions)
-                store = try Store(path: settings.database.value)
+                let settings = try global.settings()
+                let service = try UploadService(settings: settings, options: transfer.runOptions)
+                runner = PushRunner(store: try Store(path: settings.database.value), service: service)
             } catch {
                 throw CommandFailure(error)
             }
-            let queue = UploadQueue(store: store, service: service)
-            var worst = ExitStatus.success
-
-            var jobs: [UploadJob] = []
-            let tags = TagResolver(store: store)
-            let plan = try plan(store: store, tags: tags, bucket: service.bucket)
-            var requests = plan.requests
-            for problem in plan.skipped {
-                Terminal.error("r2up: \(problem.path): \(problem.message)")
-                worst = max(worst, problem.status)
-            }
-            // Tracks that moved inside a pushed folder follow their files: a copy in the bucket each.
-            do {
-                let moved = try queue.enqueueMoves(plan.moves, contentType: contentType, replace: replace.policy)
-                for refusal in moved.refused {
-                    Terminal.error("r2up: \(TextColumns.printable(refusal.message))")
-                    worst = max(worst, refusal.status)
-                }
-                jobs += moved.jobs
-                requests += moved.uploads.map { plan.request(path: $0.file.path, key: $0.key) }
-            } catch {
-                throw CommandFailure(error)
-            }
-            let attributes = ObjectAttributes(cacheControl: cacheControl, metadata: metadata)
-            // Tags are read (or found unchanged in the store) for every audio file, so status and
-            // the catalog have them; --no-tag-metadata only keeps them off the objects. They are
-            // read while the first files upload, and stored after the run.
-            let tagged = tags.attributes(attributes, forPaths: requests.map(\.path))
-            let runAttributes = tagOptions.noTagMetadata ? RunAttributes(attributes) : tagged
+            var request = PushRunner.Request(paths: files)
+            request.undecodable = RawArguments.notUTF8()
+            request.key = key
+            request.prefix = prefix
+            request.template = template
+            request.onlyFailed = retryFailed
+            request.contentType = contentType
+            request.cacheControl = cacheControl
+            request.metadata = metadata
+            request.tagMetadata = !tagOptions.noTagMetadata
+            request.replace = replace.policy
             let quiet = global.quiet || json
             let progress = TransferProgress(limit: transfer.runOptions.bandwidthLimit)
             let display = ProgressDisplay.make(for: progress, quiet: quiet)
-            display?.start()
-            let toRun = jobs
-            let toQueue = requests
-            let replacePolicy = replace.policy
-            // The files are queued while the first ones upload; what was not queued is said after the run.
-            let notQueued = Mutex<[(request: PushRequest, result: Result<EnqueueResult, any Error>)]>([])
-            let summary = await Interruption.run {
-                await queue.abortAbandonedUploads()
-                return await queue.run(
-                    toRun,
-                    feeding: { feed in
-                        await queue.enqueue(toQueue, intent: .asked, replace: replacePolicy, into: feed) { request, result in
-                            notQueued.withLock { $0.append((request, result)) }
-                        }
+            let result: PushRunner.Summary
+            do {
+                result = try await runner.run(
+                    request, progress: display == nil ? nil : progress,  // counted only when drawn
+                    interruptible: { body in
+                        display?.start()
+                        let summary = await Interruption.run(body)
+                        display?.finish()
+                        return summary
                     },
-                    attributes: runAttributes,
-                    progress: display == nil ? nil : progress,  // counted only when drawn
-                    admit: { _ in Terminal.admitsMoreWork }  // a closed stdout starts nothing new
+                    admit: { _ in Terminal.admitsMoreWork },  // a closed stdout starts nothing new
+                    onNotice: { notice in say(notice) }
                 ) { event in
                     if case .completed(_, let item, _) = event, !quiet {
                         if let display { display.print(item.publicURL.absoluteString) } else { Terminal.output(item.publicURL.absoluteString) }
                     }
                 }
+            } catch {
+                throw CommandFailure(error.diagnosis)
             }
-            display?.finish()
-            let refused = notQueued.withLock { $0 }
-            // Files another live r2up is uploading (two pushes of one folder): named one by one
-            // when few, else counted in one line.
-            var held: [Int32: [String]] = [:]
-            for (request, result) in refused {
-                if case .success(let outcome) = result, case .heldBy(let pid) = outcome.disposition {
-                    held[pid, default: []].append(request.path)
-                }
-            }
-            for (pid, paths) in held.sorted(by: { $0.key < $1.key }) {
-                worst = max(worst, .locked)
-                if paths.count <= Self.heldNamedOneByOne {
-                    for path in paths {
-                        Terminal.error("r2up: \(TextColumns.printable(path)): another r2up (pid \(pid)) is uploading it; see r2up queue")
-                    }
-                } else {
-                    Terminal.error("r2up: \(paths.count) files of this push: another r2up (pid \(pid)) is uploading them; see r2up queue")
-                }
-            }
-            for (request, result) in refused {
-                switch result {
-                case .success(let outcome):
-                    if case .conflict(let conflict) = outcome.disposition {
-                        Terminal.error("r2up: \(TextColumns.printable(request.path + ": " + conflict.description))")
-                        worst = max(worst, .uploadFailed)
-                    }
-                case .failure(let error):
-                    let named = Diagnosis(error, subject: request.path)
-                    let diagnosis = request.isFolderFile ? named.ofFileFound : named
-                    Terminal.error("r2up: \(TextColumns.printable(diagnosis.message))")
-                    worst = max(worst, diagnosis.status)
-                }
-            }
-            do { try await tags.save() } catch { throw CommandFailure(error) }
+            let summary = result.run
             for (_, diagnosis) in summary.failed { Terminal.error("r2up: \(TextColumns.printable(diagnosis.message))") }
             for line in summary.stopLines { Terminal.error(TextColumns.printable(line)) }
             if json {
@@ -173,35 +114,34 @@ extension R2Up {
                 }
                 Terminal.output(JSONOutput.encode(items))
             }
-            worst = max(worst, summary.status)
-            if worst != .success { throw CommandFailure(status: worst) }
+            if result.status != .success { throw CommandFailure(status: result.status) }
         }
 
         /// Up to this many files held by another r2up are named; more are counted.
         static let heldNamedOneByOne = 3
 
-        /// The files to push, the tracks that moved, what was skipped (`PushPlan`); the notices of
-        /// folders with nothing to push go to stderr.
-        private func plan(store: Store, tags: TagResolver, bucket: String) throws -> PushPlan {
-            let template = try tagOptions.template()
-            let attributes = ObjectAttributes(cacheControl: cacheControl, metadata: metadata)
-            let plan: PushPlan
-            do {
-                plan = try PushPlan(
-                    paths: files, undecodable: RawArguments.notUTF8(), key: key, prefix: prefix, template: template,
-                    onlyFailed: retryFailed, store: store, tags: tags, bucket: bucket
-                ) { path in
-                    var own = attributes
-                    own.contentType = contentType ?? ContentType.forFile(named: (path as NSString).lastPathComponent)
-                    return own
+        /// One notice of the push on stderr (a folder with nothing to push only when not quiet).
+        private func say(_ notice: PushRunner.Notice) {
+            switch notice {
+            case .nothingToPush(let line):
+                if !global.quiet { Terminal.error(line) }
+            case .skipped(let problem):
+                Terminal.error("r2up: \(problem.path): \(problem.message)")
+            case .moveRefused(let diagnosis), .notQueued(let diagnosis):
+                Terminal.error("r2up: \(TextColumns.printable(diagnosis.message))")
+            case .heldByOtherRun(let pid, let paths):
+                // Files another live r2up is uploading (two pushes of one folder): named one by
+                // one when few, else counted in one line.
+                if paths.count <= Self.heldNamedOneByOne {
+                    for path in paths {
+                        Terminal.error("r2up: \(TextColumns.printable(path)): another r2up (pid \(pid)) is uploading it; see r2up queue")
+                    }
+                } else {
+                    Terminal.error("r2up: \(paths.count) files of this push: another r2up (pid \(pid)) is uploading them; see r2up queue")
                 }
-            } catch let refusal as PushPlan.Refusal {
-                throw CommandFailure(refusal.diagnosis)
-            } catch {
-                throw CommandFailure(error)
+            case .conflict(let path, let conflict):
+                Terminal.error("r2up: \(TextColumns.printable(path + ": " + conflict.description))")
             }
-            if !global.quiet { for line in plan.nothingToPush { Terminal.error(line) } }
-            return plan
         }
     }
 }

@@ -155,66 +155,44 @@ extension R2Up {
         }
 
         func run() async throws {
-            let store: Store
-            let service: UploadService
+            let runner: RetryRunner
             do {
                 let settings = try global.settings()
-                store = try Store(path: settings.database.value)
-                service = try UploadService(settings: settings, options: transfer.runOptions)
+                let store = try Store(path: settings.database.value)
+                runner = RetryRunner(store: store, service: try UploadService(settings: settings, options: transfer.runOptions))
             } catch {
                 throw CommandFailure(error)
             }
-            let queue = UploadQueue(store: store, service: service)
-            let plan: RetryPlan
-            do {
-                plan = try RetryPlan(store: store, bucket: service.bucket, ids: all ? nil : ids)
-            } catch let error as SelectionError {
-                throw CommandFailure(error.diagnosis)
-            } catch {
-                throw CommandFailure(error)
-            }
-            guard !plan.isEmpty else {
-                if !global.quiet { Terminal.error("Nothing to retry: no upload or download has failed or was interrupted.") }
-                return
-            }
-            var worst = ExitStatus.success
-            if !plan.downloads.isEmpty {
-                let puller = Puller(service: service, store: store)
-                for track in plan.downloads {
-                    switch await puller.retry(track) {
-                    case .success(let outcome):
-                        if !global.quiet { Terminal.output(outcome.path) }
-                    case .failure(let error):
-                        Terminal.error("r2up: \(TextColumns.printable(error.diagnosis.message))")
-                        worst = max(worst, error.diagnosis.status)
-                    }
-                }
-            }
-            guard !plan.uploads.isEmpty else {
-                if worst != .success { throw CommandFailure(status: worst) }
-                return
-            }
-            let jobs: [UploadJob]
-            do { jobs = try plan.requeue(store: store) } catch { throw CommandFailure(error) }
             let quiet = global.quiet
-            // A retried audio file carries its tags as the first attempt did.
-            let tags = TagResolver(store: store)
-            let attributes = tags.attributes(ObjectAttributes(), forPaths: jobs.map(\.path))
-            do { try await tags.save() } catch { throw CommandFailure(error) }
-            let summary = await Interruption.run {
-                await queue.abortAbandonedUploads()
-                return await queue.run(jobs, attributes: attributes, admit: { _ in Terminal.admitsMoreWork }) { event in
+            let result: RetryRunner.Summary
+            do {
+                result = try await runner.run(
+                    ids: all ? nil : ids, interruptible: { await Interruption.run($0) },
+                    admit: { _ in Terminal.admitsMoreWork },
+                    onNotice: { notice in
+                        switch notice {
+                        case .nothingToRetry:
+                            if !quiet { Terminal.error("Nothing to retry: no upload or download has failed or was interrupted.") }
+                        case .pulled(let path):
+                            if !quiet { Terminal.output(path) }
+                        case .pullFailed(let diagnosis):
+                            Terminal.error("r2up: \(TextColumns.printable(diagnosis.message))")
+                        }
+                    }
+                ) { event in
                     if case .completed(_, let item, _) = event, !quiet { Terminal.output(item.publicURL.absoluteString) }
                 }
+            } catch {
+                throw CommandFailure(error.diagnosis)
             }
-            for (_, diagnosis) in summary.failed { Terminal.error("r2up: \(TextColumns.printable(diagnosis.message))") }
-            for (job, pid) in summary.heldElsewhere {
-                Terminal.error("r2up: \(job.path): another r2up (pid \(pid)) is uploading it; see r2up queue")
-                worst = max(worst, .locked)
+            if let summary = result.run {
+                for (_, diagnosis) in summary.failed { Terminal.error("r2up: \(TextColumns.printable(diagnosis.message))") }
+                for (job, pid) in summary.heldElsewhere {
+                    Terminal.error("r2up: \(job.path): another r2up (pid \(pid)) is uploading it; see r2up queue")
+                }
+                for line in summary.stopLines { Terminal.error(line) }
             }
-            for line in summary.stopLines { Terminal.error(line) }
-            worst = max(worst, summary.status)
-            if worst != .success { throw CommandFailure(status: worst) }
+            if result.status != .success { throw CommandFailure(status: result.status) }
         }
     }
 }

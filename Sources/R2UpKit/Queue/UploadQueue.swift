@@ -6,6 +6,8 @@ public import R2UpTransfer
 
 /// What happened to one job in a run, in the order things happen.
 public enum QueueEvent: Sendable {
+    /// The job is in this run's hands (given to `run`, or queued by its feed); it starts in turn.
+    case queued(UploadJob)
     case started(UploadJob)
     case completed(UploadJob, UploadItem, UploadOutcome)
     case failed(UploadJob, Diagnosis, nextAttemptAt: Date?)
@@ -197,7 +199,10 @@ public final class UploadQueue: Sendable {
         progress: TransferProgress? = nil, admit: @escaping @Sendable (UploadJob) -> Bool,
         onEvent: @escaping @Sendable (QueueEvent) -> Void
     ) async -> QueueRunSummary {
-        let feed = JobFeed { added in progress?.expect(files: added.count, bytes: added.reduce(0) { $0 + $1.length }) }
+        let feed = JobFeed { added in
+            progress?.expect(files: added.count, bytes: added.reduce(0) { $0 + $1.length })
+            for job in added { onEvent(.queued(job)) }
+        }
         let producer = produce.map { produce in
             Task {
                 await produce(feed)
@@ -260,10 +265,12 @@ public final class UploadQueue: Sendable {
         }
         let jobs = runnable
         progress?.expect(files: jobs.count, bytes: jobs.reduce(0) { $0 + $1.length })
+        for job in jobs { onEvent(.queued(job)) }
         let onEvent: @Sendable (QueueEvent) -> Void =
             if let progress {
                 { event in
                     switch event {
+                    case .queued: break
                     case .started(let job): progress.started(job)
                     case .completed(let job, _, _): progress.finished(job, succeeded: true)
                     case .failed(let job, _, _): progress.finished(job, succeeded: false)

@@ -44,23 +44,36 @@ public struct PushRequest: Sendable, Equatable {
     }
 }
 
-/// The S3 side of r2up, built once from settings: one engine, one client, one slot limit.
+/// The S3 side of r2up, built once from a configuration: one engine, one client, one slot limit.
 public final class UploadService: Sendable {
-    public let settings: Settings
     public let options: RunOptions
     public let endpoint: S3Endpoint
     public let bucket: String
     public let client: S3Client
     public let uploader: FileUploader
+    /// The public URL base of `bucket`, checked.
+    let publicBase: String?
 
-    public init(settings: Settings, options: RunOptions) throws(ConfigurationError) {
-        self.settings = settings
+    /// The CLI's way in: its settings become a `R2UpSession.Configuration`, as an app's values do.
+    public convenience init(settings: Settings, options: RunOptions) throws(ConfigurationError) {
+        var configuration = try R2UpSession.Configuration(settings: settings)
+        configuration.concurrency = options.concurrency
+        configuration.bandwidthLimit = options.bandwidthLimit
+        try self.init(configuration: configuration, options: options)
+    }
+
+    /// - Parameter options: tuning; its concurrency is the configuration's.
+    init(configuration: R2UpSession.Configuration, options: RunOptions) throws(ConfigurationError) {
+        let checked = try configuration.checkedConnection()
+        var options = options
+        options.concurrency = configuration.concurrency
+        options.bandwidthLimit = configuration.bandwidthLimit
         self.options = options
-        endpoint = try settings.requireEndpoint()
-        bucket = try settings.requireBucket()
-        let credentials = try settings.requireCredentials()
+        endpoint = checked.endpoint
+        bucket = checked.bucket
+        publicBase = checked.publicURL
         var engineOptions = TransferEngine.Options()
-        engineOptions.caBundle = settings.caBundle
+        engineOptions.caBundle = configuration.caBundle
         engineOptions.bandwidthLimit = options.bandwidthLimit
         engineOptions.lowSpeedTimeSeconds = options.lowSpeedTimeSeconds
         engineOptions.connectTimeoutMilliseconds = options.connectTimeoutSeconds * 1000
@@ -69,7 +82,7 @@ public final class UploadService: Sendable {
         do { engine = try TransferEngine(options: engineOptions) } catch {
             throw .invalidValue(setting: "libcurl", value: "", reason: error.description)
         }
-        client = S3Client(endpoint: endpoint, region: settings.region.value, credentials: credentials, engine: engine)
+        client = S3Client(endpoint: endpoint, region: checked.region, credentials: checked.credentials, engine: engine)
         uploader = FileUploader(
             client: client, settings: options.upload, slots: TransferSlots(limit: options.concurrency))
     }
@@ -80,7 +93,7 @@ public final class UploadService: Sendable {
     /// with another --bucket): the configured public base belongs to this bucket only.
     public func publicURL(for key: String, in otherBucket: String? = nil) -> String {
         let target = otherBucket ?? bucket
-        let base = target == bucket ? settings.publicURL?.value : nil
+        let base = target == bucket ? publicBase : nil
         return PublicURL.make(key: key, bucket: target, publicBase: base, endpoint: endpoint)
     }
 

@@ -268,7 +268,7 @@ public struct SyncRunner: Sendable {
             onEvent: { event in
                 defer { observer?(event) }
                 switch event {
-                case .started:
+                case .queued, .started:
                     break
                 case .completed(let job, let item, _):
                     // Completed means the upload was verified; and the file must still be what was sent.

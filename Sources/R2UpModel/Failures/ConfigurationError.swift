@@ -7,6 +7,8 @@ public enum ConfigurationError: Error, Sendable, Equatable, CustomStringConverti
     case unknownProfile(String)
     case invalidFile(path: String, line: Int, reason: String)
     case invalidValue(setting: String, value: String, reason: String)
+    /// A secret that cannot be used; its value is never printed.
+    case invalidSecret(setting: String, reason: String)
 
     public var description: String {
         switch self {
@@ -24,6 +26,8 @@ public enum ConfigurationError: Error, Sendable, Equatable, CustomStringConverti
             return "\(path) line \(line): \(reason)"
         case .invalidValue(let setting, let value, let reason):
             return "\(setting) '\(value)' is not valid: \(reason)"
+        case .invalidSecret(let setting, let reason):
+            return "\(setting) is not valid: \(reason)"
         }
     }
 }

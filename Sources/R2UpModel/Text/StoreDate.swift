@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 /// Dates as the store keeps them: GRDB's "yyyy-MM-dd HH:mm:ss.SSS" in UTC, which sorts as text.
 /// Written by hand because Foundation's DateFormatter (ICU) was 5% of a small-file push's CPU.

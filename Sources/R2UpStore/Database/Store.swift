@@ -45,6 +45,14 @@ public final class Store: Sendable {
         try migrate()
     }
 
+    /// The rule of the read-only commands (history, status, queue, copy-url): the database at
+    /// `path`, or nil when its file does not exist yet. Reading never creates the database
+    /// (nor its folder); an absent one is an empty store.
+    public static func openIfPresent(forReading path: String) throws(StoreError) -> Store? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        return try openForReading(path)
+    }
+
     /// Opens an existing database for reading only (history, status, queue, copy-url): SQLite
     /// opens it read-only, so a read never waits for another process's write (`queue --watch`
     /// during a push). Where the file and its folder can be written, a new database or one an

@@ -1,0 +1,175 @@
+import Foundation
+import Synchronization
+public import R2UpStore
+import R2UpTransfer
+
+/// `push`: plans the named files and folders (`PushPlan`), queues the tracks that moved inside
+/// a pushed folder as copies, uploads the files while the rest is still being queued, reads
+/// their tags ahead, and says what could not be queued. It prints nothing: what a user should
+/// read comes to `onNotice`, in order, as typed values; the uploads' events to `onEvent`.
+public struct PushRunner: Sendable {
+    /// What to push, as the command line gave it.
+    public struct Request: Sendable {
+        public var paths: [String]
+        /// Arguments that were not UTF-8, by the repaired spelling Swift gave them.
+        public var undecodable: [String: [UInt8]] = [:]
+        public var key: String?
+        public var prefix: String?
+        public var template: KeyTemplate?
+        /// Only the tracks whose last upload failed.
+        public var onlyFailed = false
+        public var contentType: String?
+        public var cacheControl: String?
+        public var metadata: [String: String] = [:]
+        /// Send each audio file's tags as metadata (they are read and stored either way).
+        public var tagMetadata = true
+        public var replace: ReplacePolicy = .guarded
+
+        public init(paths: [String]) { self.paths = paths }
+    }
+
+    /// Something the user should read, in the order it happened; none stops the push.
+    public enum Notice: Sendable {
+        /// A folder with nothing to push (a line of its own, not an error).
+        case nothingToPush(String)
+        /// A named path that cannot be pushed.
+        case skipped(PushPlan.Skipped)
+        /// A moved track whose copy was refused.
+        case moveRefused(Diagnosis)
+        /// Files another live r2up is uploading.
+        case heldByOtherRun(pid: Int32, paths: [String])
+        /// A file whose key holds an object it must not replace.
+        case conflict(path: String, KeyConflict)
+        /// A file that could not be queued.
+        case notQueued(Diagnosis)
+    }
+
+    /// Why the push stopped (a refused plan, the store): the line and its exit status.
+    public struct Failure: Error, Sendable {
+        public var diagnosis: Diagnosis
+    }
+
+    /// The run's end: the queue's summary and the exit status everything adds up to.
+    public struct Summary: Sendable {
+        public var run: QueueRunSummary
+        public var status: ExitStatus
+    }
+
+    public let store: Store
+    public let service: UploadService
+
+    public init(store: Store, service: UploadService) {
+        self.store = store
+        self.service = service
+    }
+
+    /// Pushes `request`. `interruptible` runs the uploads (the CLI ends them on SIGINT; the
+    /// tags are still stored after); `admit` may refuse to start more work.
+    public func run(
+        _ request: Request, progress: TransferProgress?,
+        interruptible: (@escaping @Sendable () async -> QueueRunSummary) async -> QueueRunSummary = { await $0() },
+        admit: @escaping @Sendable (UploadJob) -> Bool = { _ in true },
+        onNotice: (Notice) -> Void, onEvent: @escaping @Sendable (QueueEvent) -> Void
+    ) async throws(Failure) -> Summary {
+        let queue = UploadQueue(store: store, service: service)
+        var worst = ExitStatus.success
+        var jobs: [UploadJob] = []
+        let tags = TagResolver(store: store)
+        let plan = try self.plan(request, tags: tags)
+        for line in plan.nothingToPush { onNotice(.nothingToPush(line)) }
+        var requests = plan.requests
+        for problem in plan.skipped {
+            onNotice(.skipped(problem))
+            worst = max(worst, problem.status)
+        }
+        // Tracks that moved inside a pushed folder follow their files: a copy in the bucket each.
+        do {
+            let moved = try queue.enqueueMoves(plan.moves, contentType: request.contentType, replace: request.replace)
+            for refusal in moved.refused {
+                onNotice(.moveRefused(refusal))
+                worst = max(worst, refusal.status)
+            }
+            jobs += moved.jobs
+            requests += moved.uploads.map { plan.request(path: $0.file.path, key: $0.key) }
+        } catch {
+            throw Failure(diagnosis: Diagnosis(error))
+        }
+        let attributes = ObjectAttributes(cacheControl: request.cacheControl, metadata: request.metadata)
+        // Tags are read (or found unchanged in the store) for every audio file, so status and
+        // the catalog have them; without tag metadata they only stay off the objects. They are
+        // read while the first files upload, and stored after the run.
+        let tagged = tags.attributes(attributes, forPaths: requests.map(\.path))
+        let runAttributes = request.tagMetadata ? tagged : RunAttributes(attributes)
+        let toRun = jobs
+        let toQueue = requests
+        let replacePolicy = request.replace
+        // The files are queued while the first ones upload; what was not queued is said after the run.
+        let notQueued = Mutex<[(request: PushRequest, result: Result<EnqueueResult, any Error>)]>([])
+        let summary = await interruptible {
+            await queue.abortAbandonedUploads()
+            return await queue.run(
+                toRun,
+                feeding: { feed in
+                    await queue.enqueue(toQueue, intent: .asked, replace: replacePolicy, into: feed) { request, result in
+                        notQueued.withLock { $0.append((request, result)) }
+                    }
+                },
+                attributes: runAttributes, progress: progress, admit: admit, onEvent: onEvent)
+        }
+        worst = max(worst, Self.report(notQueued.withLock { $0 }, onNotice: onNotice))
+        do { try await tags.save() } catch { throw Failure(diagnosis: Diagnosis(error)) }
+        return Summary(run: summary, status: max(worst, summary.status))
+    }
+
+    /// The files to push, the tracks that moved, what was skipped.
+    private func plan(_ request: Request, tags: TagResolver) throws(Failure) -> PushPlan {
+        let attributes = ObjectAttributes(cacheControl: request.cacheControl, metadata: request.metadata)
+        let contentType = request.contentType
+        do {
+            return try PushPlan(
+                paths: request.paths, undecodable: request.undecodable, key: request.key, prefix: request.prefix,
+                template: request.template, onlyFailed: request.onlyFailed, store: store, tags: tags, bucket: service.bucket
+            ) { path in
+                var own = attributes
+                own.contentType = contentType ?? ContentType.forFile(named: (path as NSString).lastPathComponent)
+                return own
+            }
+        } catch let refusal as PushPlan.Refusal {
+            throw Failure(diagnosis: refusal.diagnosis)
+        } catch {
+            throw Failure(diagnosis: Diagnosis(error))
+        }
+    }
+
+    /// What was not queued: files held by another run (grouped by its pid), conflicts, failures.
+    private static func report(
+        _ refused: [(request: PushRequest, result: Result<EnqueueResult, any Error>)], onNotice: (Notice) -> Void
+    ) -> ExitStatus {
+        var worst = ExitStatus.success
+        var held: [Int32: [String]] = [:]
+        for (request, result) in refused {
+            if case .success(let outcome) = result, case .heldBy(let pid) = outcome.disposition {
+                held[pid, default: []].append(request.path)
+            }
+        }
+        for (pid, paths) in held.sorted(by: { $0.key < $1.key }) {
+            worst = max(worst, .locked)
+            onNotice(.heldByOtherRun(pid: pid, paths: paths))
+        }
+        for (request, result) in refused {
+            switch result {
+            case .success(let outcome):
+                if case .conflict(let conflict) = outcome.disposition {
+                    onNotice(.conflict(path: request.path, conflict))
+                    worst = max(worst, .uploadFailed)
+                }
+            case .failure(let error):
+                let named = Diagnosis(error, subject: request.path)
+                let diagnosis = request.isFolderFile ? named.ofFileFound : named
+                onNotice(.notQueued(diagnosis))
+                worst = max(worst, diagnosis.status)
+            }
+        }
+        return worst
+    }
+}

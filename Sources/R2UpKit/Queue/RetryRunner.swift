@@ -1,0 +1,87 @@
+import Foundation
+public import R2UpStore
+import R2UpTransfer
+
+/// `retry`: requeues the failed and interrupted uploads (all, or the jobs named by id) and runs
+/// them, after pulling the failed downloads again (`all` only). It prints nothing: what a user
+/// should read comes to `onNotice` in order; the uploads' events to `onEvent`.
+public struct RetryRunner: Sendable {
+    /// Something the user should read, in the order it happened.
+    public enum Notice: Sendable {
+        /// No upload or download has failed or was interrupted.
+        case nothingToRetry
+        /// A failed download, pulled again to this path.
+        case pulled(path: String)
+        /// A failed download that failed again.
+        case pullFailed(Diagnosis)
+    }
+
+    /// Why the retry stopped before its uploads (an unknown id, the store): the line and its status.
+    public struct Failure: Error, Sendable {
+        public var diagnosis: Diagnosis
+    }
+
+    /// The run's end: the uploads' summary (nil when there were none) and the exit status
+    /// everything adds up to (a job another live r2up holds counts as locked).
+    public struct Summary: Sendable {
+        public var run: QueueRunSummary?
+        public var status: ExitStatus
+    }
+
+    public let store: Store
+    public let service: UploadService
+
+    public init(store: Store, service: UploadService) {
+        self.store = store
+        self.service = service
+    }
+
+    /// Retries the jobs named by `ids` (id or its first 8 characters), or with nil everything
+    /// that failed. `interruptible` runs the uploads (the CLI ends them on SIGINT).
+    public func run(
+        ids: [String]?,
+        interruptible: (@escaping @Sendable () async -> QueueRunSummary) async -> QueueRunSummary = { await $0() },
+        admit: @escaping @Sendable (UploadJob) -> Bool = { _ in true },
+        onNotice: (Notice) -> Void, onEvent: @escaping @Sendable (QueueEvent) -> Void
+    ) async throws(Failure) -> Summary {
+        let queue = UploadQueue(store: store, service: service)
+        let plan: RetryPlan
+        do {
+            plan = try RetryPlan(store: store, bucket: service.bucket, ids: ids)
+        } catch let error as SelectionError {
+            throw Failure(diagnosis: error.diagnosis)
+        } catch {
+            throw Failure(diagnosis: Diagnosis(error))
+        }
+        guard !plan.isEmpty else {
+            onNotice(.nothingToRetry)
+            return Summary(run: nil, status: .success)
+        }
+        var worst = ExitStatus.success
+        if !plan.downloads.isEmpty {
+            let puller = Puller(service: service, store: store)
+            for track in plan.downloads {
+                switch await puller.retry(track) {
+                case .success(let outcome):
+                    onNotice(.pulled(path: outcome.path))
+                case .failure(let error):
+                    onNotice(.pullFailed(error.diagnosis))
+                    worst = max(worst, error.diagnosis.status)
+                }
+            }
+        }
+        guard !plan.uploads.isEmpty else { return Summary(run: nil, status: worst) }
+        let jobs: [UploadJob]
+        do { jobs = try plan.requeue(store: store) } catch { throw Failure(diagnosis: Diagnosis(error)) }
+        // A retried audio file carries its tags as the first attempt did.
+        let tags = TagResolver(store: store)
+        let attributes = tags.attributes(ObjectAttributes(), forPaths: jobs.map(\.path))
+        do { try await tags.save() } catch { throw Failure(diagnosis: Diagnosis(error)) }
+        let summary = await interruptible {
+            await queue.abortAbandonedUploads()
+            return await queue.run(jobs, attributes: attributes, admit: admit, onEvent: onEvent)
+        }
+        if !summary.heldElsewhere.isEmpty { worst = max(worst, .locked) }
+        return Summary(run: summary, status: max(worst, summary.status))
+    }
+}
