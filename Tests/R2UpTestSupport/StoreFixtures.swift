@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
-@testable public import R2UpModel
-@testable public import R2UpStore
+public import R2UpModel
+public import R2UpStore
 
 // Test set-up only: rows written straight into the store, as a state r2up's commands reach
 // through their own paths (the queue, pull). Production never calls these, so they live here,

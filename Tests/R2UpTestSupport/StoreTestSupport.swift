@@ -1,7 +1,7 @@
 public import Foundation
 public import GRDB
 import R2UpModel
-@testable public import R2UpStore
+public import R2UpStore
 
 /// A folder under the temp directory, removed when the value goes.
 public final class ScratchFolder: Sendable {

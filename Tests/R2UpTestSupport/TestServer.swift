@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import GRDB
-@testable public import R2UpKit
+public import R2UpKit
 
 /// The SeaweedFS server `scripts/test.sh` starts, described by its environment.
 public struct TestServer: Sendable {

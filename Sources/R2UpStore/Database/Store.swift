@@ -1,5 +1,5 @@
 public import Foundation
-internal import GRDB
+package import GRDB
 
 /// r2up's durable state: tracks, the upload queue, finished parts and the upload history,
 /// in one SQLite database (DESIGN §4).
@@ -11,9 +11,9 @@ internal import GRDB
 public final class Store: Sendable {
     /// The database file.
     public let path: String
-    let pool: DatabasePool
+    package let pool: DatabasePool
     /// The clock for `updatedAt` and friends; injected so tests can pin it.
-    let now: @Sendable () -> Date
+    package let now: @Sendable () -> Date
 
     /// Opens (creating if needed) the database at `path` and upgrades its schema in place.
     ///
@@ -187,7 +187,7 @@ public final class Store: Sendable {
     // MARK: - Transactions
 
     /// Runs `body` in one read transaction (a consistent snapshot).
-    func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+    package func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
         do {
             return try pool.read(body)
         } catch {
@@ -196,7 +196,7 @@ public final class Store: Sendable {
     }
 
     /// Runs `body` in one IMMEDIATE write transaction: all of it lands, or none.
-    func write<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+    package func write<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
         do {
             return try pool.write(body)
         } catch {

@@ -1,5 +1,5 @@
 import Foundation
-internal import GRDB
+package import GRDB
 import R2UpModel
 
 extension Store {
@@ -78,13 +78,13 @@ extension Store {
         track.interrupted = true
     }
 
-    static func fetchTrack(_ db: Database, path: String) throws -> TrackRecord? {
+    package static func fetchTrack(_ db: Database, path: String) throws -> TrackRecord? {
         try TrackRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM tracks WHERE path = ?"), arguments: [path])
     }
 }
 
 extension TrackRecord {
-    mutating func setCloud(_ cloud: CloudCopy) {
+    package mutating func setCloud(_ cloud: CloudCopy) {
         bucket = cloud.bucket
         key = cloud.key
         etag = cloud.etag
