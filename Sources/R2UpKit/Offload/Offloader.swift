@@ -1,7 +1,7 @@
 public import Foundation
 public import R2UpModel
 public import R2UpStore
-public import R2UpTransfer
+import R2UpTransfer
 import R2UpAudio
 
 /// How an offload runs (`r2up offload`'s flags, `--offload-after` of sync and watch).

@@ -1,6 +1,6 @@
 public import Foundation
 internal import GRDB
-public import R2UpModel
+import R2UpModel
 
 /// A track with what offloading and fetching need beyond `TrackRecord`: the content digest its
 /// upload recorded and when its cloud copy was last made (its newest history row, else the
