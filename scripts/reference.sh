@@ -69,6 +69,10 @@ guides = {
     "config": ("Configuration and profiles", "../../guides/configuration.md"),
     "doctor": ("Configuration and profiles", "../../guides/configuration.md"),
     "catalog": ("Audio tags and the catalog", "../../guides/audio-and-catalog.md"),
+    "cat": ("Browsing, sharing, deleting and pulling", "../../guides/bucket-and-pull.md"),
+    "offload": ("Space on demand", "../../guides/offload.md"),
+    "fetch": ("Space on demand", "../../guides/offload.md"),
+    "du": ("Space on demand", "../../guides/offload.md"),
 }
 
 def escape(text):
