@@ -17,7 +17,8 @@ What it models (there is no netem on this machine, see BUILD-NOTES 2026-11-26):
   --drop-after T      after T seconds the uplink runs at a tenth of --up-mbit
 Faults (answered by the relay, the request never reaches the server):
   --slowdown-every N  every Nth request gets 503 SlowDown
-  --key-429 S         a PUT to a key written (or tried) less than S seconds ago gets 429
+  --key-429 S         a PUT to a key written (or tried, refused ones too) less than S seconds
+                      ago gets 429
 Bounds: --max-connections (further ones are closed at once), --max-seconds (then it exits).
 --stats FILE gets a JSON summary on exit (SIGTERM/SIGINT too): requests, connections, the
 payload bytes PUT a second time (same key and part), faults sent, requests in flight per
@@ -256,16 +257,17 @@ class Connection:
             fault = None
             path, _, query = target.partition("?")
             q = parse_qs(query, keep_blank_values=True)
-            if r.args.slowdown_every and r.request_number % r.args.slowdown_every == 0:
-                fault = error_reply(503, "Slow Down", "SlowDown", "Please reduce your request rate.")
-                st.faults["503"] += 1
-            elif r.args.key_429 and method == "PUT" and "partNumber" not in q:
+            if r.args.key_429 and method == "PUT" and "partNumber" not in q:
+                # Every attempt counts as a write to its key, refused ones too.
                 last = r.last_write.get(path)
                 r.last_write[path] = now
                 if last is not None and now - last < r.args.key_429:
                     fault = error_reply(429, "Too Many Requests", "TooManyRequests",
                                         "Reduce your concurrent request rate for the same object.")
                     st.faults["429"] += 1
+            if fault is None and r.args.slowdown_every and r.request_number % r.args.slowdown_every == 0:
+                fault = error_reply(503, "Slow Down", "SlowDown", "Please reduce your request rate.")
+                st.faults["503"] += 1
             if fault is not None:
                 if st.first_fault_at is None:
                     st.first_fault_at = round(now - r.start, 3)
@@ -380,6 +382,9 @@ async def main_async(args):
 
 
 def main():
+    # A parent that spawned us from a thread with SIGTERM blocked passes that mask on: unblock,
+    # or "stopped by PID" would not stop us.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM, signal.SIGINT])
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--upstream", required=True, help="http://127.0.0.1:PORT of the server")
     p.add_argument("--port", type=int, default=0)

@@ -19,8 +19,10 @@ extension R2Up {
 
         @OptionGroup var global: GlobalOptions
 
-        @Option(parsing: .unconditional, help: "Requests in flight at once, parts included (1-64).")
-        var concurrency = 4
+        @Option(
+            parsing: .unconditional,
+            help: "Requests in flight at once, parts included (1-512); default: found as the run goes, from the link and the server's replies.")
+        var concurrency: Int?
 
         @Option(parsing: .unconditional, help: "Total download rate limit, e.g. 500K, 10M (bytes a second).")
         var bwlimit: String?
@@ -38,8 +40,8 @@ extension R2Up {
         var destination: String = "."
 
         func validate() throws {
-            guard (1...64).contains(concurrency) else {
-                throw ValidationError("--concurrency must be from 1 to 64, got \(concurrency)")
+            if let concurrency, !(1...RunOptions.maximumConcurrency).contains(concurrency) {
+                throw ValidationError("--concurrency must be from 1 to \(RunOptions.maximumConcurrency), got \(concurrency)")
             }
             if let bwlimit, ByteSize.parse(bwlimit).map({ $0 > 0 }) != true {
                 throw ValidationError("--bwlimit '\(bwlimit)' is not a rate like 500K or 10M")
@@ -98,6 +100,7 @@ extension R2Up {
                 Terminal.output(JSONOutput.encode(rows))
             } else if !global.quiet {
                 Terminal.error(summary.line(refused: plan.refused.count))
+                if global.verbose { Terminal.error("r2up: \(puller.depthReport.line)") }
             }
             if summary.failures.contains(where: { $0.error.diagnosis.status == .configuration }) {
                 throw CommandFailure(status: .configuration)

@@ -163,6 +163,7 @@ extension R2Up {
             do { try await tags.save() } catch { throw CommandFailure(error) }
             for (_, diagnosis) in summary.failed { Terminal.error("r2up: \(TextColumns.printable(diagnosis.message))") }
             for line in summary.stopLines { Terminal.error(TextColumns.printable(line)) }
+            if global.verbose { Terminal.error("r2up: \(service.uploader.slots.depthReport.line)") }
             if json {
                 let items = summary.completed.map {
                     PushedFile(

@@ -98,6 +98,7 @@ extension R2Up {
         }
 
         private func report(_ summary: SyncSummary) {
+            if global.verbose, let depth = summary.depth { Terminal.error("r2up: \(depth.line)") }
             if json {
                 Terminal.output(JSONOutput.encode(summary))
                 return

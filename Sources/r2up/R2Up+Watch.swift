@@ -139,6 +139,7 @@ extension R2Up {
             case .failure(let error): throw CommandFailure(error)
             }
             printer.stopped(summary)
+            if global.verbose { Terminal.error("r2up: \(service.uploader.slots.depthReport.line)") }
             if let stopped = summary.stoppedBy { throw CommandFailure(stopped) }
         }
     }

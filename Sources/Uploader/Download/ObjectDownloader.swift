@@ -154,13 +154,19 @@ final class ObjectDownloader: Sendable {
         await withTaskGroup(of: DownloadError?.self) { group in
             for part in parts {
                 group.addTask {
-                    await self.slots.acquire()
+                    await self.slots.acquire(bytes: part.length)
+                    let start = self.slots.now()
                     let result =
                         Task.isCancelled
                         ? nil
                         : await self.fetch(
                             part, of: item, descriptor: descriptor, ranged: ranged, book: book)
-                    self.slots.release()
+                    if Task.isCancelled {
+                        self.slots.release()
+                    } else {
+                        self.slots.release(
+                            bytes: part.length, seconds: self.slots.now() - start, outcome: result?.depthOutcome ?? .completed)
+                    }
                     if result == nil && !Task.isCancelled { partLanded(part.length) }
                     return result
                 }

@@ -3,8 +3,8 @@ import SigV4
 
 /// Tuning for a run of uploads.
 public struct RunOptions: Sendable, Equatable {
-    /// Requests in flight at once, parts included.
-    public var concurrency = 4
+    /// Requests in flight at once, parts included: nil finds it (`DepthController`), a number pins it.
+    public var concurrency: Int?
     /// Total upload rate in bytes a second; nil is unlimited.
     public var bandwidthLimit: Int64?
     public var upload = UploadSettings()
@@ -12,6 +12,17 @@ public struct RunOptions: Sendable, Equatable {
     public var connectTimeoutSeconds = 10
 
     public init() {}
+
+    /// The upper bound of `--concurrency`.
+    public static let maximumConcurrency = DepthController.maximumDepth
+
+    /// The slots a run's requests share: pinned or adaptive.
+    public func makeSlots() -> TransferSlots {
+        TransferSlots(controller: concurrency.map { DepthController(pinned: $0) } ?? DepthController())
+    }
+
+    /// The most requests this run may have in flight.
+    public var maximumInFlight: Int { concurrency ?? DepthController.maximumDepth }
 }
 
 /// One file to push and where it goes.
@@ -73,14 +84,15 @@ public final class UploadService: Sendable {
         engineOptions.bandwidthLimit = options.bandwidthLimit
         engineOptions.lowSpeedTimeSeconds = options.lowSpeedTimeSeconds
         engineOptions.connectTimeoutMilliseconds = options.connectTimeoutSeconds * 1000
-        engineOptions.maxConnections = max(16, options.concurrency * 2)
+        // Keep-alive connections up to the depth: none is set up twice in a run.
+        engineOptions.maxConnections = max(16, options.maximumInFlight + 4)
         let engine: TransferEngine
         do { engine = try TransferEngine(options: engineOptions) } catch {
             throw .invalidValue(setting: "libcurl", value: "", reason: error.description)
         }
         client = S3Client(endpoint: endpoint, region: settings.region.value, credentials: credentials, engine: engine)
         uploader = FileUploader(
-            client: client, settings: options.upload, slots: TransferSlots(limit: options.concurrency))
+            client: client, settings: options.upload, slots: options.makeSlots())
     }
 
     deinit { client.engine.shutdown() }

@@ -58,6 +58,8 @@ public struct SyncSummary: Sendable, Equatable, Encodable {
     /// Files to look at again (too young, or changed under their upload): a watch does.
     /// Not part of the JSON.
     public var retryPaths: [String] = []
+    /// The requests the run kept in flight, and why (`DepthController`).
+    public var depth: DepthReport?
 
     public init() {}
 
@@ -65,6 +67,7 @@ public struct SyncSummary: Sendable, Equatable, Encodable {
         case dryRun, uploaded, uploadedBytes, copied, wouldCopy, renamed, movedDeleted, wouldUpload, wouldUploadBytes, failed, unchanged, waiting, deleted, cloudOnly, excluded, seconds
         case failures, problems, planned, exitCode
         case awaitingRetry, retryLater, nextRetryAt, heldElsewhere, stoppedBy, interrupted, leftResumable
+        case depth
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -97,6 +100,7 @@ public struct SyncSummary: Sendable, Equatable, Encodable {
         try c.encodeIfPresent(stoppedBy, forKey: .stoppedBy)
         try c.encode(interrupted, forKey: .interrupted)
         try c.encode(leftResumable, forKey: .leftResumable)
+        try c.encodeIfPresent(depth, forKey: .depth)
     }
 
     /// "sync: 12 uploaded (340 MB), 1 failed, 4,210 unchanged, 3 waiting (still being written) in 2.3 s"
