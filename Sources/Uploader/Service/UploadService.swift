@@ -18,7 +18,28 @@ public struct RunOptions: Sendable, Equatable {
 
     /// The slots a run's requests share: pinned or adaptive.
     public func makeSlots() -> TransferSlots {
-        TransferSlots(controller: concurrency.map { DepthController(pinned: $0) } ?? DepthController())
+        TransferSlots(controller: concurrency.map { DepthController(pinned: $0) } ?? DepthController(ceiling: Self.descriptorCeiling()))
+    }
+
+    /// Each request in flight holds a socket and often a file: the adaptive depth stays within
+    /// the open-file limit, raised first to its hard limit (up to 8,192) as Go programs do.
+    /// A common soft limit of 1,024 then still allows the full depth; macOS's 256 allows 42.
+    static func descriptorCeiling() -> Int {
+        #if os(Linux)
+            let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+        #else
+            let resource = RLIMIT_NOFILE
+        #endif
+        var limit = rlimit()
+        guard getrlimit(resource, &limit) == 0 else { return 64 }
+        let wanted = min(limit.rlim_max, 8_192)
+        if limit.rlim_cur < wanted {
+            var raised = limit
+            raised.rlim_cur = wanted
+            if setrlimit(resource, &raised) == 0 { limit = raised }
+        }
+        let soft = Int(clamping: limit.rlim_cur)
+        return max(2, min(DepthController.maximumDepth, (soft - 64) / 3))
     }
 
     /// The most requests this run may have in flight.

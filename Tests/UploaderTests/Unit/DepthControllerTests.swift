@@ -42,15 +42,15 @@ struct DepthControllerTests {
         #expect(DepthReport(controller).line == "requests in flight: 6 (pinned by --concurrency)")
     }
 
-    @Test("the start is sized to the first request: 4 MiB in flight, between the floor and 256")
+    @Test("the start is sized to the first request: 4 MiB in flight, between the floor and 256, within the memory budget")
     func startingDepth() {
         func start(_ bytes: Int64) -> Int {
             var controller = DepthController()
             controller.start(requestBytes: bytes, now: 0)
             return controller.depth
         }
-        #expect(start(1) == 256)
-        #expect(start(16_384) == 256)
+        #expect(start(1) == 227)
+        #expect(start(16_384) == 227)
         #expect(start(65_536) == 64)
         #expect(start(256 << 10) == 16)
         #expect(start(1 << 20) == 4)
@@ -64,19 +64,20 @@ struct DepthControllerTests {
         #expect(DepthController.floor(meanBytes: 16_384) == 4)
         #expect(DepthController.floor(meanBytes: Double(3 << 20)) == 2)
         #expect(DepthController.floor(meanBytes: Double(8 << 20)) == 2)
-        #expect(DepthController.memoryCap(meanBytes: 16_384) == 512)
-        #expect(DepthController.memoryCap(meanBytes: Double(256 << 10)) == 96)
-        #expect(DepthController.memoryCap(meanBytes: Double(3 << 20)) == 48)
+        // 16 MiB over (56 KiB + the upload buffer, 16-512 KiB).
+        #expect(DepthController.memoryCap(meanBytes: 16_384) == 227)
+        #expect(DepthController.memoryCap(meanBytes: Double(256 << 10)) == 52)
+        #expect(DepthController.memoryCap(meanBytes: Double(3 << 20)) == 28)
     }
 
-    @Test("small requests where latency dominates: deep, up to the maximum")
+    @Test("small requests where latency dominates: deep, up to what the memory budget allows")
     func smallRequestsGoDeep() {
         var controller = DepthController()
         controller.start(requestBytes: 16_384, now: 0)
         _ = Link(latency: 0.24, rate: 1e10, bytes: 16_384).run(&controller, from: 0, until: 3)
-        #expect(controller.depth == 512)
-        #expect(controller.reason == .maximum)
-        #expect(controller.settledDepth == 512)
+        #expect(controller.depth == 227)
+        #expect(controller.reason == .memory)
+        #expect(controller.settledDepth == 227)
     }
 
     @Test("3 MiB files on a 20 Mbit/s uplink, 40 ms: two in flight (one sends, one waits for its reply)")
@@ -106,40 +107,50 @@ struct DepthControllerTests {
         #expect(controller.settledDepth == 4)
     }
 
-    @Test("1 MiB files on a fast link: capped so the upload buffers fit the memory budget")
+    @Test("1 MiB files on a fast link: capped so the requests fit the memory budget")
     func memoryCap() {
         var controller = DepthController()
         controller.start(requestBytes: 1 << 20, now: 0)
         _ = Link(latency: 0.24, rate: 1e10, bytes: 1 << 20).run(&controller, from: 0, until: 10)
-        #expect(controller.depth == 48)
+        #expect(controller.depth == 28)
         #expect(controller.reason == .memory)
+    }
+
+    @Test("where open files are few (macOS's 256: a ceiling of 42) the depth stays under the ceiling")
+    func ceiling() {
+        var controller = DepthController(ceiling: 42)
+        controller.start(requestBytes: 16_384, now: 0)
+        #expect(controller.depth == 42)
+        _ = Link(latency: 0.24, rate: 1e10, bytes: 16_384).run(&controller, from: 0, until: 3)
+        #expect(controller.depth == 42)
+        #expect(controller.reason == .maximum)
     }
 
     @Test("throttling halves at once, at most once a second, then grows by one a window")
     func throttled() {
         var controller = DepthController()
         controller.start(requestBytes: 16_384, now: 0)
-        #expect(controller.depth == 256)
-        controller.record(bytes: 16_384, seconds: 0.04, outcome: .throttled, inFlight: 256, now: 0.04)
-        #expect(controller.depth == 128)
+        #expect(controller.depth == 227)
+        controller.record(bytes: 16_384, seconds: 0.04, outcome: .throttled, inFlight: 227, now: 0.04)
+        #expect(controller.depth == 113)
         #expect(controller.reason == .throttled)
         // The replies to requests sent before the cut say nothing new.
         controller.record(bytes: 16_384, seconds: 0.04, outcome: .throttled, inFlight: 200, now: 0.5)
-        #expect(controller.depth == 128)
-        controller.record(bytes: 16_384, seconds: 0.04, outcome: .throttled, inFlight: 128, now: 1.05)
-        #expect(controller.depth == 64)
+        #expect(controller.depth == 113)
+        controller.record(bytes: 16_384, seconds: 0.04, outcome: .throttled, inFlight: 113, now: 1.05)
+        #expect(controller.depth == 56)
         #expect(controller.throttledReplies == 3)
         #expect(controller.cuts == 2)
         // A timeout cuts by a quarter.
-        controller.record(bytes: 16_384, seconds: 30, outcome: .failed, inFlight: 64, now: 2.1)
-        #expect(controller.depth == 48)
+        controller.record(bytes: 16_384, seconds: 30, outcome: .failed, inFlight: 56, now: 2.1)
+        #expect(controller.depth == 42)
         // Then, within the recovery time, +1 a window while every slot is busy.
         let end = Link(latency: 0.04, rate: 1e10, bytes: 16_384).run(&controller, from: 2.1, until: 2.6)
         #expect(controller.reason == .recovering)
-        #expect(controller.depth > 48 && controller.depth < 64)
+        #expect(controller.depth > 42 && controller.depth < 56)
         // After it, growth by a quarter a window again.
         _ = Link(latency: 0.04, rate: 1e10, bytes: 16_384).run(&controller, from: end, until: 9)
-        #expect(controller.depth == 512)
+        #expect(controller.depth == 227)
         #expect(DepthReport(controller).line.contains("3 throttled replies, 1 timeouts or resets, 3 cuts"))
     }
 
@@ -152,6 +163,6 @@ struct DepthControllerTests {
             now += 0.01
             controller.record(bytes: 16_384, seconds: 0.04, outcome: .completed, inFlight: 3, now: now)
         }
-        #expect(controller.depth == 256)
+        #expect(controller.depth == 227)
     }
 }
