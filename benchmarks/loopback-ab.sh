@@ -34,7 +34,7 @@ samples=$WORK/ab-samples
 check() {  # PREFIX COUNT BYTES, then delete
   local got
   got=$(aws --endpoint-url "$R2UP_ENDPOINT" s3api list-objects-v2 --bucket "$B" --prefix "$1/" \
-    --query '[length(Contents), sum(Contents[].Size)]' --output text | awk '{ printf "%d %d", $1, $2 }')
+    --query '[length(Contents), sum(Contents[].Size)]' --output text | awk '{ n += $1; b += $2 } END { printf "%d %d", n, b }')
   [ "$got" = "$2 $3" ] || { echo "ab: $1 holds '$got', expected '$2 $3'" >&2; exit 1; }
   aws --endpoint-url "$R2UP_ENDPOINT" s3 rm --recursive --only-show-errors "s3://$B/$1/"
 }

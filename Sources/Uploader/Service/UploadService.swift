@@ -23,7 +23,7 @@ public struct RunOptions: Sendable, Equatable {
 
     /// Each request in flight holds a socket and often a file: the adaptive depth stays within
     /// the open-file limit, raised first to its hard limit (up to 8,192) as Go programs do.
-    /// A common soft limit of 1,024 then still allows the full depth; macOS's 256 allows 42.
+    /// A soft limit of 1,024 that cannot be raised allows 320; macOS's 256 allows 64.
     static func descriptorCeiling() -> Int {
         #if os(Linux)
             let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)

@@ -116,7 +116,7 @@ struct DepthControllerTests {
         #expect(controller.reason == .memory)
     }
 
-    @Test("where open files are few (macOS's 256: a ceiling of 42) the depth stays under the ceiling")
+    @Test("where open files are few (a ceiling of 42) the depth stays under the ceiling")
     func ceiling() {
         var controller = DepthController(ceiling: 42)
         controller.start(requestBytes: 16_384, now: 0)
