@@ -8,8 +8,8 @@
 /// a round trip plus the server's time plus the request's own time on the wire). For big
 /// requests that is the bandwidth-delay product in requests, plus the one on the wire; more
 /// only queue.
-/// - Start: sized to the first request (`startingBytes` in flight: 256 small files, one big
-///   one), then doubled each window (about one reply long) while the rate rises by 10%.
+/// - Start: sized to the first request (`startingBytes` in flight: 128 small files, two big
+///   ones), then doubled each window (about one reply long) while the rate rises by 10%.
 /// - Once the rate stops rising the pool drains to one request for a moment, so one reply shows
 ///   the unqueued latency, and the depth becomes `1.25 × rate × baseLatency`.
 /// - After that, each window recomputes it: while replies take no longer than the base
@@ -46,13 +46,13 @@ public struct DepthController: Sendable, Equatable {
     enum Phase: Sendable, Equatable { case slowStart, draining, steady }
 
     public static let maximumDepth = 512
-    /// Bytes in flight a run starts with: 4 MiB (256 small files, one big file or part).
-    public static let startingBytes: Int64 = 4 << 20
+    /// Bytes in flight a run starts with: 2 MiB (128 small files, the floor of big ones).
+    public static let startingBytes: Int64 = 2 << 20
     /// The most memory the requests in flight may take: each costs `requestOverhead` (its
     /// connection, handle and task) plus its upload buffer (up to `bufferCap`). Measured
     /// 2026-11-26, release build, 1,000 x 16 KiB: 45 MiB at 16 in flight, 64 MiB at 256, 85 MiB
-    /// at 512, so ~75 KiB each; r2up's ~44 MiB at rest plus this budget stays within 64 MiB.
-    public static let bufferBudget: Int64 = 16 << 20
+    /// at 512, so ~75 KiB each; r2up's ~44-50 MiB at rest plus this budget stays within 64 MiB.
+    public static let bufferBudget: Int64 = 14 << 20
     public static let requestOverhead: Int64 = 56 << 10
     public static let bufferCap: Int64 = 512 << 10
     public static let recoverySeconds = 5.0
@@ -133,7 +133,7 @@ public struct DepthController: Sendable, Equatable {
         windowStart = now
         meanBytes = Double(max(1, requestBytes))
         let sized = Int(Self.startingBytes / max(1, requestBytes))
-        depth = min(ceiling, Self.memoryCap(meanBytes: meanBytes), max(Self.floor(meanBytes: meanBytes), min(256, sized)))
+        depth = min(ceiling, Self.memoryCap(meanBytes: meanBytes), max(Self.floor(meanBytes: meanBytes), min(128, sized)))
         peakDepth = depth
         settledDepth = depth
     }

@@ -42,17 +42,17 @@ struct DepthControllerTests {
         #expect(DepthReport(controller).line == "requests in flight: 6 (pinned by --concurrency)")
     }
 
-    @Test("the start is sized to the first request: 4 MiB in flight, between the floor and 256, within the memory budget")
+    @Test("the start is sized to the first request: 2 MiB in flight, between the floor and 128, within the memory budget")
     func startingDepth() {
         func start(_ bytes: Int64) -> Int {
             var controller = DepthController()
             controller.start(requestBytes: bytes, now: 0)
             return controller.depth
         }
-        #expect(start(1) == 227)
-        #expect(start(16_384) == 227)
-        #expect(start(65_536) == 64)
-        #expect(start(256 << 10) == 16)
+        #expect(start(1) == 128)
+        #expect(start(16_384) == 128)
+        #expect(start(65_536) == 32)
+        #expect(start(256 << 10) == 8)
         #expect(start(1 << 20) == 4)
         #expect(start(3 << 20) == 2)
         #expect(start(8 << 20) == 2)
@@ -64,10 +64,10 @@ struct DepthControllerTests {
         #expect(DepthController.floor(meanBytes: 16_384) == 4)
         #expect(DepthController.floor(meanBytes: Double(3 << 20)) == 2)
         #expect(DepthController.floor(meanBytes: Double(8 << 20)) == 2)
-        // 16 MiB over (56 KiB + the upload buffer, 16-512 KiB).
-        #expect(DepthController.memoryCap(meanBytes: 16_384) == 227)
-        #expect(DepthController.memoryCap(meanBytes: Double(256 << 10)) == 52)
-        #expect(DepthController.memoryCap(meanBytes: Double(3 << 20)) == 28)
+        // 14 MiB over (56 KiB + the upload buffer, 16-512 KiB).
+        #expect(DepthController.memoryCap(meanBytes: 16_384) == 199)
+        #expect(DepthController.memoryCap(meanBytes: Double(256 << 10)) == 45)
+        #expect(DepthController.memoryCap(meanBytes: Double(3 << 20)) == 25)
     }
 
     @Test("small requests where latency dominates: deep, up to what the memory budget allows")
@@ -75,9 +75,9 @@ struct DepthControllerTests {
         var controller = DepthController()
         controller.start(requestBytes: 16_384, now: 0)
         _ = Link(latency: 0.24, rate: 1e10, bytes: 16_384).run(&controller, from: 0, until: 3)
-        #expect(controller.depth == 227)
+        #expect(controller.depth == 199)
         #expect(controller.reason == .memory)
-        #expect(controller.settledDepth == 227)
+        #expect(controller.settledDepth == 199)
     }
 
     @Test("3 MiB files on a 20 Mbit/s uplink, 40 ms: two in flight (one sends, one waits for its reply)")
@@ -99,7 +99,7 @@ struct DepthControllerTests {
         // 1.25 × rate × unqueued latency = 1.25 × 38.1/s × 0.266 s = 12.7.
         #expect(controller.depth == 13)
         #expect(controller.reason == .full)
-        #expect(controller.peakDepth == 128)
+        #expect(controller.peakDepth == 64)
         #expect(abs(controller.baseLatency - (0.24 + 65_536 / 2.5e6)) < 1e-9)
         link.rate = 2.5e5
         _ = link.run(&controller, from: now, until: now + 60)
@@ -112,7 +112,7 @@ struct DepthControllerTests {
         var controller = DepthController()
         controller.start(requestBytes: 1 << 20, now: 0)
         _ = Link(latency: 0.24, rate: 1e10, bytes: 1 << 20).run(&controller, from: 0, until: 10)
-        #expect(controller.depth == 28)
+        #expect(controller.depth == 25)
         #expect(controller.reason == .memory)
     }
 
@@ -130,27 +130,28 @@ struct DepthControllerTests {
     func throttled() {
         var controller = DepthController()
         controller.start(requestBytes: 16_384, now: 0)
-        #expect(controller.depth == 227)
-        controller.record(bytes: 16_384, seconds: 0.04, outcome: .throttled, inFlight: 227, now: 0.04)
-        #expect(controller.depth == 113)
+        #expect(controller.depth == 128)
+        controller.record(bytes: 16_384, seconds: 0.04, outcome: .throttled, inFlight: 128, now: 0.04)
+        #expect(controller.depth == 64)
         #expect(controller.reason == .throttled)
         // The replies to requests sent before the cut say nothing new.
         controller.record(bytes: 16_384, seconds: 0.04, outcome: .throttled, inFlight: 200, now: 0.5)
-        #expect(controller.depth == 113)
-        controller.record(bytes: 16_384, seconds: 0.04, outcome: .throttled, inFlight: 113, now: 1.05)
-        #expect(controller.depth == 56)
+        #expect(controller.depth == 64)
+        controller.record(bytes: 16_384, seconds: 0.04, outcome: .throttled, inFlight: 64, now: 1.05)
+        #expect(controller.depth == 32)
         #expect(controller.throttledReplies == 3)
         #expect(controller.cuts == 2)
         // A timeout cuts by a quarter.
-        controller.record(bytes: 16_384, seconds: 30, outcome: .failed, inFlight: 56, now: 2.1)
-        #expect(controller.depth == 42)
+        controller.record(bytes: 16_384, seconds: 30, outcome: .failed, inFlight: 32, now: 2.1)
+        #expect(controller.depth == 24)
         // Then, within the recovery time, +1 a window while every slot is busy.
         let end = Link(latency: 0.04, rate: 1e10, bytes: 16_384).run(&controller, from: 2.1, until: 2.6)
         #expect(controller.reason == .recovering)
-        #expect(controller.depth > 42 && controller.depth < 56)
+        // At most one a window of at least 50 ms: ten in half a second.
+        #expect(controller.depth > 24 && controller.depth <= 35)
         // After it, growth by a quarter a window again.
         _ = Link(latency: 0.04, rate: 1e10, bytes: 16_384).run(&controller, from: end, until: 9)
-        #expect(controller.depth == 227)
+        #expect(controller.depth == 199)
         #expect(DepthReport(controller).line.contains("3 throttled replies, 1 timeouts or resets, 3 cuts"))
     }
 
@@ -163,6 +164,6 @@ struct DepthControllerTests {
             now += 0.01
             controller.record(bytes: 16_384, seconds: 0.04, outcome: .completed, inFlight: 3, now: now)
         }
-        #expect(controller.depth == 227)
+        #expect(controller.depth == 128)
     }
 }
