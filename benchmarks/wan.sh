@@ -154,7 +154,7 @@ done
 python3 - "$RESULTS" "$SETUP_RTTS" <<'EOF' | tee "$WORK/wan-results.md"
 import sys
 rows = [l.split(" ", 2) for l in open(sys.argv[1]) if l.strip()]
-names = {"small": "1,000 x 16 KiB", "album": "48 x 3 MiB", "big": "200 MiB", "mixed": "album folder (90 MiB)"}
+names = {"small": "1,000 x 16 KiB", "album": "48 x 3 MiB", "big": "200 MiB", "mixed": "album folder (74 MiB)"}
 cells = {}
 for cell, tool, rest in rows:
     parts = rest.split(" ")
