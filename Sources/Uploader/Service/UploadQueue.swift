@@ -321,8 +321,8 @@ public final class UploadQueue: Sendable {
                 }
                 let slots = service.uploader.slots
                 while true {
-                    // One job per request slot, read as the depth moves, and one ready behind them.
-                    while running < slots.limit + 1, let job = await take() {
+                    // One job per request slot, read as the depth moves (a pinned 1 is one file at a time).
+                    while running < slots.limit, let job = await take() {
                         add(job)
                         running += 1
                     }

@@ -126,9 +126,6 @@ final class CurlTransfer {
                 try set(CURLOPT_SEEKDATA, pointer: context)
                 // curl allocates this buffer per handle: a small body needs no more than curl's minimum.
                 try set(CURLOPT_UPLOAD_BUFFERSIZE, Int(min(Int64(options.uploadBufferSize), max(16_384, request.body.length))))
-                // The reply to an upload is a few headers: a 4 KiB receive buffer instead of
-                // 16 KiB saves 12 KiB a request in flight (hundreds of them over a slow link).
-                try set(CURLOPT_BUFFERSIZE, 4096)
             }
             if request.method != "PUT" {
                 try set(CURLOPT_CUSTOMREQUEST, string: request.method)
