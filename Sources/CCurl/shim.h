@@ -46,6 +46,9 @@ static inline CURLcode r2_easy_getinfo_pointer(CURL *handle, CURLINFO info, void
 static inline CURLMcode r2_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
     return curl_multi_setopt(multi, option, value);
 }
+static inline CURLSHcode r2_share_setopt_long(CURLSH *share, CURLSHoption option, long value) {
+    return curl_share_setopt(share, option, value);
+}
 
 // Sentinels that import as Int32 macros; typed here so Swift needs no casts.
 static const size_t r2_readfunc_abort = CURL_READFUNC_ABORT;

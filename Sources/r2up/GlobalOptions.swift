@@ -35,6 +35,9 @@ struct GlobalOptions: ParsableArguments {
     @Flag(help: "Print errors only.")
     var quiet = false
 
+    @Flag(name: [.short, .long], help: "Also print how the run went: the requests kept in flight and why.")
+    var verbose = false
+
     /// Flags that build URLs or name the bucket are checked here, before anything is sent
     /// (exit 2); the same values from the environment or a file are checked by the resolver (exit 3).
     func validate() throws {
@@ -79,8 +82,10 @@ struct GlobalOptions: ParsableArguments {
 
 /// Options for commands that move bytes.
 struct TransferOptions: ParsableArguments {
-    @Option(parsing: .unconditional, help: "Requests in flight at once, parts included (1-64).")
-    var concurrency = 4
+    @Option(
+        parsing: .unconditional,
+        help: "Requests in flight at once, parts included (1-512); default: found as the run goes, from the link and the server's replies.")
+    var concurrency: Int?
 
     @Option(parsing: .unconditional, help: "Total upload rate limit, e.g. 500K, 10M (bytes a second).")
     var bwlimit: String?
@@ -114,8 +119,8 @@ struct TransferOptions: ParsableArguments {
         if let retries, !(0...20).contains(retries) {
             throw ValidationError("--retries must be from 0 to 20, got \(retries)")
         }
-        guard (1...64).contains(concurrency) else {
-            throw ValidationError("--concurrency must be from 1 to 64, got \(concurrency)")
+        if let concurrency, !(1...RunOptions.maximumConcurrency).contains(concurrency) {
+            throw ValidationError("--concurrency must be from 1 to \(RunOptions.maximumConcurrency), got \(concurrency)")
         }
         if let bwlimit, ByteSize.parse(bwlimit).map({ $0 > 0 }) != true {
             throw ValidationError("--bwlimit '\(bwlimit)' is not a rate like 500K or 10M")

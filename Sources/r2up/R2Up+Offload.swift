@@ -262,7 +262,7 @@ struct OffloadAfterOptions: ParsableArguments {
         }
         var options = OffloadOptions()
         options.olderThan = age
-        options.concurrency = service.options.concurrency
+        options.concurrency = service.options.concurrency ?? options.concurrency
         return await OffloadReport.run(offloader, tracks, options: options, quiet: quiet, json: json, printsJSON: false)
     }
 }

@@ -28,8 +28,10 @@ extension R2Up {
 
         @OptionGroup var global: GlobalOptions
 
-        @Option(parsing: .unconditional, help: "Requests in flight at once, parts included (1-64).")
-        var concurrency = 4
+        @Option(
+            parsing: .unconditional,
+            help: "Requests in flight at once, parts included (1-512); default: found as the run goes, from the link and the server's replies.")
+        var concurrency: Int?
 
         @Option(parsing: .unconditional, help: "Total download rate limit, e.g. 500K, 10M (bytes a second).")
         var bwlimit: String?
@@ -47,8 +49,8 @@ extension R2Up {
         var destination: String = "."
 
         func validate() throws {
-            guard (1...64).contains(concurrency) else {
-                throw ValidationError("--concurrency must be from 1 to 64, got \(concurrency)")
+            if let concurrency, !(1...RunOptions.maximumConcurrency).contains(concurrency) {
+                throw ValidationError("--concurrency must be from 1 to \(RunOptions.maximumConcurrency), got \(concurrency)")
             }
             if let bwlimit, ByteSize.parse(bwlimit).map({ $0 > 0 }) != true {
                 throw ValidationError("--bwlimit '\(bwlimit)' is not a rate like 500K or 10M")
@@ -144,6 +146,7 @@ extension R2Up {
                 Terminal.output(JSONOutput.encode(rows))
             } else if !global.quiet {
                 Terminal.error(summary.line(refused: plan.refused.count))
+                if global.verbose { Terminal.error("r2up: \(puller.depthReport.line)") }
             }
             // Every file is checked against the object's ETag or checksum; say so when one could not be.
             let unverified = summary.outcomes.compactMap(\.unverified)

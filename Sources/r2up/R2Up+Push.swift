@@ -106,6 +106,7 @@ extension R2Up {
             let summary = result.run
             for (_, diagnosis) in summary.failed { Terminal.error("r2up: \(TextColumns.printable(diagnosis.message))") }
             for line in summary.stopLines { Terminal.error(TextColumns.printable(line)) }
+            if global.verbose { Terminal.error("r2up: \(runner.service.uploader.slots.depthReport.line)") }
             if json {
                 let items = summary.completed.map {
                     PushedFile(

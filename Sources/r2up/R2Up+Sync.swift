@@ -3,6 +3,7 @@ import Foundation
 import R2UpKit
 import R2UpModel
 import R2UpStore
+import R2UpTransfer
 
 extension R2Up {
     struct Sync: AsyncParsableCommand {
@@ -112,6 +113,7 @@ extension R2Up {
         }
 
         private func report(_ summary: SyncSummary) {
+            if global.verbose, let depth = summary.depth { Terminal.error("r2up: \(depth.line)") }
             if json {
                 Terminal.output(JSONOutput.encode(summary))
                 return

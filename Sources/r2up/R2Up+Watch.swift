@@ -4,6 +4,7 @@ import Synchronization
 import R2UpKit
 import R2UpModel
 import R2UpStore
+import R2UpTransfer
 
 extension R2Up {
     struct Watch: AsyncParsableCommand {
@@ -152,6 +153,7 @@ extension R2Up {
             case .failure(let error): throw CommandFailure(error)
             }
             printer.stopped(summary)
+            if global.verbose { Terminal.error("r2up: \(service.uploader.slots.depthReport.line)") }
             if let stopped = summary.stoppedBy { throw CommandFailure(stopped) }
         }
     }

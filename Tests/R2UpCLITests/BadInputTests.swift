@@ -519,7 +519,7 @@ extension BadInputRow {
         BadInputRow(id: "invalid --concurrency", status: 2, phrase: "The value 'abc' is invalid for '--concurrency") { c in
             BadInputSetup(c.push(try c.file("a.m4a"), ["--concurrency", "abc"]), environment: c.environment, database: c.database)
         },
-        BadInputRow(id: "--concurrency 0", status: 2, phrase: "--concurrency must be from 1 to 64, got 0") { c in
+        BadInputRow(id: "--concurrency 0", status: 2, phrase: "--concurrency must be from 1 to 512, got 0") { c in
             BadInputSetup(c.push(try c.file("a.m4a"), ["--concurrency", "0"]), environment: c.environment, database: c.database)
         },
         BadInputRow(id: "--retries 99", status: 2, phrase: "--retries must be from 0 to 20, got 99") { c in
@@ -581,7 +581,13 @@ extension BadInputRow {
         BadInputRow(id: "--min-age -5", status: 2, phrase: "--min-age must be from 0s to 365d, got -5") { c in
             BadInputSetup(c.sync(try c.folder("album"), ["--min-age", "-5"]), environment: c.environment, database: c.database)
         },
-        BadInputRow(id: "--concurrency -3", status: 2, phrase: "--concurrency must be from 1 to 64, got -3") { c in
+        BadInputRow(id: "--concurrency 100000", status: 2, phrase: "--concurrency must be from 1 to 512, got 100000") { c in
+            BadInputSetup(c.push(try c.file("a.m4a"), ["--concurrency", "100000"]), environment: c.environment, database: c.database)
+        },
+        BadInputRow(id: "pull --concurrency 0", status: 2, phrase: "--concurrency must be from 1 to 512, got 0") { c in
+            BadInputSetup(["pull", "x/", c.folder, "--concurrency", "0", "--db", c.database], environment: c.environment, database: c.database)
+        },
+        BadInputRow(id: "--concurrency -3", status: 2, phrase: "--concurrency must be from 1 to 512, got -3") { c in
             BadInputSetup(c.push(try c.file("a.m4a"), ["--concurrency", "-3"]), environment: c.environment, database: c.database)
         },
         BadInputRow(id: "--retries -1", status: 2, phrase: "--retries must be from 0 to 20, got -1") { c in

@@ -105,7 +105,7 @@ public struct CatalogPublisher: Sendable {
         var failure: S3ClientError?
         // HEADs in parallel, twice as many at once as uploads would be.
         var pending = stale.makeIterator()
-        let width = max(1, service.options.concurrency * 2)
+        let width = max(1, (service.options.concurrency ?? 16) * 2)
         await withTaskGroup(of: (key: String, outcome: Result<ObjectDetails?, S3ClientError>).self) { group in
             for _ in 0..<width {
                 guard let key = pending.next() else { break }

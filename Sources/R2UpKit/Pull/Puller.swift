@@ -50,7 +50,10 @@ public final class Puller: Sendable {
     public let service: UploadService
     let store: Store?
     let downloader: ObjectDownloader
-    let concurrency: Int
+    /// Objects fetched at once: the depth, read as it moves (one object per slot at most).
+    var concurrency: Int { downloader.slots.limit }
+    /// The requests the run kept in flight, and why.
+    public var depthReport: DepthReport { downloader.slots.depthReport }
     /// Replace a local file even when it changed since r2up last moved it (`pull --overwrite`).
     let overwrite: Bool
 
@@ -58,10 +61,8 @@ public final class Puller: Sendable {
         self.service = service
         self.store = store
         self.overwrite = overwrite
-        concurrency = service.options.concurrency
         downloader = ObjectDownloader(
-            client: service.client, bucket: service.bucket, slots: TransferSlots(limit: service.options.concurrency),
-            partSize: partSize)
+            client: service.client, bucket: service.bucket, slots: service.options.makeSlots(), partSize: partSize)
     }
 
     /// The objects `target` names: everything under it when it ends in `/` (or is empty), else the

@@ -157,7 +157,7 @@ public final class UploadQueue: Sendable {
         _ requests: [PushRequest], intent: EnqueueIntent = .asked, replace: ReplacePolicy = .guarded,
         into feed: JobFeed, notQueued: @escaping @Sendable (PushRequest, Result<EnqueueResult, any Error>) -> Void
     ) async {
-        await feed.fill(count: requests.count, concurrency: service.options.concurrency) {
+        await feed.fill(count: requests.count, concurrency: service.options.concurrency ?? 64) {
             (range) throws(StoreError) -> [UploadJob] in
             let chunk = Array(requests[range])
             let results = try await enqueue(chunk, intent: intent, replace: replace)
@@ -329,9 +329,10 @@ public final class UploadQueue: Sendable {
                         group.addTask(executorPreference: globalConcurrentExecutor, operation: work)
                     }
                 }
-                let limit = max(1, service.options.concurrency)
+                let slots = service.uploader.slots
                 while true {
-                    while running < limit, let job = await take() {
+                    // One job per request slot, read as the depth moves (a pinned 1 is one file at a time).
+                    while running < slots.limit, let job = await take() {
                         add(job)
                         running += 1
                     }

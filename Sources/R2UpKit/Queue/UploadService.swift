@@ -5,8 +5,8 @@ public import R2UpTransfer
 
 /// Tuning for a run of uploads.
 public struct RunOptions: Sendable, Equatable {
-    /// Requests in flight at once, parts included.
-    public var concurrency = 4
+    /// Requests in flight at once, parts included: nil finds it (`DepthController`), a number pins it.
+    public var concurrency: Int?
     /// Total upload rate in bytes a second; nil is unlimited.
     public var bandwidthLimit: Int64?
     public var upload = UploadSettings()
@@ -14,6 +14,38 @@ public struct RunOptions: Sendable, Equatable {
     public var connectTimeoutSeconds = 10
 
     public init() {}
+
+    /// The upper bound of `--concurrency`.
+    public static let maximumConcurrency = DepthController.maximumDepth
+
+    /// The slots a run's requests share: pinned or adaptive.
+    public func makeSlots() -> TransferSlots {
+        TransferSlots(controller: concurrency.map { DepthController(pinned: $0) } ?? DepthController(ceiling: Self.descriptorCeiling()))
+    }
+
+    /// Each request in flight holds a socket and often a file: the adaptive depth stays within
+    /// the open-file limit, raised first to its hard limit (up to 8,192) as Go programs do.
+    /// A soft limit of 1,024 that cannot be raised allows 320; macOS's 256 allows 64.
+    static func descriptorCeiling() -> Int {
+        #if os(Linux)
+            let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+        #else
+            let resource = RLIMIT_NOFILE
+        #endif
+        var limit = rlimit()
+        guard getrlimit(resource, &limit) == 0 else { return 64 }
+        let wanted = min(limit.rlim_max, 8_192)
+        if limit.rlim_cur < wanted {
+            var raised = limit
+            raised.rlim_cur = wanted
+            if setrlimit(resource, &raised) == 0 { limit = raised }
+        }
+        let soft = Int(clamping: limit.rlim_cur)
+        return max(2, min(DepthController.maximumDepth, (soft - 64) / 3))
+    }
+
+    /// The most requests this run may have in flight.
+    public var maximumInFlight: Int { concurrency ?? DepthController.maximumDepth }
 }
 
 /// One file to push and where it goes.
@@ -77,14 +109,15 @@ public final class UploadService: Sendable {
         engineOptions.bandwidthLimit = options.bandwidthLimit
         engineOptions.lowSpeedTimeSeconds = options.lowSpeedTimeSeconds
         engineOptions.connectTimeoutMilliseconds = options.connectTimeoutSeconds * 1000
-        engineOptions.maxConnections = max(16, options.concurrency * 2)
+        // Keep-alive connections up to the depth: none is set up twice in a run.
+        engineOptions.maxConnections = max(16, options.maximumInFlight + 4)
         let engine: TransferEngine
         do { engine = try TransferEngine(options: engineOptions) } catch {
             throw .invalidValue(setting: "libcurl", value: "", reason: error.description)
         }
         client = S3Client(endpoint: endpoint, region: checked.region, credentials: checked.credentials, engine: engine)
         uploader = FileUploader(
-            client: client, settings: options.upload, slots: TransferSlots(limit: options.concurrency))
+            client: client, settings: options.upload, slots: options.makeSlots())
     }
 
     deinit { client.engine.shutdown() }

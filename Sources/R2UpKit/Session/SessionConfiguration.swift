@@ -45,8 +45,9 @@ extension R2UpSession {
         public var addressing: Addressing = .pathStyle
         /// A PEM file of CA certificates to trust for HTTPS; nil trusts the system's.
         public var caBundle: String?
-        /// Requests in flight at once, parts included (1–64).
-        public var concurrency = 4
+        /// Requests in flight at once, parts included (1–512); nil lets r2up find the depth
+        /// from what finished requests show (`DepthController`).
+        public var concurrency: Int?
         /// The total upload rate in bytes a second; nil is unlimited.
         public var bandwidthLimit: Int64?
         /// Whether a missing database folder is created (mode 0700) rather than refused.
@@ -156,8 +157,9 @@ extension R2UpSession.Configuration {
         if let bandwidthLimit, bandwidthLimit <= 0 {
             throw .invalidValue(setting: "the bandwidth limit", value: String(bandwidthLimit), reason: "it must be above 0")
         }
-        guard (1...64).contains(concurrency) else {
-            throw .invalidValue(setting: "the concurrency", value: String(concurrency), reason: "it must be from 1 to 64")
+        if let concurrency, !(1...DepthController.maximumDepth).contains(concurrency) {
+            throw .invalidValue(
+                setting: "the concurrency", value: String(concurrency), reason: "it must be from 1 to \(DepthController.maximumDepth)")
         }
         let credentials = Credentials(accessKeyID: accessKeyID, secretAccessKey: secretAccessKey, sessionToken: sessionToken)
         return CheckedConnection(endpoint: endpoint, region: region, credentials: credentials, bucket: bucket, publicURL: base)

@@ -191,6 +191,7 @@ public struct SyncRunner: Sendable {
         if summary.exitCode == 0 && !summary.failures.isEmpty { summary.exitCode = ExitStatus.uploadFailed.rawValue }
 
         summary.seconds = (ContinuousClock.now - started) / .seconds(1)
+        summary.depth = service.uploader.slots.depthReport
         return summary
     }
 
@@ -240,7 +241,7 @@ public struct SyncRunner: Sendable {
         let bucket = service.bucket
         let replace = options.replace
         let onQueued = options.onQueued
-        let concurrency = service.options.concurrency
+        let concurrency = service.options.concurrency ?? 64
         let produce: @Sendable (JobFeed) async -> Void = { [queue] feed in
             await feed.fill(count: planned.count, concurrency: concurrency) { (range) throws(StoreError) -> [UploadJob] in
                 let chunk = Array(planned[range])

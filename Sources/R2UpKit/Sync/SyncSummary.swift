@@ -1,5 +1,6 @@
 public import Foundation
 public import R2UpModel
+public import R2UpTransfer
 
 /// A file a dry run would upload.
 public struct SyncPlannedFile: Sendable, Equatable, Codable {
@@ -59,6 +60,8 @@ public struct SyncSummary: Sendable, Equatable, Encodable {
     /// Files to look at again (too young, or changed under their upload): a watch does.
     /// Not part of the JSON.
     public var retryPaths: [String] = []
+    /// The requests the run kept in flight, and why (`DepthController`).
+    public var depth: DepthReport?
 
     public init() {}
 
@@ -66,6 +69,7 @@ public struct SyncSummary: Sendable, Equatable, Encodable {
         case dryRun, uploaded, uploadedBytes, copied, wouldCopy, renamed, movedDeleted, wouldUpload, wouldUploadBytes, failed, unchanged, waiting, deleted, cloudOnly, excluded, seconds
         case failures, problems, planned, exitCode
         case awaitingRetry, retryLater, nextRetryAt, heldElsewhere, stoppedBy, interrupted, leftResumable
+        case depth
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -98,6 +102,7 @@ public struct SyncSummary: Sendable, Equatable, Encodable {
         try c.encodeIfPresent(stoppedBy, forKey: .stoppedBy)
         try c.encode(interrupted, forKey: .interrupted)
         try c.encode(leftResumable, forKey: .leftResumable)
+        try c.encodeIfPresent(depth, forKey: .depth)
     }
 
     /// "sync: 12 uploaded (340 MB), 1 failed, 4,210 unchanged, 3 waiting (still being written) in 2.3 s"

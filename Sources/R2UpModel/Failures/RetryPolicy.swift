@@ -62,7 +62,10 @@ public struct RequestRetryPolicy: Sendable {
         guard kind.retryClass == .retryable else { return nil }
         if case .httpStatus(_, "BadDigest") = kind, attempt >= maxBadDigestAttempts { return nil }
         if kind == .fileChanged { return nil }  // handled by the caller: the job goes back to staged
-        return Backoff.delay(attempt: attempt, base: base, cap: cap, random: random())
+        let delay = Backoff.delay(attempt: attempt, base: base, cap: cap, random: random())
+        // R2 takes about one write a second per key: a retry sooner meets the same 429.
+        if case .httpStatus(429, _) = kind { return max(delay, .seconds(1)) }
+        return delay
     }
 }
 

@@ -77,3 +77,11 @@ public enum DownloadError: Error, Sendable, Equatable, CustomStringConvertible {
         return false
     }
 }
+
+extension DownloadError {
+    /// What a failed fetch tells the depth (`DepthController`).
+    var depthOutcome: DepthController.Outcome {
+        if case .s3(_, let error) = self { return DepthController.Outcome(error.failureKind) }
+        return .completed
+    }
+}

@@ -52,7 +52,7 @@ public struct DownloadOutcome: Sendable, Equatable {
 package final class ObjectDownloader: Sendable {
     let client: S3Client
     let bucket: String
-    let slots: TransferSlots
+    package let slots: TransferSlots
     let partSize: Int64
     let retry = RequestRetryPolicy()
     static let maxAttempts = 5
@@ -189,13 +189,19 @@ package final class ObjectDownloader: Sendable {
         await withTaskGroup(of: DownloadError?.self) { group in
             for part in parts {
                 group.addTask {
-                    await self.slots.acquire()
+                    await self.slots.acquire(bytes: part.length)
+                    let start = self.slots.now()
                     let result =
                         Task.isCancelled
                         ? nil
                         : await self.fetch(
                             part, of: item, descriptor: descriptor, ranged: ranged, book: book)
-                    self.slots.release()
+                    if Task.isCancelled {
+                        self.slots.release()
+                    } else {
+                        self.slots.release(
+                            bytes: part.length, seconds: self.slots.now() - start, outcome: result?.depthOutcome ?? .completed)
+                    }
                     if result == nil && !Task.isCancelled { partLanded(part.length) }
                     return result
                 }

@@ -29,7 +29,7 @@ final class CurlTransfer {
 
     init(
         id: UInt64, handle: UnsafeMutableRawPointer, request: HTTPRequest, options: TransferEngine.Options,
-        continuation: CheckedContinuation<HTTPResponse, any Error>
+        share: UnsafeMutableRawPointer? = nil, continuation: CheckedContinuation<HTTPResponse, any Error>
     ) throws(TransferError) {
         self.id = id
         self.handle = handle
@@ -38,6 +38,7 @@ final class CurlTransfer {
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         try configure(options)
+        if let share { try set(CURLOPT_SHARE, pointer: share) }
     }
 
     // The handle may still point at these until the engine resets it; it only reads them while it runs.

@@ -79,7 +79,15 @@ public final class TransferEngine: TaskExecutor, Sendable {
             curl_multi_cleanup(pointer)
             throw TransferError(kind: .other, message: "libcurl refused the connection limit \(options.maxConnections)")
         }
-        let loop = EngineLoop(multi: pointer, options: options)
+        // TLS sessions and DNS answers shared by every handle: a connection opened when the depth
+        // grows resumes the TLS session instead of a full handshake. Only the engine thread uses
+        // the handles, so the share needs no locks.
+        let share = curl_share_init()
+        if let share {
+            _ = r2_share_setopt_long(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_SSL_SESSION.rawValue))
+            _ = r2_share_setopt_long(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_DNS.rawValue))
+        }
+        let loop = EngineLoop(multi: pointer, share: share, options: options)
         let thread = Thread { [self] in
             loopThread.withLock { $0 = pthread_self() }
             loop.run(engine: self)
@@ -187,6 +195,7 @@ public final class TransferEngine: TaskExecutor, Sendable {
     /// State that lives on the engine thread only.
     private final class EngineLoop: @unchecked Sendable {
         let multi: UnsafeMutableRawPointer
+        let share: UnsafeMutableRawPointer?
         let options: Options
         var active: [UInt64: CurlTransfer] = [:]
         var byHandle: [UnsafeMutableRawPointer: UInt64] = [:]
@@ -196,8 +205,9 @@ public final class TransferEngine: TaskExecutor, Sendable {
         /// Reset easy handles ready for the next transfer.
         var idleHandles: [UnsafeMutableRawPointer] = []
 
-        init(multi: UnsafeMutableRawPointer, options: Options) {
+        init(multi: UnsafeMutableRawPointer, share: UnsafeMutableRawPointer?, options: Options) {
             self.multi = multi
+            self.share = share
             self.options = options
             if let limit = options.bandwidthLimit, limit > 0 {
                 bucket = TokenBucket(rate: limit, now: DispatchTime.now().uptimeNanoseconds)
@@ -226,6 +236,7 @@ public final class TransferEngine: TaskExecutor, Sendable {
                 collectFinished()
                 if stopping && active.isEmpty && engine.finishIfIdle() {
                     releaseIdleHandles()
+                    if let share { curl_share_cleanup(share) }
                     break
                 }
                 var timeout: Int32 = 1000
@@ -249,7 +260,7 @@ public final class TransferEngine: TaskExecutor, Sendable {
             }
             do {
                 let transfer = try CurlTransfer(
-                    id: submission.id, handle: handle, request: submission.request, options: options,
+                    id: submission.id, handle: handle, request: submission.request, options: options, share: share,
                     continuation: submission.continuation)
                 if bucket != nil {
                     transfer.bandwidthGrant = { [unowned self, id = submission.id] wanted in

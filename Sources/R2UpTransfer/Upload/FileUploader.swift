@@ -256,7 +256,7 @@ public struct FileUploader: Sendable {
             if retrying { guard file.isUnchanged() else { throw file.changeError } }
             retrying = true
             let body = RequestBody.file(FileSlice(descriptor: file.descriptor, offset: 0, length: file.size))
-            return try await slots.withTypedSlot { () throws(UploadError) -> PutReply in
+            return try await slots.withTypedSlot(bytes: file.size) { () throws(UploadError) -> PutReply in
                 do {
                     let reply = try await client.putObjectReply(
                         bucket: bucket, key: key, body: body, checksum: checksum, attributes: attributes,
@@ -399,10 +399,22 @@ final class ByteCounter: Sendable {
 }
 
 extension TransferSlots {
-    /// `withSlot` for typed throws.
-    func withTypedSlot<T: Sendable>(_ body: () async throws(UploadError) -> T) async throws(UploadError) -> T {
-        await acquire()
-        defer { release() }
-        return try await body()
+    /// Runs one request in a slot and tells the depth how it went (`bytes`: its body).
+    func withTypedSlot<T: Sendable>(bytes: Int64 = 0, _ body: () async throws(UploadError) -> T) async throws(UploadError) -> T {
+        await acquire(bytes: bytes)
+        let start = now()
+        do {
+            let value = try await body()
+            release(bytes: bytes, seconds: now() - start, outcome: .completed)
+            return value
+        } catch {
+            let kind = error.failureKind
+            if kind == .cancelled {
+                release()
+            } else {
+                release(bytes: bytes, seconds: now() - start, outcome: DepthController.Outcome(kind))
+            }
+            throw error
+        }
     }
 }

@@ -179,23 +179,25 @@ struct MultipartUpload: Sendable {
             var results: [UploadedPart] = []
             var next = 1
             var running = 0
-            // Keep at most the slot limit of part tasks alive, so memory stays flat for huge files.
-            let window = uploader.slots.limit + 1
-            func addNext() {
+            // Keep at most the slot limit of part tasks alive (read as the depth moves), so
+            // memory stays flat for huge files.
+            let slots = uploader.slots
+            @discardableResult func addNext() -> Bool {
                 while next <= plan.partCount && skipping.contains(next) { next += 1 }
-                guard next <= plan.partCount else { return }
+                guard next <= plan.partCount else { return false }
                 let number = next
                 next += 1
                 running += 1
                 group.addTask {
                     try await sendPart(number, plan: plan, uploadID: uploadID, sent: sent, tally: inFlight)
                 }
+                return true
             }
-            for _ in 0..<window { addNext() }
+            while running < slots.limit + 1, addNext() {}
             while let part = try await group.next() {
                 running -= 1
                 results.append(part)
-                addNext()
+                while running < slots.limit + 1, addNext() {}
             }
             _ = journal
             return results
@@ -210,7 +212,7 @@ struct MultipartUpload: Sendable {
         let journal = journal
         let etag = try await uploader.withRetries("UploadPart \(number) of \(key)") { () throws(UploadError) -> String in
             guard file.isUnchanged() else { throw file.changeError }
-            return try await uploader.slots.withTypedSlot { () throws(UploadError) -> String in
+            return try await uploader.slots.withTypedSlot(bytes: length) { () throws(UploadError) -> String in
                 do {
                     let etag = try await client.uploadPart(
                         bucket: bucket, key: key, uploadID: uploadID, partNumber: number,

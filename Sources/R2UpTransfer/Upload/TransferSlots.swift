@@ -1,25 +1,48 @@
+public import Foundation
+public import R2UpModel
 import Synchronization
 
 /// Limits how many requests run at once across every file and part ("parts count").
 ///
-/// A lock, not an actor: taking a free slot is then a plain call, with no hop to another
-/// executor for each of a small-file push's thousands of requests.
+/// The limit is a `DepthController`'s depth: pinned (`--concurrency N`) or adaptive, fed here
+/// with every finished request. A lock, not an actor: taking a free slot is then a plain
+/// call, with no hop to another executor for each of a small-file push's thousands of requests.
 public final class TransferSlots: Sendable {
-    public let limit: Int
     private struct State {
         var inUse = 0
         var waiters: [CheckedContinuation<Void, Never>] = []
+        var controller: DepthController
     }
-    private let state = Mutex(State())
+    private let state: Mutex<State>
+    private let clock: @Sendable () -> Double
 
-    public init(limit: Int) {
-        self.limit = max(1, limit)
+    /// A fixed limit.
+    public convenience init(limit: Int) {
+        self.init(controller: DepthController(pinned: limit))
     }
 
-    /// Waits for a free slot.
-    public func acquire() async {
+    /// `clock` gives seconds on a monotonic scale (injected by tests).
+    public init(controller: DepthController, clock: @escaping @Sendable () -> Double = TransferSlots.monotonicSeconds) {
+        state = Mutex(State(controller: controller))
+        self.clock = clock
+    }
+
+    @Sendable public static func monotonicSeconds() -> Double {
+        Double(DispatchTime.now().uptimeNanoseconds) / 1e9
+    }
+
+    /// Requests allowed in flight now.
+    public var limit: Int { state.withLock { $0.controller.depth } }
+
+    /// What the depth settled on and why, for summaries.
+    public var depthReport: DepthReport { state.withLock { DepthReport($0.controller) } }
+
+    /// Waits for a free slot; `bytes` (the request body) sizes an adaptive depth's start.
+    public func acquire(bytes: Int64 = 0) async {
+        let now = clock()
         let taken = state.withLock { state -> Bool in
-            guard state.inUse < limit else { return false }
+            state.controller.start(requestBytes: bytes, now: now)
+            guard state.inUse < state.controller.depth else { return false }
             state.inUse += 1
             return true
         }
@@ -27,7 +50,7 @@ public final class TransferSlots: Sendable {
         await withCheckedContinuation { continuation in
             // A slot may have been freed between the two locks: take it rather than wait.
             let resumeNow = state.withLock { state -> Bool in
-                if state.inUse < limit {
+                if state.inUse < state.controller.depth {
                     state.inUse += 1
                     return true
                 }
@@ -38,15 +61,83 @@ public final class TransferSlots: Sendable {
         }
     }
 
-    /// Frees a slot, handing it straight to the longest waiter.
+    /// Frees a slot without news for the depth (a request that never went out).
     public func release() {
-        let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            if state.waiters.isEmpty {
-                state.inUse -= 1
-                return nil
-            }
-            return state.waiters.removeFirst()
+        let next = state.withLock { state in Self.handOut(&state, freeing: 1) }
+        for waiter in next { waiter.resume() }
+    }
+
+    /// Frees a slot and tells the depth how the request went.
+    public func release(bytes: Int64, seconds: Double, outcome: DepthController.Outcome) {
+        let now = clock()
+        let next = state.withLock { state in
+            state.controller.record(bytes: bytes, seconds: seconds, outcome: outcome, inFlight: state.inUse, now: now)
+            return Self.handOut(&state, freeing: 1)
         }
-        next?.resume()
+        for waiter in next { waiter.resume() }
+    }
+
+    /// Seconds on this slots' clock.
+    public func now() -> Double { clock() }
+
+    /// Frees slots and passes them to the longest waiters while the depth allows (it may have
+    /// grown by several, or shrunk below what is in use).
+    private static func handOut(_ state: inout State, freeing: Int) -> [CheckedContinuation<Void, Never>] {
+        state.inUse -= freeing
+        var woken: [CheckedContinuation<Void, Never>] = []
+        while state.inUse < state.controller.depth, !state.waiters.isEmpty {
+            state.inUse += 1
+            woken.append(state.waiters.removeFirst())
+        }
+        return woken
+    }
+}
+
+/// The depth a run used, for `--json` summaries and `-v`.
+public struct DepthReport: Sendable, Equatable, Codable {
+    public var mode: String
+    public var settled: Int
+    public var peak: Int
+    public var final: Int
+    public var reason: String
+    public var throttledReplies: Int
+    /// Timeouts and broken connections.
+    public var failedReplies: Int
+    public var cuts: Int
+
+    init(_ controller: DepthController) {
+        mode = controller.pinned ? "pinned" : "adaptive"
+        settled = controller.settledDepth
+        peak = controller.peakDepth
+        final = controller.depth
+        reason = controller.settledReason.rawValue
+        throttledReplies = controller.throttledReplies
+        failedReplies = controller.failedReplies
+        cuts = controller.cuts
+    }
+
+    /// One line for `-v`.
+    public var line: String {
+        if mode == "pinned" { return "requests in flight: \(settled) (pinned by --concurrency)" }
+        var text = "requests in flight: settled at \(settled) (\(reason)), peak \(peak)"
+        if throttledReplies > 0 || failedReplies > 0 {
+            text += ", \(throttledReplies) throttled replies, \(failedReplies) timeouts or resets, \(cuts) cuts"
+        }
+        return text
+    }
+}
+
+extension DepthController.Outcome {
+    /// What a failed request tells the depth: throttling, an overloaded link, or nothing (the
+    /// server answered; its reply time counts like any other).
+    init(_ kind: FailureKind) {
+        switch kind {
+        case .httpStatus(let status, let code):
+            self = status == 429 || status == 503 || code == "SlowDown" || code == "TooManyRequests" ? .throttled : .completed
+        case .timeout, .connectionReset:
+            self = .failed
+        default:
+            self = .completed
+        }
     }
 }

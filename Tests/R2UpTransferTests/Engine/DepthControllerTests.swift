@@ -1,0 +1,170 @@
+import Testing
+
+@testable import R2UpModel
+@testable import R2UpTransfer
+
+/// A closed-loop model of a pool of `depth` requests of `bytes` each over a link of `rate`
+/// bytes a second with an unqueued reply time `latency` (a round trip plus the server's time):
+/// while the link has room each request takes `latency + bytes/rate`; once `depth` requests
+/// fill it they queue and each takes `depth × bytes/rate`. Completions come evenly spaced.
+private struct Link {
+    var latency: Double
+    var rate: Double
+    var bytes: Int64
+
+    func seconds(depth: Int) -> Double {
+        let alone = latency + Double(bytes) / rate
+        return max(alone, Double(depth) * Double(bytes) / rate)
+    }
+
+    /// Runs the controller against the link until `until`; returns the time reached.
+    func run(_ controller: inout DepthController, from start: Double, until end: Double) -> Double {
+        var now = start
+        while now < end {
+            let depth = controller.depth
+            let took = seconds(depth: depth)
+            now += took / Double(depth)
+            controller.record(bytes: bytes, seconds: took, outcome: .completed, inFlight: depth, now: now)
+        }
+        return now
+    }
+}
+
+@Suite("DepthController: how many requests to keep in flight")
+struct DepthControllerTests {
+    @Test("a pinned depth never moves: not for a fast link, not for throttling")
+    func pinned() {
+        var controller = DepthController(pinned: 6)
+        controller.start(requestBytes: 16_384, now: 0)
+        controller.record(bytes: 16_384, seconds: 0.01, outcome: .throttled, inFlight: 6, now: 1)
+        _ = Link(latency: 0.04, rate: 1e9, bytes: 16_384).run(&controller, from: 1, until: 5)
+        #expect(controller.depth == 6)
+        #expect(controller.reason == .pinned)
+        #expect(DepthReport(controller).line == "requests in flight: 6 (pinned by --concurrency)")
+    }
+
+    @Test("the start is sized to the first request: 2 MiB in flight, between the floor and 128, within the memory budget")
+    func startingDepth() {
+        func start(_ bytes: Int64) -> Int {
+            var controller = DepthController()
+            controller.start(requestBytes: bytes, now: 0)
+            return controller.depth
+        }
+        #expect(start(1) == 128)
+        #expect(start(16_384) == 128)
+        #expect(start(65_536) == 32)
+        #expect(start(256 << 10) == 8)
+        #expect(start(1 << 20) == 4)
+        #expect(start(3 << 20) == 2)
+        #expect(start(8 << 20) == 2)
+        #expect(start(200 << 20) == 2)
+    }
+
+    @Test("the floor and the memory cap follow the request size")
+    func bounds() {
+        #expect(DepthController.floor(meanBytes: 16_384) == 4)
+        #expect(DepthController.floor(meanBytes: Double(3 << 20)) == 2)
+        #expect(DepthController.floor(meanBytes: Double(8 << 20)) == 2)
+        // 14 MiB over (56 KiB + the upload buffer, 16-512 KiB).
+        #expect(DepthController.memoryCap(meanBytes: 16_384) == 199)
+        #expect(DepthController.memoryCap(meanBytes: Double(256 << 10)) == 45)
+        #expect(DepthController.memoryCap(meanBytes: Double(3 << 20)) == 25)
+    }
+
+    @Test("small requests where latency dominates: deep, up to what the memory budget allows")
+    func smallRequestsGoDeep() {
+        var controller = DepthController()
+        controller.start(requestBytes: 16_384, now: 0)
+        _ = Link(latency: 0.24, rate: 1e10, bytes: 16_384).run(&controller, from: 0, until: 3)
+        #expect(controller.depth == 199)
+        #expect(controller.reason == .memory)
+        #expect(controller.settledDepth == 199)
+    }
+
+    @Test("3 MiB files on a 20 Mbit/s uplink, 40 ms: two in flight (one sends, one waits for its reply)")
+    func bigRequestsOnASlowLink() {
+        var controller = DepthController()
+        controller.start(requestBytes: 3 << 20, now: 0)
+        _ = Link(latency: 0.04, rate: 2.5e6, bytes: 3 << 20).run(&controller, from: 0, until: 120)
+        // 1.25 × (1 + 2.5 MB/s × 40 ms / 3 MiB) = 1.29: two, the floor for big requests.
+        #expect(controller.depth == 2)
+        #expect(controller.peakDepth == 4)
+    }
+
+    @Test("64 KiB files, 20 Mbit/s, 240 ms replies: the bandwidth-delay product, then a drop to a tenth brings it down")
+    func linkFullThenSlower() {
+        var controller = DepthController()
+        controller.start(requestBytes: 65_536, now: 0)
+        var link = Link(latency: 0.24, rate: 2.5e6, bytes: 65_536)
+        let now = link.run(&controller, from: 0, until: 60)
+        // 1.25 × rate × unqueued latency = 1.25 × 38.1/s × 0.266 s = 12.7.
+        #expect(controller.depth == 13)
+        #expect(controller.reason == .full)
+        #expect(controller.peakDepth == 64)
+        #expect(abs(controller.baseLatency - (0.24 + 65_536 / 2.5e6)) < 1e-9)
+        link.rate = 2.5e5
+        _ = link.run(&controller, from: now, until: now + 60)
+        #expect(controller.depth == 4)
+        #expect(controller.settledDepth == 4)
+    }
+
+    @Test("1 MiB files on a fast link: capped so the requests fit the memory budget")
+    func memoryCap() {
+        var controller = DepthController()
+        controller.start(requestBytes: 1 << 20, now: 0)
+        _ = Link(latency: 0.24, rate: 1e10, bytes: 1 << 20).run(&controller, from: 0, until: 10)
+        #expect(controller.depth == 25)
+        #expect(controller.reason == .memory)
+    }
+
+    @Test("where open files are few (a ceiling of 42) the depth stays under the ceiling")
+    func ceiling() {
+        var controller = DepthController(ceiling: 42)
+        controller.start(requestBytes: 16_384, now: 0)
+        #expect(controller.depth == 42)
+        _ = Link(latency: 0.24, rate: 1e10, bytes: 16_384).run(&controller, from: 0, until: 3)
+        #expect(controller.depth == 42)
+        #expect(controller.reason == .maximum)
+    }
+
+    @Test("throttling halves at once, at most once a second, then grows by one a window")
+    func throttled() {
+        var controller = DepthController()
+        controller.start(requestBytes: 16_384, now: 0)
+        #expect(controller.depth == 128)
+        controller.record(bytes: 16_384, seconds: 0.04, outcome: .throttled, inFlight: 128, now: 0.04)
+        #expect(controller.depth == 64)
+        #expect(controller.reason == .throttled)
+        // The replies to requests sent before the cut say nothing new.
+        controller.record(bytes: 16_384, seconds: 0.04, outcome: .throttled, inFlight: 200, now: 0.5)
+        #expect(controller.depth == 64)
+        controller.record(bytes: 16_384, seconds: 0.04, outcome: .throttled, inFlight: 64, now: 1.05)
+        #expect(controller.depth == 32)
+        #expect(controller.throttledReplies == 3)
+        #expect(controller.cuts == 2)
+        // A timeout cuts by a quarter.
+        controller.record(bytes: 16_384, seconds: 30, outcome: .failed, inFlight: 32, now: 2.1)
+        #expect(controller.depth == 24)
+        // Then, within the recovery time, +1 a window while every slot is busy.
+        let end = Link(latency: 0.04, rate: 1e10, bytes: 16_384).run(&controller, from: 2.1, until: 2.6)
+        #expect(controller.reason == .recovering)
+        // At most one a window of at least 50 ms: ten in half a second.
+        #expect(controller.depth > 24 && controller.depth <= 35)
+        // After it, growth by a quarter a window again.
+        _ = Link(latency: 0.04, rate: 1e10, bytes: 16_384).run(&controller, from: end, until: 9)
+        #expect(controller.depth == 199)
+        #expect(DepthReport(controller).line.contains("3 throttled replies, 1 timeouts or resets, 3 cuts"))
+    }
+
+    @Test("work that does not fill the pool teaches nothing: the depth stays")
+    func notLimited() {
+        var controller = DepthController()
+        controller.start(requestBytes: 16_384, now: 0)
+        var now = 0.0
+        for _ in 0..<200 {
+            now += 0.01
+            controller.record(bytes: 16_384, seconds: 0.04, outcome: .completed, inFlight: 3, now: now)
+        }
+        #expect(controller.depth == 128)
+    }
+}
