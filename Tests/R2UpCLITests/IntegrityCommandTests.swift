@@ -50,7 +50,7 @@ struct IntegrityCommandTests {
         let dest = folder.path + "/pulled"
         // Without the store's record of the upload, the part sizes come from the server (HEAD partNumber=1).
         let pullDB = storeKnowsParts ? db : folder.path + "/other.sqlite"
-        let pull = try await CLI.run(["pull", key, dest, "--json", "--db", pullDB], environment: env)
+        let pull = try await CLI.run(["pull", key, dest + "/", "--json", "--db", pullDB], environment: env)
         #expect(Self.faults(log, "flip-reply") == 2)
         #expect(pull.status == 0, "\(pull.stderr)")
         #expect(FileManager.default.contents(atPath: dest + "/three.bin") == bytes, "the file on disk is the object's bytes")
@@ -72,7 +72,7 @@ struct IntegrityCommandTests {
         var env = server.environment(home: folder.path)
         env["R2UP_ENDPOINT"] = proxy.endpoint
         let dest = folder.path + "/pulled"
-        let pull = try await CLI.run(["pull", key, dest, "--db", db], environment: env)
+        let pull = try await CLI.run(["pull", key, dest + "/", "--db", db], environment: env)
         #expect(pull.status == 1, "\(pull.stderr)")
         #expect(
             pull.stderr.contains("\(key): the download does not match the object: the MD5 of its 3 parts' MD5s is not the ETag")
@@ -98,7 +98,7 @@ struct IntegrityCommandTests {
         defer { proxy.stop() }
         var env = server.environment(home: folder.path)
         env["R2UP_ENDPOINT"] = proxy.endpoint
-        let pull = try await CLI.run(["pull", key, folder.path + "/pulled", "--db", folder.path + "/db.sqlite"], environment: env)
+        let pull = try await CLI.run(["pull", key, folder.path + "/pulled/", "--db", folder.path + "/db.sqlite"], environment: env)
         #expect(pull.status == 0, "\(pull.stderr)")
         #expect(Self.faults(log, "flip-reply") == 1)
         #expect(FileManager.default.contents(atPath: folder.path + "/pulled/one.bin") == bytes)

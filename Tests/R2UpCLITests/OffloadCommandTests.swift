@@ -206,7 +206,7 @@ struct OffloadFaultTests {
 
     @Test("--older-than -1d: bad input")
     func negativeAge() async throws {
-        try await expectKept(status: 2, line: { _ in "Error: --older-than '-1d' is not a duration of 0 or more, like 90d, 12h or 30m" }, extra: ["--older-than", "-1d"]) { _ in }
+        try await expectKept(status: 2, line: { _ in "r2up: --older-than '-1d' is not a duration of 0 or more, like 90d, 12h or 30m (see r2up offload --help)" }, extra: ["--older-than", "-1d"]) { _ in }
     }
 }
 

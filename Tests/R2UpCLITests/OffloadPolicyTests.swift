@@ -38,7 +38,7 @@ struct OffloadPolicyTests {
 
         let bad = try await CLI.run(lib.r2up(sync + ["--offload-after", "-1d"]), environment: lib.env)
         #expect(bad.status == 2)
-        #expect(bad.stderr.hasPrefix("Error: --offload-after '-1d' is not a duration of 0 or more"))
+        #expect(bad.stderr.hasPrefix("r2up: --offload-after '-1d' is not a duration of 0 or more"))
     }
 
     @Test("watch --offload-after 0s: a file that lands is uploaded, then offloaded after the next full pass")
