@@ -1,9 +1,13 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-// Upcoming features that catch mistakes early: SE-0335 (`any` for existentials).
+// Upcoming features that catch mistakes early: SE-0335 (`any` for existentials); SE-0409
+// (imports are internal unless marked `public import`, so curl, GRDB and TagLib stay out of
+// public interfaces); SE-0444 (a file sees only the members of modules it imports itself).
 let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
 let package = Package(
@@ -11,7 +15,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "r2up", targets: ["r2up"]),
-        .library(name: "Uploader", targets: ["Uploader"]),
+        .library(name: "R2UpKit", targets: ["R2UpKit"]),
         .library(name: "SigV4", targets: ["SigV4"]),
     ],
     dependencies: [
@@ -47,25 +51,79 @@ let package = Package(
             dependencies: ["COpenSSL"],
             swiftSettings: strictSettings
         ),
+        // The layers (docs/development/architecture.md). SwiftPM refuses a cycle between
+        // targets, so the arrows below are the only ones there are.
+        // The model: job machine, retry rules, failure kinds, plans, key rules. Foundation only.
+        .target(name: "R2UpModel", swiftSettings: strictSettings),
+        // S3 over curl: the engine (the only CCurl importer), the client, the upload, copy and
+        // download drivers, integrity checks, per-provider quirks (Providers/).
         .target(
-            name: "Uploader",
-            dependencies: [
-                "CCurl", "CChecksum", "COpenSSL", "CZlib", "SigV4", "CAudioTags",
-                .product(name: "GRDB", package: "GRDB.swift"),
-            ],
+            name: "R2UpTransfer",
+            dependencies: ["R2UpModel", "SigV4", "CCurl", "CChecksum", "COpenSSL", "CZlib"],
+            swiftSettings: strictSettings
+        ),
+        // The SQLite store: the only GRDB importer.
+        .target(
+            name: "R2UpStore",
+            dependencies: ["R2UpModel", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strictSettings
+        ),
+        // Audio tags and containers: the only TagLib (CAudioTags) importer.
+        .target(name: "R2UpAudio", dependencies: ["R2UpModel", "CAudioTags"], swiftSettings: strictSettings),
+        // The application layer: settings, the queue, the push, sync, watch, pull, catalog, doctor runners.
+        .target(
+            name: "R2UpKit",
+            dependencies: ["R2UpModel", "R2UpTransfer", "R2UpStore", "R2UpAudio", "SigV4"],
             swiftSettings: strictSettings
         ),
         .executableTarget(
             name: "r2up",
             dependencies: [
-                "Uploader",
+                "R2UpKit", "R2UpModel", "R2UpTransfer", "R2UpStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
         ),
         .testTarget(name: "SigV4Tests", dependencies: ["SigV4"], swiftSettings: strictSettings),
-        .testTarget(name: "UploaderTests", dependencies: ["Uploader", "SigV4"], swiftSettings: strictSettings),
-        .testTarget(name: "R2UpCLITests", dependencies: ["Uploader"], swiftSettings: strictSettings),
+        // Fixtures the test targets share: scratch folders, the test servers, rows written straight to a store.
+        .target(
+            name: "R2UpTestSupport",
+            dependencies: [
+                "R2UpKit", "R2UpModel", "R2UpStore", "R2UpTransfer", "SigV4",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            path: "Tests/R2UpTestSupport",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "R2UpModelTests", dependencies: ["R2UpModel"], swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "R2UpTransferTests",
+            dependencies: ["R2UpTransfer", "R2UpModel", "R2UpTestSupport", "SigV4"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "R2UpStoreTests",
+            dependencies: ["R2UpStore", "R2UpModel", "R2UpTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "R2UpAudioTests", dependencies: ["R2UpAudio", "R2UpModel", "R2UpTestSupport"], swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "R2UpKitTests",
+            dependencies: [
+                "R2UpKit", "R2UpModel", "R2UpStore", "R2UpTransfer", "R2UpAudio", "R2UpTestSupport", "SigV4",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "R2UpCLITests",
+            dependencies: ["R2UpKit", "R2UpModel", "R2UpStore", "R2UpTransfer", "R2UpTestSupport"],
+            swiftSettings: strictSettings
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -14,7 +14,7 @@ SeaweedFS 4.48's behaviour (see scripts/seaweedfs.sh); against another
 server read the lines, not the status.
 
 The last line, "profile: ...", is what r2up's ServerProfile table records per server
-(Sources/Uploader/Upload/ServerProfile.swift, docs/explanation/server-quirks.md): which request checksums
+(Sources/R2UpTransfer/Providers/ServerProfile.swift, docs/explanation/server-quirks.md): which request checksums
 the server verifies (a damaged body refused) and whether conditional writes hold.
 Against moto (`moto_server -H 127.0.0.1 -p PORT`, any keys; create the bucket first):
     python3 tools/s3facts.py --endpoint http://127.0.0.1:PORT --access-key k --secret-key s

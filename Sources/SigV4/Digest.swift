@@ -1,5 +1,5 @@
 import COpenSSL
-import Foundation
+public import Foundation
 
 /// One-shot SHA-256, HMAC-SHA256 and MD5 from OpenSSL's libcrypto.
 ///

@@ -1,5 +1,5 @@
 import COpenSSL
-import Foundation
+public import Foundation
 
 /// Incremental SHA-256: feed bytes as they are read, finish once.
 ///

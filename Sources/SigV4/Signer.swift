@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Signs requests with AWS Signature Version 4, in the header form and in the presigned (query) form.
 ///

@@ -1,5 +1,7 @@
 import ArgumentParser
-import Uploader
+import R2UpKit
+import R2UpModel
+import R2UpTransfer
 
 /// The options `sync` and `watch` share: which files of the folder, under which prefix, with
 /// which headers, and what to delete once an upload or a copy is verified.

@@ -1,5 +1,7 @@
-import ArgumentParser
-import Uploader
+public import ArgumentParser
+import R2UpKit
+import R2UpModel
+import R2UpTransfer
 
 /// Options every command takes: where to connect and how to talk.
 struct GlobalOptions: ParsableArguments {

@@ -1,6 +1,6 @@
 import Foundation
 import Synchronization
-import Uploader
+import R2UpKit
 
 /// Progress bars on stderr, redrawn in place ten times a second while a run lasts. Each
 /// frame is one write that moves up over the last frame and overwrites it line by line

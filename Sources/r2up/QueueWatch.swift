@@ -1,6 +1,8 @@
 import Foundation
 import Synchronization
-import Uploader
+import R2UpKit
+import R2UpModel
+import R2UpStore
 
 /// `r2up queue --watch`: reads the queue every interval (through the same read-only store
 /// `r2up queue` opens, so it never takes the write lock) and shows seed 003's HUD.

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
-import Uploader
+import R2UpKit
+import R2UpModel
+import R2UpTransfer
 
 extension R2Up {
     struct Ls: AsyncParsableCommand {

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
-import Uploader
+import R2UpKit
+import R2UpModel
+import R2UpStore
 
 extension R2Up {
     struct Catalog: AsyncParsableCommand {

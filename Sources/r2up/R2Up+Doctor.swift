@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
-import Uploader
+import R2UpKit
+import R2UpModel
 
 extension R2Up {
     struct Doctor: AsyncParsableCommand {
@@ -24,7 +25,7 @@ extension R2Up {
             let settings: Result<Settings, ConfigurationError>
             do { settings = .success(try resolver.resolve(global.overrides)) } catch { settings = .failure(error) }
             let style = TerminalStyle(environment: environment, isTerminal: Terminal.stdoutIsTerminal)
-            let doctor = Uploader.Doctor(
+            let doctor = R2UpKit.Doctor(
                 settings: settings, configFiles: resolver.configFiles, environment: environment, ascii: style.ascii)
             let quiet = global.quiet
             let report = await doctor.run { check in

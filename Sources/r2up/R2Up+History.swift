@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
-import Uploader
+import R2UpKit
+import R2UpStore
 
 extension R2Up {
     struct History: AsyncParsableCommand {

@@ -1,6 +1,9 @@
 import ArgumentParser
 import Foundation
-import Uploader
+import R2UpKit
+import R2UpModel
+import R2UpStore
+import R2UpTransfer
 
 extension R2Up {
     struct Pull: AsyncParsableCommand {

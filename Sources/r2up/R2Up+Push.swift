@@ -1,7 +1,10 @@
 import ArgumentParser
 import Foundation
 import Synchronization
-import Uploader
+import R2UpKit
+import R2UpModel
+import R2UpStore
+import R2UpTransfer
 
 extension R2Up {
     struct Push: AsyncParsableCommand {
@@ -92,18 +95,17 @@ extension R2Up {
             } catch {
                 throw CommandFailure(error)
             }
-            var attributes = ObjectAttributes(cacheControl: cacheControl, metadata: metadata)
+            let attributes = ObjectAttributes(cacheControl: cacheControl, metadata: metadata)
             // Tags are read (or found unchanged in the store) for every audio file, so status and
             // the catalog have them; --no-tag-metadata only keeps them off the objects. They are
             // read while the first files upload, and stored after the run.
             let tagged = tags.attributes(attributes, forPaths: requests.map(\.path))
-            if !tagOptions.noTagMetadata { attributes = tagged }
+            let runAttributes = tagOptions.noTagMetadata ? RunAttributes(attributes) : tagged
             let quiet = global.quiet || json
             let progress = TransferProgress()
             let display = ProgressDisplay.make(for: progress, quiet: quiet)
             display?.start()
             let toRun = jobs
-            let runAttributes = attributes
             let toQueue = requests
             let replacePolicy = replace.policy
             // The files are queued while the first ones upload; what was not queued is said after the run.

@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
 import Synchronization
-import Uploader
+import R2UpKit
+import R2UpModel
+import R2UpStore
 
 extension R2Up {
     struct Watch: AsyncParsableCommand {

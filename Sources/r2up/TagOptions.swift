@@ -1,5 +1,6 @@
-import ArgumentParser
-import Uploader
+public import ArgumentParser
+import R2UpKit
+import R2UpModel
 
 /// The audio flags of push and sync (DESIGN §12).
 struct TagOptions: ParsableArguments {

@@ -46,7 +46,11 @@ enum Terminal {
         if descriptor == STDOUT_FILENO && isOutputClosed { return }
         var bytes = Array(text.utf8)[...]
         while !bytes.isEmpty {
+            #if canImport(Glibc)
             let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+            #else
+            let written = bytes.withUnsafeBytes { Darwin.write(descriptor, $0.baseAddress, $0.count) }
+            #endif
             if written < 0 && errno == EINTR { continue }
             if written < 0 && errno == EPIPE && descriptor == STDOUT_FILENO {
                 outputClosed.store(true, ordering: .relaxed)

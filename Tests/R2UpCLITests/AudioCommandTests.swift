@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-import Uploader
+import R2UpModel
+@testable import R2UpStore
 
 /// The audio features as a user runs them: real audio made by ffmpeg and tagged by mutagen,
 /// pushed and synced to the real server, checked with mutagen, boto3 and a headless Chromium

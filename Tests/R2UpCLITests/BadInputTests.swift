@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import Uploader
+import R2UpTestSupport
 
 /// Issue 5 item 5: every kind of bad input a user can give, one row each. Each row checks the
 /// exit code, one clear line on stderr, that the secret and session token never show up (output,
@@ -163,7 +163,6 @@ struct BadInputContext: Sendable {
         try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: path)
         try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: folder)
     }
-
 
     /// A file named with byte 0xFF (not UTF-8), and `ok.m4a` beside it, in `subfolder` if given.
     func notUTF8File(in subfolder: String? = nil) throws {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import Uploader
+import R2UpModel
 
 /// `r2up ls` and `r2up presign` against the real server; objects are made by boto3.
 @Suite("r2up ls and presign")

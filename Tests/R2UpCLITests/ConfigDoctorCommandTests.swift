@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-import Uploader
 
 /// `r2up config init`, `config show` and `doctor`, run as a user would, against the real server.
 @Suite("r2up config and doctor", .serialized)

@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-import Uploader
 
 /// `r2up copy-url`: prints an upload's URL and hands it to the clipboard tool on PATH.
 @Suite("r2up copy-url")

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import Uploader
+import R2UpTestSupport
 
 /// Issue 15 at the command line: a closed stdout, and thousands of mutated command lines.
 @Suite("Hardening at the command line", .serialized)
@@ -203,15 +203,3 @@ struct HardeningCommandTests {
     }
 }
 
-/// SplitMix64, seeded: the same mutations on every run.
-struct SplitMix64 {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

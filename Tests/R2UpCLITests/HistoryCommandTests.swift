@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-import Uploader
 
 /// `r2up history`: the upload history from the database alone, newest first.
 @Suite("r2up history")

@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-import Uploader
 
 /// Content type, Cache-Control and `--meta` as a reader of the bucket (boto3) sees them.
 @Suite("Object attributes")

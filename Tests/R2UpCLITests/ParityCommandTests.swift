@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-import Uploader
 
 /// What people coming from the AWS CLI, rclone or s5cmd reach for: history filters and a
 /// suggestion for a mistyped command. (rm, ls -r: "Core commands on SeaweedFS and moto".)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import R2UpTestSupport
 
 /// An interrupted `r2up pull` (SIGKILL of the real process) resumes from the parts verified on disk.
 /// One test at a time: each moves hundreds of MiB, and other suites' timings share the two cores.

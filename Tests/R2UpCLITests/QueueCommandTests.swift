@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import R2UpTestSupport
 
 /// `r2up queue` and `r2up retry`, and two processes sharing one database.
 @Suite("r2up queue and retry")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import R2UpTestSupport
 
 /// `r2up queue --watch`: seed 003's HUD, live from another process's upload.
 @Suite("r2up queue --watch")

@@ -1,5 +1,6 @@
 import Foundation
-import Uploader
+import R2UpTestSupport
+@testable import R2UpStore
 
 /// What the read-side command tests (history, copy-url, status) share: a database filled
 /// through `Store` directly, and an environment with no S3 settings at all.

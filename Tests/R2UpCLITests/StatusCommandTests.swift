@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-import Uploader
+@testable import R2UpModel
+@testable import R2UpStore
+import R2UpTestSupport
 
 /// `r2up status`: tracks by folder with seed 000's icons and group summaries.
 @Suite("r2up status")

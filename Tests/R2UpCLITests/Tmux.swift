@@ -1,4 +1,5 @@
 import Foundation
+import R2UpTestSupport
 
 /// A detached tmux session on a private socket, typed into with send-keys and read with
 /// capture-pane. Every tmux call made while a test awaits runs on a thread of its own, never

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-import Uploader
+@testable import R2UpModel
+@testable import R2UpStore
 
 /// Issue 14, items 2 and 3, as a user meets them: no push replaces another track's object.
 /// The bucket is read with boto3, the store with r2up's own reader.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import Uploader
+@testable import R2UpStore
 
 /// Issue 14, items 4 and 6, as a user meets them: a library reorganised (an album folder
 /// renamed, a file moved) is synced again without sending a byte of any track: each new key

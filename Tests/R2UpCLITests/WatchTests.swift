@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import R2UpTestSupport
 
 /// `r2up watch` as a service runs it: the built binary, real inotify, the real server; what
 /// landed is read back with boto3 and the history with sqlite3.

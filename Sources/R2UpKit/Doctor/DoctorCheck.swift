@@ -1,0 +1,104 @@
+import Foundation
+public import R2UpModel
+
+/// The result of one `r2up doctor` check, as one line for people.
+public struct DoctorCheck: Sendable, Equatable {
+    /// The checks, in the order doctor runs them.
+    public enum Kind: String, Sendable, Equatable, CaseIterable {
+        case config, credentials, endpoint, tls = "TLS", bucket, write, clock, clipboard, database
+
+        /// What a failure of this check means for the exit status (DESIGN §3).
+        var failureStatus: ExitStatus {
+            switch self {
+            case .database: .storeFailure
+            case .clipboard: .success
+            default: .configuration
+            }
+        }
+    }
+
+    public enum Outcome: String, Sendable, Equatable {
+        /// It works.
+        case pass
+        /// It works, but something deserves attention; the exit status stays 0.
+        case warning
+        /// It does not work.
+        case fail
+        /// Not run: a check it needs failed, or it does not apply (TLS on plain HTTP).
+        case skipped
+    }
+
+    public var kind: Kind
+    public var outcome: Outcome
+    /// What was found (pass, warning, skipped) or what is wrong (fail). Never holds a secret.
+    public var detail: String
+    /// What to do about a failure or warning.
+    public var advice: String?
+
+    public init(_ kind: Kind, _ outcome: Outcome, _ detail: String, advice: String? = nil) {
+        self.kind = kind
+        self.outcome = outcome
+        self.detail = detail
+        self.advice = advice
+    }
+
+    static func pass(_ kind: Kind, _ detail: String) -> DoctorCheck { DoctorCheck(kind, .pass, detail) }
+    static func fail(_ kind: Kind, _ detail: String, _ advice: String?) -> DoctorCheck {
+        DoctorCheck(kind, .fail, detail, advice: advice)
+    }
+    static func warning(_ kind: Kind, _ detail: String, _ advice: String?) -> DoctorCheck {
+        DoctorCheck(kind, .warning, detail, advice: advice)
+    }
+    static func skipped(_ kind: Kind, because failed: Kind) -> DoctorCheck {
+        DoctorCheck(kind, .skipped, "skipped (the \(failed.rawValue) check did not pass)")
+    }
+
+    /// `✓ endpoint: http://127.0.0.1:8333 answered (HTTP 403)`, `✗ bucket: … — check …`;
+    /// `ok`, `FAIL`, `WARN` and `skip` in place of the glyphs on an ASCII terminal.
+    public func line(style: TerminalStyle) -> String {
+        let mark: String
+        let colour: IconColour
+        switch outcome {
+        case .pass: (mark, colour) = (style.ascii ? "ok" : "✓", .green)
+        case .warning: (mark, colour) = (style.ascii ? "WARN" : "!", .orange)
+        case .fail: (mark, colour) = (style.ascii ? "FAIL" : "✗", .red)
+        case .skipped: (mark, colour) = (style.ascii ? "skip" : "-", .secondary)
+        }
+        var text = "\(style.paint(mark, colour)) \(kind.rawValue): \(TextColumns.printable(detail))"
+        if let advice, outcome == .fail || outcome == .warning {
+            text += (style.ascii ? " -- " : " — ") + TextColumns.printable(advice)
+        }
+        return style.ascii ? Self.asciiOnly(text) : text
+    }
+
+    /// Replaces the few non-ASCII characters doctor's own texts use.
+    static func asciiOnly(_ text: String) -> String {
+        text.replacingOccurrences(of: "…", with: "...").replacingOccurrences(of: "—", with: "--")
+    }
+}
+
+/// Every check doctor ran, and the exit status they add up to.
+public struct DoctorReport: Sendable, Equatable {
+    public var checks: [DoctorCheck]
+
+    public init(checks: [DoctorCheck]) { self.checks = checks }
+
+    /// 0 when nothing failed (warnings allowed); 3 when a configuration, credential,
+    /// endpoint, bucket or write check failed; else 5 when the database check failed.
+    public var status: ExitStatus {
+        let failed = checks.filter { $0.outcome == .fail }.map(\.kind.failureStatus)
+        if failed.contains(.configuration) { return .configuration }
+        if failed.contains(.storeFailure) { return .storeFailure }
+        return .success
+    }
+
+    /// `8 passed, 1 warning, 0 failed`, plus the skipped ones when there are any.
+    public var summary: String {
+        func count(_ outcome: DoctorCheck.Outcome) -> Int { checks.filter { $0.outcome == outcome }.count }
+        let warnings = count(.warning)
+        var text = "\(count(.pass)) passed, \(warnings) warning\(warnings == 1 ? "" : "s"), \(count(.fail)) failed"
+        let skipped = checks.filter { $0.outcome == .skipped && $0.detail.hasPrefix("skipped") }.count
+        if skipped > 0 { text += ", \(skipped) skipped" }
+        return text
+    }
+}

@@ -1,0 +1,248 @@
+import Foundation
+import R2UpModel
+public import R2UpStore
+public import R2UpTransfer
+
+/// What `pull` found for a name: the objects to fetch and the keys refused before any byte moved.
+public struct PullPlan: Sendable, Equatable {
+    public var items: [PullItem]
+    public var refused: [DownloadError]
+}
+
+/// One step of a pull, for progress lines.
+public enum PullEvent: Sendable {
+    case finished(DownloadOutcome)
+    case failed(key: String, DownloadError)
+}
+
+/// A finished pull.
+public struct PullSummary: Sendable {
+    public var outcomes: [DownloadOutcome] = []
+    public var failures: [(key: String, error: DownloadError)] = []
+
+    /// The line `pull` ends with on stderr: "Pulled 2 files (16 MB); 1 identical skipped; 1 failed."
+    /// - Parameter refused: files refused before any download (counted as failed).
+    public func line(refused: Int) -> String {
+        let downloaded = outcomes.filter { $0.result == .downloaded }
+        let bytes = downloaded.reduce(Int64(0)) { $0 + $1.item.size }
+        var line = "Pulled \(downloaded.count) \(downloaded.count == 1 ? "file" : "files") (\(ByteCount.string(bytes)))"
+        let resumed = downloaded.reduce(Int64(0)) { $0 + $1.resumedBytes }
+        if resumed > 0 { line += ", \(ByteCount.string(resumed)) of it resumed from disk" }
+        let skipped = outcomes.count - downloaded.count
+        if skipped > 0 { line += "; \(skipped) identical skipped" }
+        let failed = failures.count + refused
+        if failed > 0 { line += "; \(failed) failed" }
+        return line + "."
+    }
+}
+
+/// The download side of r2up (seed 000's symmetry, seed 004's audio on demand): lists a key
+/// or a folder of keys and brings each object into a destination folder, recording each
+/// track's download state in the store.
+public final class Puller: Sendable {
+    public static let defaultPartSize: Int64 = 8 << 20
+
+    public let service: UploadService
+    let store: Store?
+    let downloader: ObjectDownloader
+    let concurrency: Int
+    /// Replace a local file even when it changed since r2up last moved it (`pull --overwrite`).
+    let overwrite: Bool
+
+    public init(service: UploadService, store: Store?, partSize: Int64 = Puller.defaultPartSize, overwrite: Bool = false) {
+        self.service = service
+        self.store = store
+        self.overwrite = overwrite
+        concurrency = service.options.concurrency
+        downloader = ObjectDownloader(
+            client: service.client, bucket: service.bucket, slots: TransferSlots(limit: service.options.concurrency),
+            partSize: partSize)
+    }
+
+    /// The objects `target` names: everything under it when it ends in `/` (or is empty), else the
+    /// object of that key, else the folder `target/`. Keys that cannot land safely are refused here.
+    public func plan(_ target: String) async throws(DownloadError) -> PullPlan {
+        if !target.isEmpty && !target.hasSuffix("/") {
+            let info: ObjectInfo?
+            do { info = try await service.client.headObject(bucket: service.bucket, key: target) } catch {
+                throw .s3(key: target, error)
+            }
+            if let info {
+                do {
+                    let relative = try DownloadPath.relativePath(key: target, prefix: nil)
+                    return PullPlan(
+                        items: [PullItem(key: target, size: info.size, etag: info.etag, lastModified: info.lastModified, relativePath: relative)],
+                        refused: [])
+                } catch {
+                    return PullPlan(items: [], refused: [error])
+                }
+            }
+        }
+        let prefix = target.isEmpty || target.hasSuffix("/") ? target : target + "/"
+        var plan = PullPlan(items: [], refused: [])
+        let listing: ObjectListing
+        do {
+            listing = try await service.client.listAllObjects(bucket: service.bucket, prefix: prefix)
+        } catch {
+            throw .s3(key: prefix, error)
+        }
+        do {
+            for object in listing.objects {
+                // A zero-byte "folder/" marker is not a file.
+                if object.key.hasSuffix("/") && object.size == 0 { continue }
+                do {
+                    let relative = try DownloadPath.relativePath(key: object.key, prefix: prefix)
+                    plan.items.append(
+                        PullItem(key: object.key, size: object.size, etag: object.etag, lastModified: object.lastModified, relativePath: relative))
+                } catch {
+                    plan.refused.append(error)
+                }
+            }
+        }
+        if plan.items.isEmpty && plan.refused.isEmpty { throw .notFound(target: target, bucket: service.bucket) }
+        return plan
+    }
+
+    /// The destination as an absolute folder, created when missing.
+    public static func prepareDestination(_ destination: String) throws(DownloadError) -> String {
+        let path = URL(fileURLWithPath: destination).standardizedFileURL.path
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else { throw .badDestination(path: path, reason: "is not a folder; give a folder to pull into") }
+            return path
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw .badDestination(path: path, reason: "cannot create the folder: \(DownloadPath.reason(error))")
+        }
+        return path
+    }
+
+    /// Pulls every item into `destination` (an absolute folder), several objects at once.
+    /// `progress`, when a display draws it, counts the objects and their bytes as they land.
+    public func run(
+        _ items: [PullItem], destination: String, progress: TransferProgress? = nil,
+        onEvent: @escaping @Sendable (PullEvent) -> Void = { _ in }
+    ) async -> PullSummary {
+        progress?.expect(files: items.count, bytes: items.reduce(0) { $0 + $1.size })
+        return await withTaskGroup(of: (String, Result<DownloadOutcome, DownloadError>).self) { group in
+            var summary = PullSummary()
+            var next = 0
+            func collect(_ result: (String, Result<DownloadOutcome, DownloadError>)) {
+                switch result.1 {
+                case .success(let outcome):
+                    summary.outcomes.append(outcome)
+                    onEvent(.finished(outcome))
+                case .failure(let error):
+                    summary.failures.append((result.0, error))
+                    onEvent(.failed(key: result.0, error))
+                }
+            }
+            while next < items.count || !group.isEmpty {
+                while next < items.count && next - summary.outcomes.count - summary.failures.count < concurrency {
+                    let item = items[next]
+                    next += 1
+                    group.addTask { (item.key, await self.pull(item, into: destination, progress: progress)) }
+                }
+                if let result = await group.next() { collect(result) }
+            }
+            return summary
+        }
+    }
+
+    /// Pulls a track whose download failed again, into the same file (`r2up retry`).
+    public func retry(_ track: TrackRecord) async -> Result<DownloadOutcome, DownloadError> {
+        guard let key = track.key else { return .failure(.notFound(target: track.path, bucket: service.bucket)) }
+        let cloud = CloudCopy(bucket: service.bucket, key: key, etag: track.etag)
+        let failure: DownloadError
+        do {
+            if let info = try await service.client.headObject(bucket: service.bucket, key: key) {
+                let item = PullItem(
+                    key: key, size: info.size, etag: info.etag, lastModified: info.lastModified,
+                    relativePath: (track.path as NSString).lastPathComponent)
+                return await pull(item, into: (track.path as NSString).deletingLastPathComponent)
+            }
+            failure = .notFound(target: key, bucket: service.bucket)
+        } catch {
+            failure = .s3(key: key, error)
+        }
+        _ = try? store?.failDownload(path: track.path, reason: failure.diagnosis.message, cloud: cloud)
+        return .failure(failure)
+    }
+
+    /// Pulls one object and records its download state (a store failure does not stop the download).
+    public func pull(
+        _ item: PullItem, into destination: String, progress: TransferProgress? = nil
+    ) async -> Result<DownloadOutcome, DownloadError> {
+        let cloud = CloudCopy(bucket: service.bucket, key: item.key, etag: item.etag)
+        let path: String
+        let id = UUID()
+        progress?.started(id: id, name: FilePath.name(item.key), size: item.size)
+        do { path = try DownloadPath.prepareFolder(for: item.relativePath, in: destination) } catch {
+            progress?.finished(id: id, size: item.size, succeeded: false)
+            return .failure(error)
+        }
+        if let refusal = refusal(toReplace: path, with: item) {
+            progress?.finished(id: id, size: item.size, succeeded: false)
+            return .failure(refusal)
+        }
+        _ = try? store?.beginDownload(path: path, size: item.size, cloud: cloud)
+        let result = await download(item, to: path, cloud: cloud, progress: progress.map { progress in
+            { @Sendable bytes in progress.sent(id, bytes: bytes) }
+        })
+        if case .success = result {
+            progress?.finished(id: id, size: item.size, succeeded: true)
+        } else {
+            progress?.finished(id: id, size: item.size, succeeded: false)
+        }
+        return result
+    }
+
+    private func download(
+        _ item: PullItem, to path: String, cloud: CloudCopy, progress: (@Sendable (Int64) -> Void)?
+    ) async -> Result<DownloadOutcome, DownloadError> {
+        do {
+            let outcome = try await downloader.download(item, to: path, onBytes: progress)
+            var info = stat()
+            if stat(path, &info) == 0 {
+                let mtime = info.mtimeNs
+                _ = try? store?.finishDownload(path: path, size: Int64(info.st_size), mtimeNs: mtime, cloud: cloud)
+            }
+            return .success(outcome)
+        } catch {
+            _ = try? store?.failDownload(path: path, reason: error.diagnosis.message, cloud: cloud)
+            return .failure(error)
+        }
+    }
+
+    /// Why the file at `path` must not be replaced by `item`, or nil. A file may be replaced when
+    /// there is none, when it is the object already (the download skips it), or when it is the
+    /// copy r2up last uploaded or downloaded there: the track's size and mtime, or, touched
+    /// since, the same bytes as the track's MD5 ETag. Anything else is the user's edit (or a
+    /// file r2up never wrote), kept unless `--overwrite`.
+    func refusal(toReplace path: String, with item: PullItem) -> DownloadError? {
+        guard !overwrite else { return nil }
+        var info = stat()
+        // No file, or no regular file (the download says what is wrong with that).
+        guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        let size = Int64(info.st_size)
+        let mtime = info.mtimeNs
+        let track = try? store?.track(path: path)
+        if let track, track.isInCloud, track.size == size, track.mtimeNs == mtime { return nil }
+        if (try? ObjectDownloader.isIdentical(path: path, item: item)) == true { return nil }
+        if let track, track.isInCloud, track.size == size, let etag = track.etag {
+            let recorded = PullItem(
+                key: track.key ?? "", size: track.size, etag: etag.trimmingCharacters(in: CharacterSet(charactersIn: "\"")),
+                lastModified: nil, relativePath: "")
+            if let md5 = recorded.plainMD5 {
+                let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+                if descriptor >= 0 {
+                    defer { close(descriptor) }
+                    if ObjectDownloader.md5Hex(descriptor: descriptor, length: size) == md5 { return nil }
+                }
+            }
+        }
+        return .localChanges(path: path)
+    }
+}

@@ -1,0 +1,37 @@
+public import Foundation
+public import R2UpModel
+public import R2UpStore
+
+/// Jobs named on a command line (`r2up retry`, `r2up queue cancel`): full ids or their
+/// first characters, as `r2up queue` prints them.
+public enum JobSelection {
+    /// The ids of the jobs among `candidates` that `texts` name, each exactly one.
+    /// - Parameter what: how the candidates are described in a message ("failed upload").
+    public static func match(_ texts: [String], in candidates: [UploadJob], what: String) throws(SelectionError) -> [UUID] {
+        var chosen: [UUID] = []
+        for text in texts {
+            let needle = text.lowercased()
+            let matches = candidates.filter { $0.id.uuidString.lowercased().hasPrefix(needle) }
+            guard !needle.isEmpty, matches.count == 1 else {
+                throw SelectionError(text: text, matches: needle.isEmpty ? 0 : matches.count, what: what)
+            }
+            if !chosen.contains(matches[0].id) { chosen.append(matches[0].id) }
+        }
+        return chosen
+    }
+}
+
+/// An id that names no job, or more than one.
+public struct SelectionError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var text: String
+    public var matches: Int
+    public var what: String
+
+    public var description: String {
+        matches == 0
+            ? "no \(what) has the id '\(text)'; see r2up queue"
+            : "the id '\(text)' matches \(matches) \(what)s; give more of it"
+    }
+
+    public var diagnosis: Diagnosis { Diagnosis(status: .badInput, message: description) }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import R2UpModel
+
+/// `--include` / `--exclude` globs (fnmatch(3) syntax: `*`, `?`, `[…]`).
+///
+/// A pattern with a `/` is matched against the whole path inside the folder, where `*`
+/// also crosses `/` ("Live/*" takes everything under Live); one without is matched
+/// against the file's name ("*.flac"). A file is taken when it matches an include (or
+/// none is given) and no exclude.
+public struct SyncFilter: Sendable, Equatable {
+    /// Partial downloads and temporary files that must never be published.
+    public static let defaultExcludes = ["*.part", "*.partial", "*.tmp", "*.crdownload", "*.download", "*~"]
+
+    public var includes: [String]
+    public var excludes: [String]
+    /// Off with --no-default-excludes, which also takes hidden files.
+    public let usesDefaultExcludes: Bool
+    private let includeMatchers: [Matcher]
+    private let excludeMatchers: [Matcher]
+
+    public init(includes: [String] = [], excludes: [String] = [], defaultExcludes: Bool = true) {
+        self.includes = includes.map(ObjectKey.nfc)
+        self.excludes = excludes.map(ObjectKey.nfc) + (defaultExcludes ? Self.defaultExcludes : [])
+        usesDefaultExcludes = defaultExcludes
+        includeMatchers = self.includes.map(Matcher.init)
+        excludeMatchers = self.excludes.map(Matcher.init)
+    }
+
+    /// Whether the file at `relativePath` (NFC, `/` separators) takes part in the sync.
+    public func accepts(_ relativePath: String) -> Bool {
+        let name = relativePath.lastIndex(of: "/").map { String(relativePath[relativePath.index(after: $0)...]) } ?? relativePath
+        if !includeMatchers.isEmpty && !includeMatchers.contains(where: { $0.matches(path: relativePath, name: name) }) {
+            return false
+        }
+        return !excludeMatchers.contains(where: { $0.matches(path: relativePath, name: name) })
+    }
+
+    /// Whether an exclude takes the folder at `relativePath` whole: its name matches a name
+    /// pattern, or a path pattern matches what lies under it ("lost+found/*", "lost+found").
+    public func excludesFolder(_ relativePath: String) -> Bool {
+        let name = relativePath.lastIndex(of: "/").map { String(relativePath[relativePath.index(after: $0)...]) } ?? relativePath
+        return excludeMatchers.contains { $0.matches(path: relativePath, name: name) || $0.matches(path: relativePath + "/x", name: name) }
+    }
+
+    public static func == (lhs: SyncFilter, rhs: SyncFilter) -> Bool {
+        lhs.includes == rhs.includes && lhs.excludes == rhs.excludes && lhs.usesDefaultExcludes == rhs.usesDefaultExcludes
+    }
+
+    /// Why `pattern` is not a glob fnmatch(3) reads as meant, or nil: an unclosed `[` or a
+    /// trailing `\` would silently match nothing.
+    public static func problem(_ pattern: String) -> String? {
+        if pattern.isEmpty { return "the pattern is empty" }
+        var bytes = Array(pattern.utf8)[...]
+        while let byte = bytes.popFirst() {
+            switch byte {
+            case UInt8(ascii: "\\"):
+                guard bytes.popFirst() != nil else { return "it ends with a lone '\\'" }
+            case UInt8(ascii: "["):
+                // A class: '!' or '^' may open it, ']' right after the opening is a member.
+                if bytes.first == UInt8(ascii: "!") || bytes.first == UInt8(ascii: "^") { bytes.removeFirst() }
+                if bytes.first == UInt8(ascii: "]") { bytes.removeFirst() }
+                guard let close = bytes.firstIndex(of: UInt8(ascii: "]")) else { return "'[' has no closing ']'" }
+                bytes = bytes[bytes.index(after: close)...]
+            default:
+                break
+            }
+        }
+        return nil
+    }
+
+    /// One glob, with a fast path for "*.ext" (the default excludes run on every file of a no-op sync).
+    private struct Matcher: Sendable {
+        let pattern: String
+        let onPath: Bool
+        /// The literal tail of a "*literal" pattern, as bytes.
+        let suffix: [UInt8]?
+
+        init(_ pattern: String) {
+            self.pattern = pattern
+            onPath = pattern.contains("/")
+            let tail = pattern.dropFirst()
+            let isSuffix = pattern.hasPrefix("*") && !tail.contains(where: { "*?[]\\".contains($0) })
+            suffix = isSuffix ? Array(tail.utf8) : nil
+        }
+
+        func matches(path: String, name: String) -> Bool {
+            let subject = onPath ? path : name
+            if let suffix {
+                return subject.utf8.count >= suffix.count && subject.utf8.suffix(suffix.count).elementsEqual(suffix)
+            }
+            return fnmatch(pattern, subject, 0) == 0
+        }
+    }
+}
+
+/// `--min-age` and friends: "10s", "500ms", "2m", "1h", "1d", or plain seconds.
+public enum SyncDuration {
+    public static func parse(_ text: String) -> Duration? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+        let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86400)]
+        var number = trimmed
+        var scale = 1.0
+        for (suffix, factor) in units where trimmed.hasSuffix(suffix) {
+            number = String(trimmed.dropLast(suffix.count))
+            scale = factor
+            break
+        }
+        guard let value = Double(number), value.isFinite else { return nil }
+        // Beyond ~292 million years the milliseconds would overflow Int64: clamped, for the caller's
+        // range check (which also refuses a negative duration, with the range in its message).
+        let milliseconds = (value * scale * 1000).rounded()
+        guard milliseconds < 9.0e18 else { return .seconds(Int64.max) }
+        guard milliseconds > -9.0e18 else { return .seconds(Int64.min) }
+        return .milliseconds(Int64(milliseconds))
+    }
+}

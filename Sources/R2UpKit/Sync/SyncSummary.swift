@@ -1,0 +1,154 @@
+public import Foundation
+public import R2UpModel
+
+/// A file a dry run would upload.
+public struct SyncPlannedFile: Sendable, Equatable, Codable {
+    public var path: String
+    public var key: String
+    public var size: Int64
+    public var reason: SyncReason
+    /// A move: the key copied from.
+    public var copyOf: String? = nil
+}
+
+/// What a sync did: one line for cron's mail, or an object with `--json`.
+public struct SyncSummary: Sendable, Equatable, Encodable {
+    public var dryRun = false
+    /// Uploaded and verified (with `--dry-run`: would be uploaded).
+    public var uploaded = 0
+    public var uploadedBytes: Int64 = 0
+    public var failed: Int { failures.count }
+    public var unchanged = 0
+    /// Too young, or changed between scan and upload: the next run takes them.
+    public var waiting = 0
+    /// Tracks that moved, their new keys made by a server-side copy (no byte sent).
+    public var copied = 0
+    /// The keys they were copied from (for `--delete-moved`).
+    var copiedFrom: [String] = []
+    /// Tracks that moved to a path with the same key (`--key-template`): nothing to copy.
+    public var renamed = 0
+    /// Old objects of moved tracks deleted (`--delete-moved`).
+    public var movedDeleted = 0
+    /// Local files removed after a verified upload (`--delete-after`).
+    public var deleted = 0
+    /// Objects with no local file, recorded as cloud only (`--verify-remote`).
+    public var cloudOnly = 0
+    /// Left out by `--include` / `--exclude` and the default excludes.
+    public var excluded = 0
+    public var seconds = 0.0
+    public var failures: [SyncFailure] = []
+    /// What the scan skipped: symbolic link loops, unreadable folders.
+    public var problems: [ScanProblem] = []
+    /// With `--dry-run`: the files that would be uploaded.
+    public var planned: [SyncPlannedFile] = []
+    /// Failed for good before: they wait for `r2up retry` (or a change of the file).
+    public var awaitingRetry = 0
+    /// Failed retryably before: they wait for their next attempt, the first at `nextRetryAt`.
+    public var retryLater = 0
+    public var nextRetryAt: Date?
+    /// Being uploaded by another live r2up.
+    public var heldElsewhere = 0
+    /// What stopped the run before its end (credentials, bucket, endpoint, clock, store).
+    public var stoppedBy: String?
+    /// Ctrl-C or SIGTERM.
+    public var interrupted = false
+    /// Queued and not done because the run stopped: the next run resumes them.
+    public var leftResumable = 0
+    /// DESIGN §3's exit code for the run.
+    public var exitCode: Int32 = 0
+    /// Files to look at again (too young, or changed under their upload): a watch does.
+    /// Not part of the JSON.
+    public var retryPaths: [String] = []
+
+    public init() {}
+
+    enum CodingKeys: String, CodingKey {
+        case dryRun, uploaded, uploadedBytes, copied, wouldCopy, renamed, movedDeleted, wouldUpload, wouldUploadBytes, failed, unchanged, waiting, deleted, cloudOnly, excluded, seconds
+        case failures, problems, planned, exitCode
+        case awaitingRetry, retryLater, nextRetryAt, heldElsewhere, stoppedBy, interrupted, leftResumable
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(dryRun, forKey: .dryRun)
+        // A dry run uploads nothing: what it would upload has a name of its own.
+        try c.encode(dryRun ? 0 : uploaded, forKey: .uploaded)
+        try c.encode(dryRun ? 0 : uploadedBytes, forKey: .uploadedBytes)
+        try c.encode(dryRun ? uploaded : 0, forKey: .wouldUpload)
+        try c.encode(dryRun ? uploadedBytes : 0, forKey: .wouldUploadBytes)
+        try c.encode(dryRun ? 0 : copied, forKey: .copied)
+        try c.encode(dryRun ? copied : 0, forKey: .wouldCopy)
+        try c.encode(renamed, forKey: .renamed)
+        try c.encode(movedDeleted, forKey: .movedDeleted)
+        try c.encode(failed, forKey: .failed)
+        try c.encode(unchanged, forKey: .unchanged)
+        try c.encode(waiting, forKey: .waiting)
+        try c.encode(deleted, forKey: .deleted)
+        try c.encode(cloudOnly, forKey: .cloudOnly)
+        try c.encode(excluded, forKey: .excluded)
+        try c.encode((seconds * 1000).rounded() / 1000, forKey: .seconds)
+        try c.encode(failures, forKey: .failures)
+        try c.encode(problems, forKey: .problems)
+        try c.encode(planned, forKey: .planned)
+        try c.encode(exitCode, forKey: .exitCode)
+        try c.encode(awaitingRetry, forKey: .awaitingRetry)
+        try c.encode(retryLater, forKey: .retryLater)
+        try c.encodeIfPresent(nextRetryAt, forKey: .nextRetryAt)
+        try c.encode(heldElsewhere, forKey: .heldElsewhere)
+        try c.encodeIfPresent(stoppedBy, forKey: .stoppedBy)
+        try c.encode(interrupted, forKey: .interrupted)
+        try c.encode(leftResumable, forKey: .leftResumable)
+    }
+
+    /// "sync: 12 uploaded (340 MB), 1 failed, 4,210 unchanged, 3 waiting (still being written) in 2.3 s"
+    public var line: String {
+        var parts = [
+            dryRun
+                ? "\(Self.count(uploaded)) to upload (\(ByteCount.string(uploadedBytes)))"
+                : "\(Self.count(uploaded)) uploaded (\(ByteCount.string(uploadedBytes)))"
+        ]
+        if copied > 0 {
+            parts.append(
+                dryRun ? "\(Self.count(copied)) to move (copy in the bucket)" : "\(Self.count(copied)) moved (copied in the bucket, 0 bytes sent)")
+        }
+        if renamed > 0 { parts.append("\(Self.count(renamed)) moved (same key)") }
+        if movedDeleted > 0 { parts.append("\(Self.count(movedDeleted)) old objects of moved tracks deleted") }
+        if deleted > 0 { parts.append("\(Self.count(deleted)) deleted locally") }
+        parts.append("\(Self.count(failed)) failed")
+        // A folder that could not be read fails the run (exit 1): the line says why.
+        let unread = problems.filter(\.unreadFolder).count
+        if unread > 0 { parts.append(unread == 1 ? "1 folder unreadable" : "\(Self.count(unread)) folders unreadable") }
+        parts.append("\(Self.count(unchanged)) unchanged")
+        parts.append("\(Self.count(waiting)) waiting (still being written)")
+        if cloudOnly > 0 { parts.append("\(Self.count(cloudOnly)) cloud only") }
+        if awaitingRetry > 0 { parts.append("\(Self.count(awaitingRetry)) failed before (waiting for r2up retry)") }
+        if retryLater > 0 {
+            let when = nextRetryAt.map { " from \(Self.clock($0))" } ?? ""
+            parts.append("\(Self.count(retryLater)) to retry later\(when)")
+        }
+        if heldElsewhere > 0 { parts.append("\(Self.count(heldElsewhere)) being uploaded by another r2up") }
+        if leftResumable > 0 { parts.append("\(Self.count(leftResumable)) left to resume") }
+        let tenths = (seconds * 10).rounded() / 10
+        return "sync\(dryRun ? " --dry-run" : ""): " + parts.joined(separator: ", ") + " in \(tenths) s"
+    }
+
+    /// "2026-11-24 06:30 UTC": cron mail is read anywhere.
+    static func clock(_ date: Date) -> String {
+        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday)) \(two(parts.tm_hour)):\(two(parts.tm_min)) UTC"
+    }
+
+    /// 4210 → "4,210", the same in every locale (cron logs are read by grep).
+    static func count(_ value: Int) -> String {
+        let digits = Array(String(value.magnitude))
+        var out = ""
+        for (index, digit) in digits.enumerated() {
+            if index > 0 && (digits.count - index) % 3 == 0 { out.append(",") }
+            out.append(digit)
+        }
+        return (value < 0 ? "-" : "") + out
+    }
+}

@@ -1,0 +1,29 @@
+/// Problems with settings, found before any upload starts (exit code 3).
+public enum ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+    case invalidEndpoint(String)
+    case missingEndpoint
+    case missingCredentials
+    case missingBucket
+    case unknownProfile(String)
+    case invalidFile(path: String, line: Int, reason: String)
+    case invalidValue(setting: String, value: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .invalidEndpoint(let text):
+            return "the endpoint '\(text)' is not an http(s) URL (scheme and host, no spaces, query or fragment); give one like https://ACCOUNT_ID.r2.cloudflarestorage.com"
+        case .missingEndpoint:
+            return "no endpoint is set; use --endpoint, R2UP_ENDPOINT or R2_ACCOUNT_ID"
+        case .missingCredentials:
+            return "no credentials found; set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY or a profile in ~/.aws/credentials"
+        case .missingBucket:
+            return "no bucket is set; use --bucket or R2UP_BUCKET"
+        case .unknownProfile(let name):
+            return "the profile '\(name)' is not in ~/.aws/config, ~/.aws/credentials or the r2up config"
+        case .invalidFile(let path, let line, let reason):
+            return "\(path) line \(line): \(reason)"
+        case .invalidValue(let setting, let value, let reason):
+            return "\(setting) '\(value)' is not valid: \(reason)"
+        }
+    }
+}

@@ -1,0 +1,179 @@
+internal import GRDB
+
+/// The database schema as a list of migrations.
+///
+/// Rules (GRDB's Migrations guide): a migration is never edited once it has shipped;
+/// a change is a new migration appended at the end. Migrations are plain SQL with
+/// string names, so they do not drift when Swift types change. DESIGN §4 names the
+/// tables in the plural (`tracks`, `jobs`, `parts`, `history`) and so does r2up.
+enum Schema {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1", migrate: v1)
+        migrator.registerMigration("v2", migrate: v2)
+        migrator.registerMigration("v3-leases", migrate: v3Leases)
+        migrator.registerMigration("v4-deletions", migrate: v4Deletions)
+        migrator.registerMigration("v5-audio", migrate: v5Audio)
+        migrator.registerMigration("v6-track-keys", migrate: v6TrackKeys)
+        migrator.registerMigration("v7-track-moves", migrate: v7TrackMoves)
+        return migrator
+    }
+
+    /// The first schema: the four tables.
+    private static func v1(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE tracks (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                path TEXT NOT NULL UNIQUE,
+                size INTEGER NOT NULL,
+                mtimeNs INTEGER NOT NULL,
+                uploadState TEXT NOT NULL DEFAULT 'none',
+                downloadState TEXT NOT NULL DEFAULT 'none',
+                bucket TEXT,
+                "key" TEXT,
+                etag TEXT,
+                lastError TEXT,
+                updatedAt TEXT NOT NULL
+            );
+            CREATE TABLE jobs (
+                id TEXT PRIMARY KEY NOT NULL,
+                path TEXT NOT NULL,
+                bucket TEXT NOT NULL,
+                "key" TEXT NOT NULL,
+                contentType TEXT NOT NULL,
+                length INTEGER NOT NULL,
+                mtimeNs INTEGER NOT NULL,
+                state TEXT NOT NULL,
+                uploadID TEXT,
+                partSize INTEGER,
+                attempts INTEGER NOT NULL DEFAULT 0,
+                nextAttemptAt TEXT,
+                lastError TEXT,
+                bytesSent INTEGER NOT NULL DEFAULT 0,
+                createdAt TEXT NOT NULL,
+                updatedAt TEXT NOT NULL
+            );
+            CREATE INDEX jobs_on_state ON jobs(state);
+            CREATE TABLE parts (
+                jobID TEXT NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+                partNumber INTEGER NOT NULL,
+                size INTEGER NOT NULL,
+                etag TEXT NOT NULL,
+                checksum TEXT,
+                PRIMARY KEY (jobID, partNumber)
+            ) WITHOUT ROWID;
+            CREATE TABLE history (
+                id TEXT PRIMARY KEY NOT NULL,
+                fileName TEXT NOT NULL,
+                fileSize INTEGER NOT NULL,
+                r2Key TEXT NOT NULL,
+                uploadDate TEXT NOT NULL,
+                publicURL TEXT NOT NULL,
+                bucket TEXT NOT NULL,
+                etag TEXT
+            );
+            """)
+    }
+
+    /// Indexes for the history views and job lookups, and history made append-only.
+    private static func v2(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE INDEX history_on_uploadDate ON history(uploadDate DESC);
+            CREATE INDEX history_on_r2Key ON history(r2Key);
+            CREATE INDEX history_on_fileName ON history(fileName);
+            CREATE INDEX jobs_on_target ON jobs(path, bucket, "key");
+            CREATE TRIGGER history_is_immutable BEFORE UPDATE ON history
+            BEGIN
+                SELECT RAISE(ABORT, 'history rows are immutable');
+            END;
+            """)
+    }
+
+    /// Job leases (who works on a job, DESIGN §5) and the multipart uploads r2up gave up on
+    /// but could not abort yet: each run tries those again.
+    private static func v3Leases(_ db: Database) throws {
+        try db.execute(sql: """
+            ALTER TABLE jobs ADD COLUMN ownerPID INTEGER;
+            ALTER TABLE jobs ADD COLUMN ownerStartTime INTEGER;
+            ALTER TABLE jobs ADD COLUMN heartbeatAt TEXT;
+            CREATE INDEX jobs_on_owner ON jobs(ownerPID) WHERE ownerPID IS NOT NULL;
+            CREATE TABLE abandonedUploads (
+                bucket TEXT NOT NULL,
+                "key" TEXT NOT NULL,
+                uploadID TEXT NOT NULL,
+                attempts INTEGER NOT NULL DEFAULT 0,
+                lastError TEXT,
+                createdAt TEXT NOT NULL,
+                PRIMARY KEY (bucket, "key", uploadID)
+            ) WITHOUT ROWID;
+            """)
+    }
+
+    /// `r2up rm`: objects deleted, so the (immutable) history rows can say so.
+    private static func v4Deletions(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE deletions (
+                bucket TEXT NOT NULL,
+                "key" TEXT NOT NULL,
+                deletedAt TEXT NOT NULL
+            );
+            CREATE INDEX deletions_on_target ON deletions(bucket, "key");
+            """)
+    }
+
+    /// Audio tags on tracks (DESIGN §12), with the size and mtime of the file they were read
+    /// from: tags are read again when the file changes. NULL `tagsSize`: never read.
+    /// `catalog_objects`: what a HEAD told of each object `catalog publish` saw, kept while the
+    /// object keeps its ETag, so a republish HEADs only new or changed objects.
+    private static func v5Audio(_ db: Database) throws {
+        try db.execute(sql: """
+            ALTER TABLE tracks ADD COLUMN title TEXT;
+            ALTER TABLE tracks ADD COLUMN artist TEXT;
+            ALTER TABLE tracks ADD COLUMN albumArtist TEXT;
+            ALTER TABLE tracks ADD COLUMN album TEXT;
+            ALTER TABLE tracks ADD COLUMN year INTEGER;
+            ALTER TABLE tracks ADD COLUMN trackNumber INTEGER;
+            ALTER TABLE tracks ADD COLUMN discNumber INTEGER;
+            ALTER TABLE tracks ADD COLUMN durationMs INTEGER;
+            ALTER TABLE tracks ADD COLUMN bitrateKbps INTEGER;
+            ALTER TABLE tracks ADD COLUMN sampleRate INTEGER;
+            ALTER TABLE tracks ADD COLUMN channels INTEGER;
+            ALTER TABLE tracks ADD COLUMN tagsSize INTEGER;
+            ALTER TABLE tracks ADD COLUMN tagsMtimeNs INTEGER;
+            CREATE TABLE catalog_objects (
+                bucket TEXT NOT NULL,
+                "key" TEXT NOT NULL,
+                etag TEXT NOT NULL,
+                size INTEGER NOT NULL,
+                contentType TEXT,
+                lastModified REAL,
+                metadata TEXT NOT NULL,
+                PRIMARY KEY (bucket, "key")
+            ) WITHOUT ROWID;
+            """)
+    }
+
+    /// Which track holds each key (issue 14): enqueue asks it for every file before sending,
+    /// so an upload never replaces another track's object.
+    private static func v6TrackKeys(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE INDEX tracks_on_key ON tracks(bucket, "key") WHERE "key" IS NOT NULL;
+            """)
+    }
+
+    /// A track follows its file (issue 14, DESIGN §10): the device and inode its file had, and
+    /// the content digest its upload computed (`ContentDigest`), to recognise it moved. A job
+    /// may be a server-side copy of an object (`copySourceKey`), carrying the digest its track
+    /// keeps; a history row made by a copy names the key it was copied from.
+    private static func v7TrackMoves(_ db: Database) throws {
+        try db.execute(sql: """
+            ALTER TABLE tracks ADD COLUMN device INTEGER;
+            ALTER TABLE tracks ADD COLUMN inode INTEGER;
+            ALTER TABLE tracks ADD COLUMN digest TEXT;
+            ALTER TABLE jobs ADD COLUMN copySourceKey TEXT;
+            ALTER TABLE jobs ADD COLUMN copySourceETag TEXT;
+            ALTER TABLE jobs ADD COLUMN digest TEXT;
+            ALTER TABLE history ADD COLUMN copiedFrom TEXT;
+            """)
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+internal import GRDB
+import R2UpModel
+
+extension Store {
+    /// The track at `path`, if r2up knows it.
+    public func track(path: String) throws(StoreError) -> TrackRecord? {
+        try read { db in try Self.fetchTrack(db, path: path) }
+    }
+
+    /// Records a queued file's size and mtime on its track (created when new); an uploaded
+    /// track is no longer "uploaded". One cached statement: a push or sync queues thousands.
+    /// With `onlyIfChanged` (push) a track whose size and mtime are the same is left as it is;
+    /// sync queues such a file only when its cloud copy is missing, so there it goes back to
+    /// "none" too.
+    static func noteTrackFile(
+        _ db: Database, path: String, size: Int64, mtimeNs: Int64, at time: Date, onlyIfChanged: Bool
+    ) throws {
+        try db.cachedStatement(sql: """
+            INSERT INTO tracks (path, size, mtimeNs, updatedAt) VALUES (?, ?, ?, ?)
+            ON CONFLICT(path) DO UPDATE SET size = excluded.size, mtimeNs = excluded.mtimeNs,
+                uploadState = CASE WHEN uploadState = 'uploaded' THEN 'none' ELSE uploadState END,
+                updatedAt = excluded.updatedAt
+            """ + (onlyIfChanged ? " WHERE size != excluded.size OR mtimeNs != excluded.mtimeNs" : ""))
+            .execute(arguments: [path, size, mtimeNs, StoreDate.text(time)])
+    }
+
+    /// The tracks in a folder and all its subfolders, by path.
+    public func tracks(under folder: String) throws(StoreError) -> [TrackRecord] {
+        var prefix = folder
+        while prefix.count > 1 && prefix.hasSuffix("/") { prefix.removeLast() }
+        if prefix == "/" { prefix = "" }
+        // A range on the UNIQUE(path) index: "dir/" ≤ path < "dir0" ('0' follows '/').
+        let low = prefix + "/"
+        let high = prefix + "0"
+        let time = now()
+        return try read { db in
+            var tracks = try TrackRecord.fetchAll(
+                db, sql: "SELECT * FROM tracks WHERE path >= ? AND path < ? ORDER BY path", arguments: [low, high])
+            for index in tracks.indices where tracks[index].uploadState == .uploading {
+                try Self.checkLiveness(db, &tracks[index], now: time)
+            }
+            return tracks
+        }
+    }
+
+    /// A track is uploading only while a live process works on its job; one whose run died
+    /// shows as interrupted (not uploaded; the next run resumes it), never uploading forever.
+    static func checkLiveness(_ db: Database, _ track: inout TrackRecord, now: Date) throws {
+        let jobs = try UploadJob.fetchAll(
+            db.cachedStatement(sql: "SELECT * FROM jobs WHERE path = ? AND state != 'completed'"), arguments: [track.path])
+        guard !jobs.contains(where: { $0.lease?.isLive(now: now) == true }) else { return }
+        track.uploadState = .none
+        track.interrupted = true
+    }
+
+    static func fetchTrack(_ db: Database, path: String) throws -> TrackRecord? {
+        try TrackRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM tracks WHERE path = ?"), arguments: [path])
+    }
+}
+
+extension TrackRecord {
+    mutating func setCloud(_ cloud: CloudCopy) {
+        bucket = cloud.bucket
+        key = cloud.key
+        etag = cloud.etag
+    }
+}

@@ -1,0 +1,395 @@
+import Foundation
+import SigV4
+import Synchronization
+public import R2UpModel
+
+/// Settings for moving one file's bytes.
+public struct UploadSettings: Sendable, Equatable {
+    /// Files up to this size go in one PUT (R2 bills a multipart upload at least three Class A operations).
+    public var multipartThreshold: Int64 = 8 << 20
+    public var partSize: Int64 = 8 << 20
+    /// Attempts per request inside this run before the failure is handed back.
+    public var maxAttempts = 5
+    /// Leave a failed multipart upload on the server: the caller (the upload queue, whose job
+    /// state machine decides) resumes or aborts it. Off, a failure aborts it at once.
+    public var keepPartsOnFailure = false
+    /// The checksum each PUT and part carries; nil picks the endpoint's default (`IntegrityCheck.defaultCheck`).
+    public var integrityCheck: IntegrityCheck?
+    /// HEAD a single-PUT object after upload: true always, false never, nil (the default) only
+    /// when the server is not known to verify the checksum the PUT carried (`ServerProfile`).
+    /// Without the HEAD the server-verified checksum, the 2xx reply and its ETag (equal to the
+    /// MD5 when one was sent) are the proof, saving a request per file.
+    /// A multipart upload is always checked with a HEAD: its completion can fail inside a 200.
+    public var headAfterPut: Bool?
+    /// Server-side copies (a moved track) above this size go as UploadPartCopy in equal parts:
+    /// S3 and R2 refuse a CopyObject of more than 5 GiB.
+    public var copyThreshold: Int64 = 5 << 30
+    /// The part size of such a copy (raised when 10,000 parts would not cover the object).
+    public var copyPartSize: Int64 = 512 << 20
+
+    public init() {}
+}
+
+/// What a finished upload left in the bucket.
+public struct UploadOutcome: Sendable, Equatable {
+    public var bucket: String
+    public var key: String
+    public var etag: String
+    public var size: Int64
+    /// Bytes put on the wire in this run, retries included.
+    public var bytesSent: Int64
+    public var partCount: Int
+    public var multipart: Bool
+    /// Parts found already uploaded by an earlier run and not sent again.
+    public var partsResumed: Int
+    /// The content digest of what was stored (`ContentDigest`), when its checksums are known.
+    public var digest: String? = nil
+}
+
+/// Where an interrupted multipart upload stood: the upload id, its fixed part size and the parts done.
+public struct MultipartCheckpoint: Sendable, Equatable {
+    public var uploadID: String
+    public var partSize: Int64
+    public var parts: [UploadedPart]
+
+    public init(uploadID: String, partSize: Int64, parts: [UploadedPart]) {
+        self.uploadID = uploadID
+        self.partSize = partSize
+        self.parts = parts
+    }
+}
+
+/// Told about each step of an upload so the job's state machine follows it and a crash can
+/// be resumed; the upload queue implements it. `progress` is called on the transfer thread
+/// and must not block; the others may wait for the store, never on that thread.
+public protocol UploadJournal: Sendable {
+    /// CreateMultipartUpload answered.
+    func multipartStarted(uploadID: String, partSize: Int64) async throws(JournalError)
+    /// A part reached the server.
+    func partFinished(_ part: UploadedPart, checksum: PayloadChecksum) async throws(JournalError)
+    /// The whole body reached the server (the PUT answered with `etag`, or every part did:
+    /// nil); completing and checking the object come next.
+    func bodySent(etag: String?) async throws(JournalError)
+    func progress(bytesSent: Int64)
+    /// Whether an object found at the key with this file's bytes may be taken for an earlier
+    /// try's upload whose reply was lost: not when another track's upload is there.
+    var mayAdoptObjectAtKey: Bool { get }
+}
+
+extension UploadJournal {
+    public var mayAdoptObjectAtKey: Bool { true }
+}
+
+/// Uploads one file: a single PUT or a multipart upload, each request carrying
+/// a checksum the server verifies (`ServerProfile`); a HEAD checks the result where it does not.
+public struct FileUploader: Sendable {
+    public let client: S3Client
+    public let settings: UploadSettings
+    public let slots: TransferSlots
+    public let retry: RequestRetryPolicy
+    /// Which server answered, learnt from the first reply's `Server` header and shared by copies.
+    public let profile: ServerProfileCache
+
+    /// The checksum requests carry: the configured one, else the endpoint's default.
+    var check: IntegrityCheck { settings.integrityCheck ?? IntegrityCheck.defaultCheck(for: client.endpoint) }
+
+    public init(
+        client: S3Client, settings: UploadSettings, slots: TransferSlots, retry: RequestRetryPolicy = RequestRetryPolicy(),
+        profile: ServerProfileCache = ServerProfileCache()
+    ) {
+        self.client = client
+        self.settings = settings
+        self.slots = slots
+        self.retry = retry
+        self.profile = profile
+    }
+
+    /// Uploads `file` to `bucket`/`key`. `checkpoint` resumes an earlier multipart upload.
+    /// `condition` is what the key must hold for the write to replace it (nil: anything).
+    public func upload(
+        _ file: LocalFile, bucket: String, key: String, attributes: ObjectAttributes,
+        checkpoint: MultipartCheckpoint? = nil, journal: (any UploadJournal)? = nil, condition: WriteCondition? = nil
+    ) async throws(UploadError) -> UploadOutcome {
+        let key = try ObjectKey.validated(key)
+        if file.size <= settings.multipartThreshold && checkpoint == nil {
+            return try await putWhole(
+                file, bucket: bucket, key: key, attributes: attributes, journal: journal, condition: condition)
+        }
+        return try await MultipartUpload(
+            uploader: self, file: file, bucket: bucket, key: key, attributes: attributes, journal: journal,
+            condition: condition
+        ).run(checkpoint: checkpoint)
+    }
+
+    /// Sends `write` with `condition`. Where the server is not known to honour it on this
+    /// request (or the condition cannot be a header), a HEAD checks it first. The track's own
+    /// object deleted behind r2up's back (an `If-Match` that finds nothing) is written again
+    /// with `If-None-Match: *`: restoring it replaces nothing.
+    /// - Parameter adopting: for a key that must be empty, what an object the HEAD finds there
+    ///   stands for when it is an earlier try's write whose reply was lost (nil: a conflict).
+    func conditioned<T: Sendable>(
+        _ condition: WriteCondition?, bucket: String, key: String, multipart: Bool, copy: Bool = false,
+        adopting: ((ObjectInfo) async -> T?)? = nil, _ write: (WriteCondition?) async throws(UploadError) -> T
+    ) async throws(UploadError) -> T {
+        guard let condition else { return try await write(nil) }
+        let known = profile.value ?? ServerProfile.identify(endpoint: client.endpoint, serverHeader: nil)
+        let honoured = copy ? known.honoursOnCopy(condition) : known.honours(condition, multipart: multipart)
+        if condition.header == nil || !honoured {
+            switch await head(bucket: bucket, key: key) {
+            case .unknown:
+                break  // HEAD not allowed: the write itself carries the condition and says what is wrong
+            case .missing:
+                return try await write(.absent)
+            case .found(let info):
+                switch condition {
+                case .absent:
+                    if let adopted = await adopting?(info) { return adopted }
+                    throw .keyConflict(key: key, reason: "already holds an object (ETag \(info.etag))")
+                case .etag(let etag) where info.etag != etag:
+                    throw .keyConflict(
+                        key: key, reason: "holds ETag \(info.etag), not \(etag) that r2up wrote: it changed behind r2up's back")
+                case .etag:
+                    break
+                }
+            }
+        }
+        do {
+            return try await write(condition)
+        } catch .keyConflict(let conflictKey, let reason) {
+            guard case .etag = condition, case .missing = await head(bucket: bucket, key: key) else {
+                throw .keyConflict(key: conflictKey, reason: reason)
+            }
+            return try await write(.absent)
+        }
+    }
+
+    enum Presence { case found(ObjectInfo), missing, unknown }
+
+    /// Whether the object is this file as it is (size and MD5 ETag): what an earlier attempt
+    /// whose reply was lost stored.
+    private static func isOwnObject(_ info: ObjectInfo, _ file: LocalFile) -> Bool {
+        guard info.size == file.size, Self.isHexMD5(info.etag), let md5 = try? file.md5Base64(offset: 0, length: file.size)
+        else { return false }
+        return Self.etag(info.etag, isMD5: md5)
+    }
+
+    /// HEAD of the key; `unknown` when it cannot tell (a write-only token, a HEAD that fails):
+    /// then the write itself carries the condition, and its answer says what is wrong.
+    func head(bucket: String, key: String) async -> Presence {
+        do {
+            let info = try await withRetries("HEAD \(key)") { () throws(UploadError) -> ObjectInfo? in
+                do { return try await client.headObject(bucket: bucket, key: key) } catch { throw .s3(S3ClientError(error)) }
+            }
+            return info.map(Presence.found) ?? .missing
+        } catch {
+            return .unknown
+        }
+    }
+
+    /// A 412 PreconditionFailed: the condition failed, the object is not replaced.
+    static func conflict(_ error: S3ClientError, key: String, condition: WriteCondition?) -> UploadError {
+        guard case .service(let failure) = error, failure.status == 412, let condition else { return .s3(error) }
+        switch condition {
+        case .absent:
+            return .keyConflict(key: key, reason: "already holds an object (412 PreconditionFailed)")
+        case .etag(let etag):
+            return .keyConflict(
+                key: key, reason: "no longer holds ETag \(etag) that r2up wrote: it changed behind r2up's back (412 PreconditionFailed)")
+        }
+    }
+
+    private func putWhole(
+        _ file: LocalFile, bucket: String, key: String, attributes: ObjectAttributes, journal: (any UploadJournal)?,
+        condition: WriteCondition?
+    ) async throws(UploadError) -> UploadOutcome {
+        let checksum = try check.checksum(of: file, offset: 0, length: file.size)
+        let sent = ByteCounter()
+        var retrying = false
+        // A stored object that does not match (after a second HEAD) is uploaded once more before the job fails.
+        var uploads = 0
+        var condition = condition
+        while true {
+            uploads += 1
+            let reply = try await putOnce(
+                file, bucket: bucket, key: key, attributes: attributes, checksum: checksum, sent: sent, retrying: &retrying,
+                journal: journal, condition: condition)
+            let etag = reply.etag
+            // Sent again below, the key holds what this PUT stored: that is what must be replaced.
+            if condition != nil, !etag.isEmpty { condition = .etag(etag) }
+            let profile = ServerProfile.identify(endpoint: client.endpoint, serverHeader: reply.server)
+            if reply.server != nil || profile != .unknown { self.profile.learn(profile) }
+            do throws(UploadError) {
+                // Where a single-PUT ETag is the hex MD5 of the stored bytes, it must match the MD5 r2up sent.
+                if profile.singlePutETagIsMD5, case .md5(let sentMD5) = checksum, let md5 = Self.hex(base64: sentMD5),
+                    Self.isHexMD5(etag), etag.lowercased() != md5
+                {
+                    throw .verificationFailed(key: key, reason: "its ETag is \(etag), the MD5 of the bytes sent is \(md5)")
+                }
+                do { try await journal?.bodySent(etag: etag) } catch { throw .store(error) }
+                if settings.headAfterPut ?? !profile.verifies(checksum.check) {
+                    try await verify(bucket: bucket, key: key, size: file.size, etag: etag)
+                }
+            } catch .verificationFailed where uploads < 2 {
+                continue
+            }
+            return UploadOutcome(
+                bucket: bucket, key: key, etag: etag, size: file.size, bytesSent: sent.value, partCount: 1,
+                multipart: false, partsResumed: 0, digest: ContentDigest.whole(checksum))
+        }
+    }
+
+    /// One PUT of the whole file, with request retries; the file must not have moved since it was hashed.
+    private func putOnce(
+        _ file: LocalFile, bucket: String, key: String, attributes: ObjectAttributes, checksum: PayloadChecksum,
+        sent: ByteCounter, retrying: inout Bool, journal: (any UploadJournal)?, condition: WriteCondition?
+    ) async throws(UploadError) -> PutReply {
+        // An object with this file's size and MD5 at a key that must be empty is an earlier try's
+        // PUT whose reply was lost (a retry, Ctrl-C or kill -9 before its record): nothing is sent
+        // again. Never another track's upload, though it held the same bytes.
+        let own: ((ObjectInfo) async -> PutReply?)? =
+            journal?.mayAdoptObjectAtKey ?? true
+            ? { info in Self.isOwnObject(info, file) ? PutReply(etag: info.etag, server: nil, adopted: true) : nil } : nil
+        let reply = try await conditioned(condition, bucket: bucket, key: key, multipart: false, adopting: own) {
+            (condition) throws(UploadError) -> PutReply in
+            try await withRetries("PUT \(key)") { () throws(UploadError) -> PutReply in
+            // Opened and hashed a moment ago; a retry comes later, when the file may have moved.
+            if retrying { guard file.isUnchanged() else { throw file.changeError } }
+            retrying = true
+            let body = RequestBody.file(FileSlice(descriptor: file.descriptor, offset: 0, length: file.size))
+            return try await slots.withTypedSlot { () throws(UploadError) -> PutReply in
+                do {
+                    let reply = try await client.putObjectReply(
+                        bucket: bucket, key: key, body: body, checksum: checksum, attributes: attributes,
+                        condition: condition, onProgress: { journal?.progress(bytesSent: $0) })
+                    sent.add(file.size)
+                    return reply
+                } catch {
+                    let failure = S3ClientError(error)
+                    // The condition refused the write: the object there may be this file's, stored
+                    // by an attempt whose reply was lost. The HEAD is retried like any request.
+                    if condition != nil, case .service(let refused) = failure, refused.status == 412,
+                        case .found(let info) = await head(bucket: bucket, key: key), let adopted = await own?(info)
+                    {
+                        sent.add(file.size)
+                        return adopted
+                    }
+                    throw Self.conflict(failure, key: key, condition: condition)
+                }
+            }
+            }
+        }
+        // The bytes were hashed before sending; the file moved on since (edited, deleted, moved).
+        guard file.isUnchanged() else {
+            // Over an object the key held (the track's earlier upload, or --overwrite), withdrawing
+            // this one would lose that too. Where the server checked the body against the hash, it
+            // stored the file as it was read, whole: a version, not a torn object, and it stands.
+            // The track then shows the file changed since upload, or gone (cloud only).
+            if !reply.adopted, condition != .absent, Self.storedAsHashed(reply, checksum: checksum, endpoint: client.endpoint) {
+                return reply
+            }
+            // A key that was empty is left empty: the file goes up whole on the next run. Elsewhere
+            // what was stored may be torn. An object an earlier try stored is left as it is: this
+            // run did not write it.
+            if !reply.adopted { try? await deleteQuietly(bucket: bucket, key: key) }
+            throw file.changeError
+        }
+        return reply
+    }
+
+    /// Whether the server refuses a body that does not match `checksum` (`ServerProfile`), or
+    /// its ETag is the MD5 r2up hashed: the object is exactly the bytes hashed before sending.
+    static func storedAsHashed(_ reply: PutReply, checksum: PayloadChecksum, endpoint: S3Endpoint) -> Bool {
+        let profile = ServerProfile.identify(endpoint: endpoint, serverHeader: reply.server)
+        if profile.verifies(checksum.check) { return true }
+        guard profile.singlePutETagIsMD5, case .md5(let sent) = checksum else { return false }
+        return etag(reply.etag, isMD5: sent)
+    }
+
+    /// Whether `etag` is the hex form of the base64 MD5 `md5` (any case).
+    static func etag(_ etag: String, isMD5 md5: String) -> Bool {
+        hex(base64: md5).map { $0 == etag.lowercased() } ?? false
+    }
+
+    static func isHexMD5(_ text: String) -> Bool {
+        text.utf8.count == 32 && text.utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 | 0x20 >= 97 && $0 | 0x20 <= 102) }
+    }
+
+    static func hex(base64: String) -> String? {
+        guard let bytes = Data(base64Encoded: base64) else { return nil }
+        return bytes.map { String(format: "%02x", $0) }.joined()
+    }
+
+    private func deleteQuietly(bucket: String, key: String) async throws(UploadError) {
+        do { try await client.deleteObject(bucket: bucket, key: key) } catch { throw .s3(S3ClientError(error)) }
+    }
+
+    /// HEAD the finished object: it must exist with the size sent (and the ETag the PUT returned).
+    /// A mismatch is looked at once more after a moment (a replica may lag) before it counts.
+    func verify(bucket: String, key: String, size: Int64, etag: String?) async throws(UploadError) {
+        do throws(UploadError) {
+            try await verifyOnce(bucket: bucket, key: key, size: size, etag: etag)
+        } catch .verificationFailed {
+            try? await Task.sleep(for: .milliseconds(250))
+            try await verifyOnce(bucket: bucket, key: key, size: size, etag: etag)
+        }
+    }
+
+    private func verifyOnce(bucket: String, key: String, size: Int64, etag: String?) async throws(UploadError) {
+        let info = try await withRetries("HEAD \(key)") { () throws(UploadError) -> ObjectInfo? in
+            do { return try await client.headObject(bucket: bucket, key: key) } catch { throw .s3(S3ClientError(error)) }
+        }
+        guard let info else { throw .verificationFailed(key: key, reason: "the object is missing after upload") }
+        guard info.size == size else {
+            throw .verificationFailed(key: key, reason: "its size is \(info.size) bytes, \(size) were sent")
+        }
+        if let etag, !etag.isEmpty, !info.etag.isEmpty, info.etag != etag {
+            throw .verificationFailed(key: key, reason: "its ETag is \(info.etag), the upload returned \(etag)")
+        }
+    }
+
+    /// Runs `operation`, retrying retryable failures with backoff and full jitter.
+    func withRetries<T: Sendable>(
+        _ what: String, _ operation: () async throws(UploadError) -> T
+    ) async throws(UploadError) -> T {
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                return try await operation()
+            } catch {
+                let kind = error.failureKind
+                guard attempt < settings.maxAttempts, let delay = retry.delayBeforeRetry(kind, attempt: attempt) else {
+                    throw error
+                }
+                try? await Task.sleep(for: delay)
+                if Task.isCancelled { throw error }
+            }
+        }
+    }
+}
+
+/// The server profile learnt from a reply, shared by the uploads of a run.
+public final class ServerProfileCache: Sendable {
+    private let state = Mutex<ServerProfile?>(nil)
+
+    public init() {}
+
+    var value: ServerProfile? { state.withLock { $0 } }
+    func learn(_ profile: ServerProfile) { state.withLock { $0 = profile } }
+}
+
+/// A thread-safe running total.
+final class ByteCounter: Sendable {
+    private let total = Mutex<Int64>(0)
+    func add(_ count: Int64) { total.withLock { $0 += count } }
+    var value: Int64 { total.withLock { $0 } }
+}
+
+extension TransferSlots {
+    /// `withSlot` for typed throws.
+    func withTypedSlot<T: Sendable>(_ body: () async throws(UploadError) -> T) async throws(UploadError) -> T {
+        await acquire()
+        defer { release() }
+        return try await body()
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+public import R2UpModel
+
+extension FileUploader {
+    /// Makes `key` a server-side copy of `source` (a moved track's old object): no byte of the
+    /// file is sent. CopyObject up to `copyThreshold`, above it UploadPartCopy in equal parts.
+    /// The key is guarded like an upload's (`condition`), and the new object is checked with a
+    /// HEAD: the size recorded for the track, the ETag the copy answered, and, where the
+    /// source's ETag is a plain MD5, that same MD5 (the source did not change behind r2up).
+    /// - Parameters:
+    ///   - size: the size of the object at `source`, as the store recorded it.
+    ///   - sourceETag: the ETag the store recorded for `source`.
+    ///   - attributes: the new object's attributes, sent only by a multipart copy (CopyObject
+    ///     keeps the source's).
+    public func copy(
+        from source: CopySource, sourceETag: String?, size: Int64, to key: String, bucket: String,
+        attributes: ObjectAttributes, journal: (any UploadJournal)? = nil, condition: WriteCondition? = nil
+    ) async throws(UploadError) -> UploadOutcome {
+        let key = try ObjectKey.validated(key)
+        let multipart = size > settings.copyThreshold
+        let etag: String
+        if multipart {
+            etag = try await conditioned(condition, bucket: bucket, key: key, multipart: true) {
+                (condition) throws(UploadError) -> String in
+                try await copyInParts(from: source, size: size, to: key, bucket: bucket, attributes: attributes, condition: condition)
+            }
+        } else {
+            // An object with the source's size and plain MD5 ETag at a key that must be empty is an
+            // earlier try's copy whose reply was lost (a retry, Ctrl-C, kill -9): nothing is copied
+            // again. Never another track's upload, though it held the same bytes.
+            let own: ((ObjectInfo) async -> PutReply?)? =
+                journal?.mayAdoptObjectAtKey ?? true
+                ? { info in Self.isCopy(info, size: size, sourceETag: sourceETag) ? PutReply(etag: info.etag, server: nil) : nil }
+                : nil
+            let reply = try await conditioned(condition, bucket: bucket, key: key, multipart: false, copy: true, adopting: own) {
+                (condition) throws(UploadError) -> PutReply in
+                try await withRetries("COPY \(key)") { () throws(UploadError) -> PutReply in
+                    try await slots.withTypedSlot { () throws(UploadError) -> PutReply in
+                        do {
+                            return try await client.copyObject(bucket: bucket, key: key, source: source, condition: condition)
+                        } catch {
+                            let failure = S3ClientError(error)
+                            // The condition refused the copy: the object there may be this very copy.
+                            if condition != nil, case .service(let refused) = failure, refused.status == 412,
+                                case .found(let info) = await head(bucket: bucket, key: key), let adopted = await own?(info)
+                            {
+                                return adopted
+                            }
+                            throw Self.conflict(failure, key: key, condition: condition)
+                        }
+                    }
+                }
+            }
+            let profile = ServerProfile.identify(endpoint: client.endpoint, serverHeader: reply.server)
+            if reply.server != nil || profile != .unknown { self.profile.learn(profile) }
+            etag = reply.etag
+            // A plain copy keeps the content's MD5: another ETag means the source is not what r2up uploaded.
+            if let sourceETag, Self.isHexMD5(sourceETag), Self.isHexMD5(etag), etag.lowercased() != sourceETag.lowercased() {
+                throw .verificationFailed(
+                    key: key, reason: "the copy's ETag is \(etag), the object at '\(source.key)' that r2up uploaded had \(sourceETag)")
+            }
+        }
+        do { try await journal?.bodySent(etag: etag) } catch { throw .store(error) }
+        try await verify(bucket: bucket, key: key, size: size, etag: etag)
+        return UploadOutcome(
+            bucket: bucket, key: key, etag: etag, size: size, bytesSent: 0,
+            partCount: multipart ? ((try? CopyPartPlan(size: size, preferredPartSize: settings.copyPartSize))?.partCount ?? 1) : 1,
+            multipart: multipart, partsResumed: 0)
+    }
+
+    /// Whether the object is a copy of the source as recorded: its size and plain MD5 ETag.
+    private static func isCopy(_ info: ObjectInfo, size: Int64, sourceETag: String?) -> Bool {
+        guard let sourceETag, isHexMD5(sourceETag) else { return false }
+        return info.size == size && info.etag.lowercased() == sourceETag.lowercased()
+    }
+
+    /// Create, UploadPartCopy of each range, complete; a failure aborts the upload (a copy has
+    /// no bytes of the file to lose: the next try starts over).
+    private func copyInParts(
+        from source: CopySource, size: Int64, to key: String, bucket: String, attributes: ObjectAttributes,
+        condition: WriteCondition?
+    ) async throws(UploadError) -> String {
+        let plan = try CopyPartPlan(size: size, preferredPartSize: settings.copyPartSize)
+        let uploadID = try await withRetries("CREATE \(key)") { () throws(UploadError) -> String in
+            do {
+                return try await client.createMultipartUpload(bucket: bucket, key: key, attributes: attributes, check: .md5)
+            } catch { throw .s3(S3ClientError(error)) }
+        }
+        do throws(UploadError) {
+            var parts: [UploadedPart] = []
+            for number in 1...plan.partCount {
+                let range = plan.range(ofPart: number)
+                let etag = try await withRetries("COPY PART \(number) \(key)") { () throws(UploadError) -> String in
+                    try await slots.withTypedSlot { () throws(UploadError) -> String in
+                        do {
+                            return try await client.uploadPartCopy(
+                                bucket: bucket, key: key, uploadID: uploadID, partNumber: number, source: source, range: range)
+                        } catch { throw .s3(S3ClientError(error)) }
+                    }
+                }
+                parts.append(UploadedPart(partNumber: number, etag: etag, size: Int64(range.count)))
+            }
+            return try await withRetries("COMPLETE \(key)") { () throws(UploadError) -> String in
+                do {
+                    return try await client.completeMultipartUpload(
+                        bucket: bucket, key: key, uploadID: uploadID, parts: parts, condition: condition)
+                } catch {
+                    throw Self.conflict(S3ClientError(error), key: key, condition: condition)
+                }
+            }
+        } catch {
+            try? await client.abortMultipartUpload(bucket: bucket, key: key, uploadID: uploadID)
+            throw error
+        }
+    }
+}

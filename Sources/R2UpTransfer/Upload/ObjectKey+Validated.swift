@@ -1,0 +1,18 @@
+import Foundation
+public import R2UpModel
+
+extension ObjectKey {
+    /// Normalises a key to Unicode NFC (R2 stores NFC; macOS names files in NFD) and checks its length.
+    public static func validated(_ key: String) throws(UploadError) -> String {
+        let normalized = nfc(key)
+        guard !normalized.isEmpty else { throw .invalidKey("the key is empty") }
+        // "/x" would make "//x" URLs (and pull refuses such keys); "x/" reads as a folder, not a file.
+        guard !normalized.hasPrefix("/") else { throw .invalidKey("the key '\(normalized)' starts with '/'; keys are relative, like albums/a.m4a") }
+        guard !normalized.hasSuffix("/") else { throw .invalidKey("the key '\(normalized)' ends with '/', which names a folder, not a file") }
+        let bytes = normalized.utf8.count
+        guard bytes <= maximumBytes else {
+            throw .invalidKey("the key is \(bytes) bytes long; S3 and R2 allow at most \(maximumBytes)")
+        }
+        return normalized
+    }
+}

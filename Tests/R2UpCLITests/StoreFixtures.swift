@@ -1,1 +1,0 @@
-../UploaderTests/Support/StoreFixtures.swift

@@ -1,0 +1,97 @@
+import Foundation
+import Testing
+@testable import R2UpKit
+import R2UpTestSupport
+
+/// `config show` and `doctor`'s lines: exact texts, and never a secret.
+@Suite("Settings report and doctor lines")
+struct SettingsReportTests {
+    static let secret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+    static let token = "FQoGZXIvYXdzEXAMPLESESSIONTOKEN"
+
+    @Test("secrets show as their length; the access key id as its first and last 4 characters")
+    func masking() {
+        #expect(SettingsReport.describeSecret(Self.secret) == "set (40 characters)")
+        #expect(SettingsReport.describeSecret("x") == "set (1 character)")
+        #expect(SettingsReport.mask("AKIAIOSFODNN7EXAMPLE") == "AKIA…MPLE")
+        #expect(SettingsReport.mask("AKIAIOSFODNN7EXAMPLE", ascii: true) == "AKIA...MPLE")
+        #expect(SettingsReport.mask("shortkey") == "set (8 characters)")
+    }
+
+    @Test("each setting names its source; neither the secret nor the token appears, in text or JSON")
+    func report() throws {
+        let directory = try TestDirectory()
+        let environment = [
+            "HOME": directory.path, "R2UP_ENDPOINT": "http://127.0.0.1:8333", "AWS_ACCESS_KEY_ID": "AKIAIOSFODNN7EXAMPLE",
+            "AWS_SECRET_ACCESS_KEY": Self.secret, "AWS_SESSION_TOKEN": Self.token,
+        ]
+        let resolver = SettingsResolver(environment: environment, homeDirectory: directory.path)
+        var flags = SettingOverrides()
+        flags.bucket = "music"
+        let settings = try resolver.resolve(flags)
+        let report = SettingsReport(settings: settings, resolver: resolver)
+        let rows = Dictionary(uniqueKeysWithValues: report.rows.map { ($0.id, $0) })
+        #expect(rows["endpoint"]?.source == "environment R2UP_ENDPOINT")
+        #expect(rows["bucket"]?.value == "music" && rows["bucket"]?.source == "flag --bucket")
+        #expect(rows["region"]?.value == "us-east-1" && rows["region"]?.source == "default")
+        #expect(rows["accessKeyID"]?.value == "AKIA…MPLE")
+        #expect(rows["secretAccessKey"]?.value == "set (40 characters)")
+        #expect(rows["secretAccessKey"]?.source == "environment AWS_SECRET_ACCESS_KEY")
+        #expect(rows["sessionToken"]?.value == "set (31 characters)")
+        #expect(rows["sessionToken"]?.source == "environment AWS_SESSION_TOKEN")
+        #expect(rows["publicURL"]?.value == nil)
+        #expect(report.lines.contains("public URL         (not set)"))
+        #expect(report.lines.contains { $0.hasPrefix("  \(directory.path)/.config/r2up/config") && $0.hasSuffix("not found") })
+        let json = String(decoding: try JSONEncoder().encode(report), as: UTF8.self)
+        for text in [report.lines.joined(separator: "\n"), json] {
+            #expect(!text.contains(Self.secret) && !text.contains(Self.token) && !text.contains("IOSFODNN7"))
+        }
+    }
+
+    @Test("doctor lines: glyphs and colour on a UTF-8 terminal, words in ASCII")
+    func doctorLines() {
+        let failed = DoctorCheck(.bucket, .fail, "the bucket 'x' does not exist (NoSuchBucket)", advice: "create it")
+        #expect(failed.line(style: TerminalStyle(ascii: false, colour: false))
+            == "✗ bucket: the bucket 'x' does not exist (NoSuchBucket) — create it")
+        #expect(failed.line(style: TerminalStyle(ascii: true, colour: false))
+            == "FAIL bucket: the bucket 'x' does not exist (NoSuchBucket) -- create it")
+        #expect(failed.line(style: TerminalStyle(ascii: false, colour: true)).hasPrefix("\u{1B}["))
+        let passed = DoctorCheck(.write, .pass, "wrote, read back and deleted p…", advice: "unused")
+        #expect(passed.line(style: TerminalStyle(ascii: true, colour: false)) == "ok write: wrote, read back and deleted p...")
+        #expect(DoctorCheck(.tls, .skipped, "plain HTTP").line(style: TerminalStyle(ascii: false, colour: false))
+            == "- TLS: plain HTTP")
+    }
+
+    @Test("the exit status: 3 for setup failures, 5 for the database, 0 for warnings and the clipboard")
+    func status() {
+        func report(_ failed: [DoctorCheck.Kind], warned: [DoctorCheck.Kind] = []) -> DoctorReport {
+            DoctorReport(checks: failed.map { DoctorCheck($0, .fail, "x") } + warned.map { DoctorCheck($0, .warning, "x") })
+        }
+        #expect(report([]).status == .success)
+        #expect(report([], warned: [.clock, .bucket]).status == .success)
+        #expect(report([.clipboard]).status == .success)
+        #expect(report([.database]).status == .storeFailure)
+        #expect(report([.database, .endpoint]).status == .configuration)
+        for kind in [DoctorCheck.Kind.config, .credentials, .endpoint, .tls, .bucket, .write] {
+            #expect(report([kind]).status == .configuration, "\(kind)")
+        }
+        let mixed = DoctorReport(checks: [
+            DoctorCheck(.config, .pass, "x"), DoctorCheck(.endpoint, .fail, "x"),
+            .skipped(.bucket, because: .endpoint), DoctorCheck(.clock, .warning, "x"),
+        ])
+        #expect(mixed.summary == "1 passed, 1 warning, 1 failed, 1 skipped")
+    }
+
+    @Test("clock: within a second is 0; over 5 minutes is a warning that says which way", arguments: [
+        (0.4, DoctorCheck.Outcome.pass, "offset 0 s from the server's Date header"),
+        (-2.0, .pass, "offset -2 s from the server's Date header"),
+        (299.0, .pass, "offset +299 s from the server's Date header"),
+        (900.0, .warning, "this clock is 900 s behind the server's (offset +900 s)"),
+        (-3600.0, .warning, "this clock is 3600 s ahead of the server's (offset -3600 s)"),
+    ])
+    func clock(offset: TimeInterval, outcome: DoctorCheck.Outcome, detail: String) {
+        let check = Doctor.clockCheck(offset: offset)
+        #expect(check.outcome == outcome)
+        #expect(check.detail == detail)
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import Testing
+@testable import R2UpKit
+@testable import R2UpModel
+@testable import R2UpStore
+import R2UpTestSupport
+@testable import R2UpTransfer
+
+/// State follows the file (issue 14 item 5) and the folder's prefix is what all its tracks agree on.
+@Suite("TrackScan and prefix inference")
+struct TrackScanTests {
+    static func track(
+        _ path: String, key: String? = nil, upload: UploadState = .uploaded, download: DownloadState = .none
+    ) -> TrackRecord {
+        TrackRecord(
+            path: path, size: 10, mtimeNs: 5, uploadState: upload, downloadState: download, bucket: key.map { _ in "b" },
+            key: key, updatedAt: Date(timeIntervalSince1970: 0))
+    }
+
+    @Test("an unchanged file keeps its states; a changed one is not uploaded nor downloaded, and says so")
+    func changed() {
+        let same = TrackScan.following(Self.track("/m/a", key: "a"), size: 10, mtimeNs: 5)
+        #expect(same.uploadState == .uploaded)
+        #expect(!same.changedSinceUpload)
+        #expect(same.icon(isLocal: same.isOnDisk) == .uploaded)
+
+        let edited = TrackScan.following(Self.track("/m/a", key: "a"), size: 11, mtimeNs: 5)
+        #expect(edited.uploadState == .none)
+        #expect(edited.changedSinceUpload)
+        #expect(edited.icon(isLocal: edited.isOnDisk) == .localOnly)
+
+        let touched = TrackScan.following(Self.track("/m/a", key: "a", upload: .none, download: .downloaded), size: 10, mtimeNs: 6)
+        #expect(touched.downloadState == .none)
+        #expect(touched.changedSinceUpload)
+
+        // A failed or never uploaded track has nothing to fall back from.
+        let failed = TrackScan.following(Self.track("/m/a", upload: .error), size: 11, mtimeNs: 5)
+        #expect(failed.uploadState == .error)
+        #expect(!failed.changedSinceUpload)
+    }
+
+    @Test("a gone file with a known key is cloud only; without one it is local only (no icon)")
+    func gone() {
+        let cloud = TrackScan.following(Self.track("/m/a", key: "a"), size: nil, mtimeNs: nil)
+        #expect(!cloud.isOnDisk)
+        #expect(cloud.icon(isLocal: cloud.isOnDisk) == .cloudOnly)
+        #expect(cloud.icon(isLocal: cloud.isOnDisk).priority == 7)
+        let downloaded = TrackScan.following(Self.track("/m/a", key: "a", upload: .none, download: .downloaded), size: nil, mtimeNs: nil)
+        #expect(downloaded.icon(isLocal: downloaded.isOnDisk) == .cloudOnly)
+        let never = TrackScan.following(Self.track("/m/a", upload: .none), size: nil, mtimeNs: nil)
+        #expect(never.icon(isLocal: never.isOnDisk) == .localOnly)
+    }
+
+    @Test("the prefix is the one every keyed track under the folder agrees on, else nil")
+    func inferPrefix() throws {
+        let agree = [Self.track("/m/x/a.flac", key: "p/q/a.flac"), Self.track("/m/x/s/b.flac", key: "p/q/s/b.flac"), Self.track("/m/x/c.flac")]
+        #expect(CloudOnly.inferPrefix(folder: "/m/x", tracks: agree) == "p/q/")
+        #expect(CloudOnly.inferPrefix(folder: "/m/x", tracks: [Self.track("/m/x/a.flac", key: "a.flac")]) == "")
+        let differ = agree + [Self.track("/m/x/d.flac", key: "other/d.flac")]
+        #expect(CloudOnly.inferPrefix(folder: "/m/x", tracks: differ) == nil)
+        let unrelated = agree + [Self.track("/m/x/e.flac", key: "Artist/Album/01 E.flac")]
+        #expect(CloudOnly.inferPrefix(folder: "/m/x", tracks: unrelated) == nil)
+        #expect(CloudOnly.inferPrefix(folder: "/m/x", tracks: [Self.track("/m/x/c.flac")]) == nil)
+        // A name in NFD on disk maps to its NFC key.
+        let nfd = [Self.track("/m/x/Cafe\u{301}.mp3", key: "p/Caf\u{E9}.mp3")]
+        #expect(CloudOnly.inferPrefix(folder: "/m/x", tracks: nfd) == "p/")
+
+        #expect(try CloudOnly.prefix(folder: "/m/x", tracks: differ, given: "given") == "given/")
+        #expect(throws: DownloadError.unknownPrefix(folder: "/m/x", ambiguous: true)) {
+            try CloudOnly.prefix(folder: "/m/x", tracks: differ, given: nil)
+        }
+        #expect(throws: DownloadError.unknownPrefix(folder: "/m/x", ambiguous: false)) {
+            try CloudOnly.prefix(folder: "/m/x", tracks: [], given: nil)
+        }
+    }
+
+    @Test("a folder scan lists unknown files, known ones in path order, and known tracks whose file is gone")
+    func scan() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("trackscan-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        for name in ["a-b", "a/x", "a/y", "z", ".hidden"] {
+            let path = root + "/" + name
+            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try Data("12345".utf8).write(to: URL(fileURLWithPath: path))
+        }
+        let store = try Store(path: root + "/.db.sqlite")
+        try store.upsertTrack(path: root + "/a/y", size: 5, mtimeNs: 1)
+        try store.setUploadState(path: root + "/a/y", state: .uploaded, cloud: CloudCopy(bucket: "b", key: "a/y", etag: nil))
+        try store.upsertTrack(path: root + "/a/gone", size: 5, mtimeNs: 1)
+        try store.setUploadState(path: root + "/a/gone", state: .uploaded, cloud: CloudCopy(bucket: "b", key: "a/gone", etag: nil))
+        let tracks = try TrackScan.tracks(under: root, store: store)
+        #expect(tracks.map { String($0.path.dropFirst(root.count + 1)) } == ["a-b", "a/gone", "a/x", "a/y", "z"])
+        #expect(tracks.map { $0.icon(isLocal: $0.isOnDisk) } == [.localOnly, .cloudOnly, .localOnly, .localOnly, .localOnly])
+        #expect(tracks.map(\.changedSinceUpload) == [false, false, false, true, false])
+
+        // Grouped one folder at a time from the compact scan: the same groups as from records.
+        var streamed: [StatusReport.Group] = []
+        StatusReport.forEachFolderGroup(tracks, isLocal: { $0.isOnDisk }) { streamed.append($0) }
+        #expect(streamed == StatusReport(tracks: Array(tracks), isLocal: { $0.isOnDisk }).groups)
+        #expect(streamed.map(\.folder) == [root, root + "/a"])
+        #expect(streamed.map { $0.tracks.map(\.name) } == [["a-b", "z"], ["gone", "x", "y"]])
+        #expect(streamed.map(\.summary.total) == [2, 3])
+    }
+}
