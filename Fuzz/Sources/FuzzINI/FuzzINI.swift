@@ -29,7 +29,7 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
         } catch {
             oneLine(error)
         }
-        FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
     }
     var environment = ["HOME": home]
     if !parts[3].isEmpty { environment["AWS_PROFILE"] = parts[3] }
