@@ -137,7 +137,7 @@ if Context.environment["R2UP_FUZZ"] == "1" {
         ("FuzzReplyHead", ["R2UpTransfer", "R2UpModel"]),
         ("FuzzSigV4", ["SigV4"]),
         ("FuzzKeyTemplate", ["R2UpModel"]),
-        ("FuzzINI", ["R2UpKit", "R2UpModel"]),
+        ("FuzzINI", ["R2UpKit", "R2UpModel", "SigV4"]),
         ("FuzzCatalogIndex", ["R2UpKit", "R2UpStore", "R2UpModel"]),
         ("FuzzInotify", ["R2UpKit"]),
     ]

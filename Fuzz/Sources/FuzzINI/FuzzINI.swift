@@ -5,6 +5,7 @@
 import CLibFuzzer
 import Foundation
 import R2UpModel
+import SigV4
 @testable import R2UpKit
 
 let home: String = {
