@@ -141,3 +141,24 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// libFuzzer harnesses (Fuzz/, run by scripts/fuzz.sh): declared only when R2UP_FUZZ=1, because
+// they link only with `-sanitize=fuzzer` (libFuzzer supplies `main`) and the normal build
+// should not pay for them. Each links the lowest layer its parser lives in.
+if Context.environment["R2UP_FUZZ"] == "1" {
+    let harnesses: [(name: String, dependencies: [Target.Dependency])] = [
+        ("FuzzXMLReply", ["R2UpTransfer", "R2UpModel"]),
+        ("FuzzReplyHead", ["R2UpTransfer", "R2UpModel"]),
+        ("FuzzSigV4", ["SigV4"]),
+        ("FuzzKeyTemplate", ["R2UpModel"]),
+        ("FuzzINI", ["R2UpKit", "R2UpModel", "SigV4"]),
+        ("FuzzCatalogIndex", ["R2UpKit", "R2UpStore", "R2UpModel"]),
+        ("FuzzInotify", ["R2UpKit"]),
+    ]
+    package.targets.append(.target(name: "CLibFuzzer", path: "Fuzz/Sources/CLibFuzzer"))
+    for harness in harnesses {
+        package.targets.append(.executableTarget(
+            name: harness.name, dependencies: harness.dependencies + ["CLibFuzzer"],
+            path: "Fuzz/Sources/\(harness.name)", swiftSettings: strictSettings))
+    }
+}

@@ -9,7 +9,10 @@ struct INIFile: Sendable, Equatable {
     /// Parses text; a line that is neither a header, a setting nor a comment is an error naming its line.
     init(text: String, path: String) throws(ConfigurationError) {
         var current: String?
-        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // "\r\n" is one Character in Swift, so splitting on "\n" alone kept a CRLF file (Windows,
+        // some editors) as one line (found by scripts/fuzz.sh ini).
+        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+        for (index, raw) in lines.enumerated() {
             let line = raw.trimmingCharacters(in: .whitespaces)
             if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
             if line.hasPrefix("[") {

@@ -359,7 +359,8 @@ enum HeaderLine: Equatable {
                 code = code * 10 + Int(line[index] - 0x30)
                 index += 1
             }
-            self = .status(code)
+            // A status code is three digits (RFC 9112); more is a malformed line (found by fuzzing).
+            self = .status(code > 999 ? 0 : code)
             return
         }
         guard let colon = line.firstIndex(of: 0x3A) else { return nil }

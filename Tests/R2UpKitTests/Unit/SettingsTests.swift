@@ -161,6 +161,17 @@ struct SettingsTests {
         #expect(envKeys.credentials?.source == .environment("AWS_ACCESS_KEY_ID"))
     }
 
+    @Test("files with CRLF line ends (Windows) read like LF ones; found by fuzzing")
+    func crlfLineEnds() throws {
+        let home = try Home(
+            credentials: "[default]\r\naws_access_key_id = CRLFKEY\r\naws_secret_access_key = crlfsecret\r\n",
+            config: "[default]\r\nregion = crlf-region\r\nendpoint_url = https://crlf.example.com\r\n")
+        let settings = try home.resolve()
+        #expect(settings.credentials?.value == Credentials(accessKeyID: "CRLFKEY", secretAccessKey: "crlfsecret"))
+        #expect(settings.region.value == "crlf-region")
+        #expect(settings.endpoint?.value == "https://crlf.example.com")
+    }
+
     @Test("an explicit profile that no file has is an error")
     func unknownProfile() throws {
         let home = try Home(credentials: "[default]\naws_access_key_id = K\naws_secret_access_key = S\n", config: "[profile work]\nregion = x\n")

@@ -10,6 +10,8 @@ struct HeaderLineTests {
 
     @Test("status lines give their code", arguments: [
         ("HTTP/1.1 200 OK\r\n", 200), ("HTTP/2 404\r\n", 404), ("HTTP/1.1 100 Continue\r\n", 100), ("HTTP/1.1\r\n", 0),
+        // Fuzzing (scripts/fuzz.sh reply-head) found "HTTP/1.1 20061" read as status 2006.
+        ("HTTP/1.1 20061Aa\r\n", 0), ("HTTP/1.1 2000 OK\r\n", 0), ("HTTP/1.1 99999999999999999999\r\n", 0),
     ])
     func status(line: String, code: Int) {
         #expect(parse(line) == .status(code))

@@ -1,0 +1,2 @@
+// Declarations only (include/CLibFuzzer.h); libFuzzer itself is linked by -sanitize=fuzzer.
+#include "CLibFuzzer.h"
