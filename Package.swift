@@ -156,9 +156,12 @@ if Context.environment["R2UP_FUZZ"] == "1" {
         ("FuzzInotify", ["R2UpKit"]),
     ]
     package.targets.append(.target(name: "CLibFuzzer", path: "Fuzz/Sources/CLibFuzzer"))
+    // What every harness shares: the driver call and the input's fields.
+    package.targets.append(.target(
+        name: "FuzzSupport", dependencies: ["CLibFuzzer"], path: "Fuzz/Sources/FuzzSupport", swiftSettings: strictSettings))
     for harness in harnesses {
         package.targets.append(.executableTarget(
-            name: harness.name, dependencies: harness.dependencies + ["CLibFuzzer"],
+            name: harness.name, dependencies: harness.dependencies + ["FuzzSupport"],
             path: "Fuzz/Sources/\(harness.name)", swiftSettings: strictSettings))
     }
 }

@@ -2,7 +2,7 @@
 // `~/.aws/config`) and the resolution of settings from them. Input, cut at NUL bytes: the three
 // files' text, then a profile name (AWS_PROFILE). The files go into a private temporary home.
 // Build and run: scripts/fuzz.sh ini.
-import CLibFuzzer
+import FuzzSupport
 import Foundation
 import R2UpModel
 import SigV4
@@ -55,15 +55,5 @@ func oneLine(_ error: ConfigurationError) {
 /// SwiftPM links an executable's `main` to `<module>_main`; this one runs libFuzzer's driver.
 @_cdecl("FuzzINI_main")
 func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
-    var count = argc
-    var vector = argv
-    return LLVMFuzzerRunDriver(&count, &vector, fuzzOne)
-}
-
-/// The input cut at NUL bytes into UTF-8 fields (invalid bytes repaired), at least `count` of them.
-func fields(_ data: UnsafePointer<UInt8>?, _ size: Int, count: Int) -> [String] {
-    let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
-    var parts = bytes.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
-    while parts.count < count { parts.append("") }
-    return parts
+    runFuzzer(argc, argv, fuzzOne)
 }

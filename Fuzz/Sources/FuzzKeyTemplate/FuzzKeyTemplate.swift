@@ -1,7 +1,7 @@
 // libFuzzer harness: `--key-template` parsing and the keys made from tag values and file paths.
 // Input, cut at NUL bytes: template, relative path, title, artist, album artist, album, year,
 // track, disc. Build and run: scripts/fuzz.sh key-template.
-import CLibFuzzer
+import FuzzSupport
 import R2UpModel
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -41,15 +41,5 @@ func isControl(_ scalar: Unicode.Scalar) -> Bool { scalar.value < 0x20 || (0x7F.
 /// SwiftPM links an executable's `main` to `<module>_main`; this one runs libFuzzer's driver.
 @_cdecl("FuzzKeyTemplate_main")
 func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
-    var count = argc
-    var vector = argv
-    return LLVMFuzzerRunDriver(&count, &vector, fuzzOne)
-}
-
-/// The input cut at NUL bytes into UTF-8 fields (invalid bytes repaired), at least `count` of them.
-func fields(_ data: UnsafePointer<UInt8>?, _ size: Int, count: Int) -> [String] {
-    let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
-    var parts = bytes.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
-    while parts.count < count { parts.append("") }
-    return parts
+    runFuzzer(argc, argv, fuzzOne)
 }

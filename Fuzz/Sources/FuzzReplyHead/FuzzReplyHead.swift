@@ -2,7 +2,7 @@
 // client reads from it (HEAD's size and ETag, an upload's ETag, a range, dates) and the
 // classification of an error reply. Input: header lines, a blank line, then the body.
 // Build and run: scripts/fuzz.sh reply-head.
-import CLibFuzzer
+import FuzzSupport
 import Foundation
 import R2UpModel
 @testable import R2UpTransfer
@@ -71,15 +71,5 @@ func classify(_ error: S3ClientError) {
 /// SwiftPM links an executable's `main` to `<module>_main`; this one runs libFuzzer's driver.
 @_cdecl("FuzzReplyHead_main")
 func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
-    var count = argc
-    var vector = argv
-    return LLVMFuzzerRunDriver(&count, &vector, fuzzOne)
-}
-
-/// The input cut at NUL bytes into UTF-8 fields (invalid bytes repaired), at least `count` of them.
-func fields(_ data: UnsafePointer<UInt8>?, _ size: Int, count: Int) -> [String] {
-    let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
-    var parts = bytes.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
-    while parts.count < count { parts.append("") }
-    return parts
+    runFuzzer(argc, argv, fuzzOne)
 }

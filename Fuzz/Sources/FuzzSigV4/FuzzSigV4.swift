@@ -1,7 +1,7 @@
 // libFuzzer harness: SigV4 canonicalisation of hostile keys, queries and headers. Input, cut at
 // NUL bytes: the object key (path), then query name/value pairs up to an empty field, then
 // header name/value pairs. Build and run: scripts/fuzz.sh sigv4.
-import CLibFuzzer
+import FuzzSupport
 import Foundation
 @testable import SigV4
 
@@ -103,15 +103,5 @@ func decoded(_ text: String) -> [UInt8] {
 /// SwiftPM links an executable's `main` to `<module>_main`; this one runs libFuzzer's driver.
 @_cdecl("FuzzSigV4_main")
 func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
-    var count = argc
-    var vector = argv
-    return LLVMFuzzerRunDriver(&count, &vector, fuzzOne)
-}
-
-/// The input cut at NUL bytes into UTF-8 fields (invalid bytes repaired), at least `count` of them.
-func fields(_ data: UnsafePointer<UInt8>?, _ size: Int, count: Int) -> [String] {
-    let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
-    var parts = bytes.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
-    while parts.count < count { parts.append("") }
-    return parts
+    runFuzzer(argc, argv, fuzzOne)
 }

@@ -1,7 +1,7 @@
 // libFuzzer harness: an S3 XML reply body through every parser the client runs on one
 // (listing, error, multipart, copy) and the failure classification of what they throw.
 // Input: the body's bytes. Build and run: scripts/fuzz.sh xml-reply.
-import CLibFuzzer
+import FuzzSupport
 import R2UpModel
 @testable import R2UpTransfer
 
@@ -69,15 +69,5 @@ func classify(_ error: S3ClientError) {
 /// SwiftPM links an executable's `main` to `<module>_main`; this one runs libFuzzer's driver.
 @_cdecl("FuzzXMLReply_main")
 func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
-    var count = argc
-    var vector = argv
-    return LLVMFuzzerRunDriver(&count, &vector, fuzzOne)
-}
-
-/// The input cut at NUL bytes into UTF-8 fields (invalid bytes repaired), at least `count` of them.
-func fields(_ data: UnsafePointer<UInt8>?, _ size: Int, count: Int) -> [String] {
-    let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
-    var parts = bytes.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
-    while parts.count < count { parts.append("") }
-    return parts
+    runFuzzer(argc, argv, fuzzOne)
 }
