@@ -34,6 +34,19 @@ struct PullOutputTests {
         #expect(folderToStdout.stderr == "r2up: pull \(prefix)A/ -: only one object can go to standard output, and this names a folder\n")
     }
 
+    @Test("cat KEY into a reader that went away (| head -c) ends quietly with exit 141, like every command")
+    func closedReader() async throws {
+        let folder = try TemporaryFolder()
+        let prefix = PullFixtures.scratchPrefix("cat-closed")
+        let source = folder.path + "/source.bin"
+        try await PullFixtures.randomFile(source, bytes: 3 << 20)
+        try await PullFixtures.put([(prefix + "01 Tide.m4a", .file(source))])
+        let env = try PullFixtures.env(folder)
+        let run = try await HardeningCommandTests.runWithClosedStdout(["cat", prefix + "01 Tide.m4a"], environment: env)
+        #expect(run.status == 141, "stderr: \(run.stderr)")
+        #expect(run.stderr.isEmpty, "stderr: \(run.stderr)")
+    }
+
     @Test("Ctrl-C and SIGTERM end a pull with one line saying what is left, exit 130 and 143; the same pull finishes it",
           arguments: [SIGINT, SIGTERM])
     func interrupted(signal: Int32) async throws {
