@@ -21,11 +21,7 @@ extension R2Up {
 
         @OptionGroup var global: GlobalOptions
 
-        @Option(parsing: .unconditional, help: "Requests in flight at once, parts included (1-64).")
-        var concurrency = 4
-
-        @Option(parsing: .unconditional, help: "Total download rate limit, e.g. 500K, 10M (bytes a second).")
-        var bwlimit: String?
+        @OptionGroup var transfer: DownloadOptions
 
         @Flag(help: "Print a JSON array of the tracks instead of paths.")
         var json = false
@@ -35,22 +31,13 @@ extension R2Up {
 
         func validate() throws {
             if paths.isEmpty { throw ValidationError("name the tracks or folders to fetch") }
-            guard (1...64).contains(concurrency) else {
-                throw ValidationError("--concurrency must be from 1 to 64, got \(concurrency)")
-            }
-            if let bwlimit, ByteSize.parse(bwlimit).map({ $0 > 0 }) != true {
-                throw ValidationError("--bwlimit '\(bwlimit)' is not a rate like 500K or 10M")
-            }
         }
 
         func run() async throws {
             let fetcher: Fetcher
             do {
                 let settings = try global.settings()
-                var options = RunOptions()
-                options.concurrency = concurrency
-                options.bandwidthLimit = bwlimit.flatMap(ByteSize.parse)
-                let service = try UploadService(settings: settings, options: options)
+                let service = try UploadService(settings: settings, options: transfer.runOptions)
                 fetcher = Fetcher(puller: Puller(service: service, store: try Store(path: settings.database.value)))
             } catch {
                 throw CommandFailure(error)

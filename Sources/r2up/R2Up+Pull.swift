@@ -28,13 +28,7 @@ extension R2Up {
 
         @OptionGroup var global: GlobalOptions
 
-        @Option(
-            parsing: .unconditional,
-            help: "Requests in flight at once, parts included (1-512); default: found as the run goes, from the link and the server's replies.")
-        var concurrency: Int?
-
-        @Option(parsing: .unconditional, help: "Total download rate limit, e.g. 500K, 10M (bytes a second).")
-        var bwlimit: String?
+        @OptionGroup var transfer: DownloadOptions
 
         @Flag(help: "Replace local files even when they changed since r2up last uploaded or downloaded them.")
         var overwrite = false
@@ -48,23 +42,11 @@ extension R2Up {
         @Argument(help: "Where to put it: a folder (one that exists, or ending in /; default: the current folder), a file name for a single KEY, or - for standard output.")
         var destination: String = "."
 
-        func validate() throws {
-            if let concurrency, !(1...RunOptions.maximumConcurrency).contains(concurrency) {
-                throw ValidationError("--concurrency must be from 1 to \(RunOptions.maximumConcurrency), got \(concurrency)")
-            }
-            if let bwlimit, ByteSize.parse(bwlimit).map({ $0 > 0 }) != true {
-                throw ValidationError("--bwlimit '\(bwlimit)' is not a rate like 500K or 10M")
-            }
-        }
-
         func run() async throws {
             let puller: Puller
             do {
                 let settings = try global.settings()
-                var options = RunOptions()
-                options.concurrency = concurrency
-                options.bandwidthLimit = bwlimit.flatMap(ByteSize.parse)
-                let service = try UploadService(settings: settings, options: options)
+                let service = try UploadService(settings: settings, options: transfer.runOptions)
                 let store = try Store(path: settings.database.value)
                 puller = Puller(service: service, store: store, overwrite: overwrite)
             } catch {
@@ -112,7 +94,7 @@ extension R2Up {
             }
             let quiet = global.quiet || json
             // Bars on a terminal, as push draws them; the paths print above them.
-            let progress = TransferProgress(limit: bwlimit.flatMap(ByteSize.parse))
+            let progress = TransferProgress(limit: transfer.runOptions.bandwidthLimit)
             let display = ProgressDisplay.make(for: progress, quiet: quiet)
             display?.start()
             let toPull = items
