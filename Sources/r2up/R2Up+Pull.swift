@@ -194,7 +194,7 @@ enum PullOutput {
         if case .failure(let error) = result {
             if error.isCancellation { throw CommandFailure(Diagnosis(status: .interrupted, message: "interrupted")) }
             // The reader went away (| head -c): end quietly with 141, as every command does.
-            if case .localFile(path: "standard output", _) = error, !Terminal.checkOutputReader() {
+            if !Terminal.checkOutputReader() {
                 Foundation.exit(Terminal.closedOutputStatus)
             }
             throw CommandFailure(error.diagnosis)
