@@ -37,12 +37,38 @@ public final class Store: Sendable {
         // prove); only a power cut may lose the last few, never corrupt the file. FULL would
         // fsync on every job step, the store's main cost when pushing thousands of small files.
         configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
-        do {
-            pool = try DatabasePool(path: path, configuration: configuration)
-        } catch {
-            throw StoreError.wrap(error, path: path)
+        // Opening a new file while another process does too can meet SQLITE_BUSY that SQLite
+        // returns at once, without its busy handler (the switch to WAL, a read that must turn
+        // into a write): such an answer means "start again", so opening retries until the timeout.
+        let deadline = Date().addingTimeInterval(busyTimeout)
+        var pause: useconds_t = 2_000
+        func retryable(_ error: StoreError) -> Bool {
+            if case .busy = error, Date() < deadline { return true }
+            return false
         }
-        try migrate()
+        var opened: DatabasePool?
+        while opened == nil {
+            do {
+                opened = try DatabasePool(path: path, configuration: configuration)
+            } catch {
+                let wrapped = StoreError.wrap(error, path: path)
+                guard retryable(wrapped) else { throw wrapped }
+                usleep(pause)
+                pause = min(pause * 2, 100_000)
+            }
+        }
+        guard let opened else { throw .busy(path: path) }
+        pool = opened
+        while true {
+            do {
+                try migrate()
+                return
+            } catch {
+                guard retryable(error) else { throw error }
+                usleep(pause)
+                pause = min(pause * 2, 100_000)
+            }
+        }
     }
 
     /// The rule of the read-only commands (history, status, queue, copy-url): the database at
