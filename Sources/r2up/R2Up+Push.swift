@@ -140,8 +140,8 @@ extension R2Up {
                 } else {
                     Terminal.error("r2up: \(paths.count) files of this push: another r2up (pid \(pid)) is uploading them; see r2up queue")
                 }
-            case .conflict(let path, let conflict):
-                Terminal.error("r2up: \(TextColumns.printable(path + ": " + conflict.description))")
+            case .conflict(let conflict):
+                Terminal.error("r2up: \(TextColumns.printable(conflict.diagnosis.message))")
             }
         }
     }

@@ -46,11 +46,13 @@ extension R2Up {
             let root = folder.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
             do {
                 let store = try ReadOnlyStore.open(global)
+                // The states for the bucket configured (an upload to another is not one to it), if any.
+                let bucket = (try? SettingsResolver().resolve(global.overrides))?.bucket?.value
                 // A folder: every file push would take, known or not; else the known tracks.
                 if let root {
-                    scanned = try TrackScan.tracks(under: root, store: store)
+                    scanned = try TrackScan.tracks(under: root, store: store, bucket: bucket)
                 } else {
-                    tracks = TrackScan.following(try store?.tracks(under: "/") ?? [])
+                    tracks = TrackScan.following(try store?.tracks(under: "/") ?? [], bucket: bucket)
                 }
                 if by != .folder, let store {
                     let stored = try store.storedTags(under: nil)

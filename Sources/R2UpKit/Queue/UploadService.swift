@@ -63,16 +63,32 @@ public struct PushRequest: Sendable, Equatable {
     /// nil (a file named on the command line): opened and checked before anything is written.
     public var seen: SeenFile?
 
+    /// Where a scan saw the file (device and inode), recorded on its track so a later sync
+    /// knows it after a rename. nil: not recorded.
+    public var place: FilePlace?
+
     /// Whether push found the file in a folder (not named on the command line): a failure to
     /// take it counts as a failed upload, not as bad input (`Diagnosis.ofFileFound`).
     public var isFolderFile: Bool { unlessUploaded }
 
-    public init(path: String, key: String, attributes: ObjectAttributes, unlessUploaded: Bool = false, seen: SeenFile? = nil) {
+    public init(
+        path: String, key: String, attributes: ObjectAttributes, unlessUploaded: Bool = false, seen: SeenFile? = nil,
+        place: FilePlace? = nil
+    ) {
         self.path = path
         self.key = key
         self.attributes = attributes
         self.unlessUploaded = unlessUploaded
         self.seen = seen
+        self.place = place
+    }
+
+    /// A scanned file's request, queued as the scan saw it.
+    public init(scanned file: ScannedFile, key: String, attributes: ObjectAttributes, unlessUploaded: Bool = true) {
+        self.init(
+            path: file.path, key: key, attributes: attributes, unlessUploaded: unlessUploaded,
+            seen: SeenFile(size: file.size, mtimeNs: file.mtimeNs),
+            place: file.inode == 0 ? nil : FilePlace(device: file.device, inode: file.inode))
     }
 }
 

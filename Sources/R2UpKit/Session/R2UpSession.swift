@@ -154,8 +154,8 @@ public final class R2UpSession: Sendable {
             return paths.map {
                 R2UpFailure(path: $0, message: "\($0): another r2up (pid \(pid)) is uploading it", status: .locked)
             }
-        case .conflict(let path, let conflict):
-            return [R2UpFailure(path: path, message: "\(path): \(conflict.description)", status: .uploadFailed)]
+        case .conflict(let conflict):
+            return [R2UpFailure(path: conflict.path, message: conflict.diagnosis.message, status: .uploadFailed)]
         }
     }
 

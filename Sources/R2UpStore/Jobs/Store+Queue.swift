@@ -93,8 +93,8 @@ extension Store {
         try db.cachedStatement(sql: """
             UPDATE tracks SET bucket = NULL, "key" = NULL, etag = NULL,
                 uploadState = CASE WHEN uploadState = 'uploaded' THEN 'none' ELSE uploadState END, updatedAt = ?
-            WHERE bucket = ? AND "key" = ? AND path != ?
-            """).execute(arguments: [StoreDate.text(time), job.bucket, job.key, job.path])
+            WHERE bucket = ? AND "key" = ? AND path != ? AND
+            """ + holdsKey).execute(arguments: [StoreDate.text(time), job.bucket, job.key, job.path])
     }
 
     /// `r2up retry ID…`: failed jobs go back in the queue (initiated when their multipart

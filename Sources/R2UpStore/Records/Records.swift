@@ -52,6 +52,12 @@ public struct TrackRecord: Codable, Sendable, Equatable, Identifiable {
     /// Whether a cloud copy is known.
     public var isInCloud: Bool { key != nil }
 
+    /// Whether the track is uploaded to `bucket` (nil: to any bucket): an upload to another
+    /// bucket is not one to this.
+    public func isUploaded(to bucket: String?) -> Bool {
+        uploadState == .uploaded && (bucket == nil || self.bucket == bucket)
+    }
+
     /// The icon to show; `isLocal` says whether the file is still on disk.
     public func icon(isLocal: Bool = true) -> TrackIcon {
         .for(upload: uploadState, download: downloadState, isLocal: isLocal, isInCloud: isInCloud)
