@@ -162,4 +162,25 @@ struct IntakeCommandTests {
         let next = try #require(try JSONSerialization.jsonObject(with: Data(again.stdout.utf8)) as? [String: Any])
         #expect(next["unchanged"] as? Int == 20 && next["copied"] as? Int == 0, "\(again.stdout)")
     }
+
+    @Test("push DIR skips the temporary names sync and watch skip (*.part, *.crdownload, *.tmp, …); status DIR does not list them")
+    func pushSkipsTemporaryNames() async throws {
+        let folder = try TemporaryFolder()
+        let library = folder.path + "/library"
+        try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
+        let song = folder.write("library/song.m4a", "a whole song")
+        for name in ["song2.m4a.part", "song3.m4a.crdownload", "~lock.tmp", "notes.txt~"] { _ = folder.write("library/" + name, "partial") }
+        let db = folder.path + "/db.sqlite"
+        let prefix = Self.prefix("temporary")
+        let env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
+        let pending = try await Self.uploadStates(library, db: db, environment: env)
+        #expect(pending.keys.sorted() == [song], "\(pending)")
+
+        let push = try await CLI.run(["push", library, "--prefix", prefix, "--db", db], environment: env)
+        #expect(push.status == 0, "stderr: \(push.stderr)")
+        #expect(push.stdout.split(separator: "\n").count == 1, "\(push.stdout)")
+        #expect(try await TrackIdentityCommandTests.boto3(["get", prefix + "/song2.m4a.part"]) == "MISSING")
+        #expect(try await TrackIdentityCommandTests.boto3(["get", prefix + "/song.m4a"]) == "a whole song")
+        #expect(try await Self.uploadStates(library, db: db, environment: env) == [song: "uploaded"])
+    }
 }

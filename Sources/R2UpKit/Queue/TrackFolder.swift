@@ -36,6 +36,8 @@ public enum TrackFolder {
         var eligible: [(file: ScannedFile, isKnown: Bool)] = []
         var uploaded: [(file: ScannedFile, bucket: String, key: String)] = []
         let problems = SyncScanner().scan(root) { file in
+            // Partial downloads and temporary files are never published, as sync and watch skip them.
+            guard SyncFilter.temporaryNames.accepts(file.relativePath) else { return }
             let track = known[file.path]
             if isEligible(track, size: file.size, mtimeNs: file.mtimeNs, bucket: bucket, onlyFailed: onlyFailed) {
                 // Known: a track of this bucket (a file uploaded elsewhere is new here, and may have moved).

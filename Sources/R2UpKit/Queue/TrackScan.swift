@@ -48,7 +48,8 @@ public enum TrackScan {
             if next < known.count, known[next].path.utf8.elementsEqual(file.path.utf8) {
                 result.append(path: file.path, size: file.size, mtimeNs: file.mtimeNs, known: next)
                 next += 1
-            } else {
+            } else if SyncFilter.temporaryNames.accepts(file.relativePath) {
+                // A temporary name is no pending track: push, sync and watch never take it.
                 result.append(path: file.path, size: file.size, mtimeNs: file.mtimeNs, known: nil)
             }
         }
