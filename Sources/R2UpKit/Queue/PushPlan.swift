@@ -70,15 +70,15 @@ public struct PushPlan: Sendable {
                 skipped += found.problems.map {
                     Skipped(path: $0.path, message: $0.message, status: $0.exitStatus(root: root) ?? .uploadFailed)
                 }
-                // Keys from a template need every track's tags; otherwise the feed looks up only the uploads'.
-                if template != nil { try tags.preload(under: path) }
+                if template != nil { try tags.preload(under: path) }  // a template needs every track's tags
+                let keyer = template.map { TemplateKeys(template: $0, tags: tags) }
                 // Uploaded, unchanged tracks whose key this push names differently (another --prefix
                 // or template): the bytes are in the bucket, so their new keys are server-side copies.
                 var rekeyed: [PlannedMove] = []
                 if let bucket, !onlyFailed {
                     var elsewhere: [(file: ScannedFile, key: String, oldKey: String)] = []
                     for (file, trackBucket, oldKey) in found.uploaded where trackBucket == bucket {
-                        let name = template.map { $0.key(tags: tags.tags(path: file.path), relativePath: file.relativePath) }
+                        let name = keyer?.key(path: file.path, relativePath: file.relativePath)
                         let key = ObjectKey.forFile(named: name ?? file.relativePath, prefix: prefix)
                         if key != oldKey { elsewhere.append((file, key, oldKey)) }
                     }
@@ -97,7 +97,7 @@ public struct PushPlan: Sendable {
                 }
                 var planned: [PlannedUpload] = []
                 for (file, isKnown) in found.files {
-                    let name = template.map { $0.key(tags: tags.tags(path: file.path), relativePath: file.relativePath) }
+                    let name = keyer?.key(path: file.path, relativePath: file.relativePath)
                     let key = ObjectKey.forFile(named: name ?? file.relativePath, prefix: prefix)
                     planned.append(PlannedUpload(file: file, key: key, reason: isKnown ? .changed : .new))
                 }
@@ -118,7 +118,7 @@ public struct PushPlan: Sendable {
                 }
             } else {
                 let name = URL(fileURLWithPath: path).lastPathComponent
-                let templated = template.map { $0.key(tags: tags.tags(path: path), relativePath: name) }
+                let templated = template.map { TemplateKeys(template: $0, tags: tags).key(path: FilePath.absolute(path), relativePath: name) }
                 requests.append(PushRequest(
                     path: path, key: key ?? ObjectKey.forFile(named: templated ?? name, prefix: prefix), attributes: attributes(path)))
             }
