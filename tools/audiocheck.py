@@ -184,6 +184,15 @@ def browse(url, screenshot):
         report["albums"] = [e.get_attribute("data-name") for e in driver.find_elements(By.CSS_SELECTOR, ".album")]
         tracks = driver.find_elements(By.CSS_SELECTOR, ".track")
         report["tracks"] = len(tracks)
+        # Album art: each album's cover as loaded (its natural width; null when the album has none).
+        art_script = ("return [...document.querySelectorAll('.album')].map(a => { const i = a.querySelector('img.art');"
+                      " return [a.dataset.name, i ? (i.complete ? i.naturalWidth : -1) : null]; })")
+        for _ in range(50):
+            report["art"] = driver.execute_script(art_script)
+            if all(width != -1 for _, width in report["art"]):
+                break
+            time.sleep(0.1)
+        report["discs"] = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "h4.disc")]
         if tracks:
             tracks[0].click()
             times = []

@@ -102,6 +102,13 @@ struct AudioAlbumCommandTests {
             #expect(Array(thumbnail.prefix(8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] && Array(thumbnail[16..<24]) == [0, 0, 0, 40, 0, 0, 0, 20])
         }
         #expect(albums[1]["art"] == nil)
+        // The page in headless Chromium: covers load (thumbnails, 40 pixels wide), discs are sections.
+        let browse = try await AudioCommandTests.python(["browse", try #require(result["url"] as? String)])
+        #expect(browse.status == 0, "\(browse.stderr)")
+        let page = try #require(try AudioCommandTests.json(browse) as? [String: Any])
+        #expect((page["art"] as? [[Any]])?.map { "\($0[0])=\($0[1])" } == ["Live=40", "Flagged=<null>", "Now 1=40"], "\(page)")
+        #expect(page["discs"] as? [String] == ["Disc 1", "Disc 2"])
+        #expect(page["artists"] as? [String] == ["Band", "Various Artists"])
         // Again, and from a machine with none of the files: nothing is sent, the art stays referenced.
         let again = try await CLI.run(["catalog", "publish", "--prefix", prefix, "--db", db], environment: env)
         #expect(again.stdout.hasPrefix("catalog: 5 tracks, 0 objects read, nothing changed\n"), "\(again.stdout)\(again.stderr)")
