@@ -68,7 +68,8 @@ enum CatalogCommand {
     }
 
     static func line(_ result: CatalogPublishResult) -> String {
-        let sent = [result.jsonSent ? "index.json" : nil, result.htmlSent ? "index.html" : nil].compactMap { $0 }
+        let art = result.artSent == 0 ? nil : "\(result.artSent) album art \(result.artSent == 1 ? "image" : "images")"
+        let sent = [result.jsonSent ? "index.json" : nil, result.htmlSent ? "index.html" : nil, art].compactMap { $0 }
         return "catalog: \(result.tracks) tracks, \(result.heads) objects read, "
             + (sent.isEmpty ? "nothing changed" : "sent " + sent.joined(separator: " and "))
     }
@@ -81,6 +82,9 @@ struct PublishedCatalog: Codable {
     var jsonSent: Bool
     var htmlSent: Bool
     var retries: Int
+    /// Album art images and thumbnails uploaded; albums whose art the index references.
+    var artSent: Int
+    var albumsWithArt: Int
     var url: String
     var jsonURL: String
 
@@ -90,6 +94,8 @@ struct PublishedCatalog: Codable {
         jsonSent = result.jsonSent
         htmlSent = result.htmlSent
         retries = result.retries
+        artSent = result.artSent
+        albumsWithArt = result.albumsWithArt
         url = result.indexURL
         jsonURL = result.jsonURL
     }

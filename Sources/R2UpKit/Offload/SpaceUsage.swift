@@ -104,12 +104,16 @@ public struct SpaceUsage: Sendable {
     public static func groupNames(_ tags: [String: AudioTags], by grouping: StatusGrouping) -> [String: String] {
         guard grouping != .folder else { return [:] }
         var names: [String: String] = [:]
-        for (path, tags) in tags where tags.hasTags {
+        let tagged = tags.filter { $0.value.hasTags }.map { (path: $0.key, tags: $0.value) }
+        // Compilations under "Various Artists", as `status` files them.
+        let artists = AlbumGrouping.filingArtists(tagged.map { AlbumGrouping.Track(path: $0.path, tags: $0.tags) })
+        for ((path, tags), artist) in zip(tagged, artists) {
+            let artist = artist ?? tags.filingArtist
             if grouping == .album {
                 guard let album = tags.album else { continue }
-                names[path] = GroupHeading(by: .album, album: album, artist: tags.filingArtist, year: tags.year).title
+                names[path] = GroupHeading(by: .album, album: album, artist: artist, year: tags.year).title
             } else {
-                names[path] = tags.filingArtist
+                names[path] = artist
             }
         }
         return names

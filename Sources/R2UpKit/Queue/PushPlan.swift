@@ -72,8 +72,9 @@ public struct PushPlan: Sendable {
                 }
                 // Keys from a template need every track's tags; otherwise the feed looks up only the uploads'.
                 if template != nil { try tags.preload(under: path) }
+                let keyer = template.map { TemplateKeys(template: $0, tags: tags) }
                 func keyOf(_ file: ScannedFile) -> String {
-                    let name = template.map { $0.key(tags: tags.tags(path: file.path), relativePath: file.relativePath) }
+                    let name = keyer?.key(path: file.path, relativePath: file.relativePath)
                     return ObjectKey.forFile(named: name ?? file.relativePath, prefix: prefix)
                 }
                 var planned = found.files.map { PlannedUpload(file: $0.file, key: keyOf($0.file), reason: $0.isKnown ? .changed : .new) }
@@ -103,7 +104,7 @@ public struct PushPlan: Sendable {
                 requests += planned.map { request(for: $0) }
             } else {
                 let name = URL(fileURLWithPath: path).lastPathComponent
-                let templated = template.map { $0.key(tags: tags.tags(path: path), relativePath: name) }
+                let templated = template.map { TemplateKeys(template: $0, tags: tags).key(path: FilePath.absolute(path), relativePath: name) }
                 requests.append(PushRequest(
                     path: path, key: key ?? ObjectKey.forFile(named: templated ?? name, prefix: prefix), attributes: attributes(path)))
             }

@@ -1,4 +1,5 @@
 import Foundation
+import R2UpAudio
 import Synchronization
 public import R2UpModel
 public import R2UpStore
@@ -100,8 +101,10 @@ public struct SyncRunner: Sendable {
         // no-op sync took 170 MiB).
         if paths == nil && options.keyTemplate != nil { try tags.preload(under: root) }
         if let template = options.keyTemplate {
+            let keyer = TemplateKeys(template: template, tags: tags)
             plan.keyFor = { file in
-                prefix + template.key(tags: tags.tags(path: file.path, size: file.size, mtimeNs: file.mtimeNs), relativePath: file.relativePath)
+                let fileTags = AudioTagReader.isAudio(file.path) ? tags.tags(path: file.path, size: file.size, mtimeNs: file.mtimeNs) : nil
+                return prefix + keyer.key(path: file.path, relativePath: file.relativePath, tags: .some(fileTags))
             }
         }
         let scanner = SyncScanner(followSymlinks: options.followSymlinks, skipHidden: options.filter.usesDefaultExcludes)
