@@ -75,7 +75,7 @@ public struct UploadJobMachine: Sendable {
     /// to staged, then `initiated` again.
     public mutating func resumeFailed() -> UploadJobTransition {
         guard state == .uploading, uploadID != nil else { return refuse(.resumeFailed) }
-        _ = restage()  // its abort is the transfer layer's, done already
+        clearUpload()  // its abort is the transfer layer's, done already
         return .entered(state)
     }
 
@@ -194,12 +194,17 @@ public struct UploadJobMachine: Sendable {
 
     private mutating func restage() -> UploadJobAction {
         let abandoned = uploadID
+        clearUpload()
+        return .restage(abortUploadID: abandoned)
+    }
+
+    /// Back to staged with no upload: nothing sent counts any more.
+    private mutating func clearUpload() {
         uploadID = nil
         state = .staged
         nextAttemptAt = nil
         lastFailure = nil
         failureStreak = 0
-        return .restage(abortUploadID: abandoned)
     }
 
     private mutating func madeProgress() {
