@@ -189,17 +189,17 @@ public final class R2UpSession: Sendable {
             queued(job) { file in
                 emit(.started(file))
                 emit(.jobStateChanged(file, job.state))
-                emit(.trackStateChanged(path: job.path, .uploading))
+                emit(.trackStateChanged(path: job.path, job.state.trackState(heldByRun: true)))
             }
         case .completed(let job, let item, _):
             let file = file(job)
             emit(.jobStateChanged(file, job.state))
-            emit(.trackStateChanged(path: job.path, .uploaded))
+            emit(.trackStateChanged(path: job.path, job.state.trackState()))
             emit(.completed(file, item))
         case .failed(let job, let diagnosis, let next):
             let file = file(job)
             emit(.jobStateChanged(file, job.state))
-            emit(.trackStateChanged(path: job.path, job.state.trackState))
+            emit(.trackStateChanged(path: job.path, job.state.trackState()))
             emit(.failed(R2UpFailure(path: job.path, message: diagnosis.message, status: diagnosis.status, nextAttemptAt: next)))
         }
     }

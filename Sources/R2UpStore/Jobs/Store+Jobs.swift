@@ -189,13 +189,16 @@ extension Store {
         }
         var machine = existing.machine()
         // A run that died mid-upload left it in flight: it is interrupted, not uploading.
-        if existing.state.isInFlight { _ = machine.interrupted() }
+        if existing.state.isInFlight { try Self.expect(.suspend, machine.interrupted(), job: existing.id) }
         var abandoned: String?
         let changed = existing.length != job.length || existing.mtimeNs != job.mtimeNs
         if changed {
-            // Whatever was sent belongs to the old content.
-            abandoned = machine.uploadID
-            _ = machine.fileChanged()
+            // Whatever was sent belongs to the old content: the machine names the upload to abort.
+            let restaged = machine.fileChanged()
+            guard case .restage(let abortUploadID) = restaged else {
+                throw StoreError.conflict("job \(existing.id): the job machine answered \(restaged) to a changed file")
+            }
+            abandoned = abortUploadID
             existing.length = job.length
             existing.mtimeNs = job.mtimeNs
             existing.contentType = job.contentType
@@ -204,12 +207,12 @@ extension Store {
             guard intent == .asked else {
                 return EnqueueResult(job: existing, isNew: false, abandonedUploadID: nil, disposition: .waitsForRetry)
             }
-            _ = machine.requeue()
+            try Self.expect(.requeued, machine.requeue(), job: existing.id)
         } else if machine.state == .failedRetryable {
             if intent == .scheduled, let next = existing.nextAttemptAt, next > time {
                 return EnqueueResult(job: existing, isNew: false, abandonedUploadID: nil, disposition: .waitsUntil(next))
             }
-            if intent == .asked { _ = machine.requeue() }
+            if intent == .asked { try Self.expect(.requeued, machine.requeue(), job: existing.id) }
         }
         let before = existing.state
         existing.apply(machine)
@@ -254,17 +257,25 @@ extension Store {
             ])
     }
 
-    /// The job (as its machine started it: a single PUT is uploading at once) and its track
-    /// uploading, with no last error.
-    static func markStarted(_ db: Database, id: UUID, at time: Date) throws {
+    /// The job in the state its machine started it in (a single PUT is uploading at once) and
+    /// its track as the one rule says for a job a run holds, with no last error.
+    static func markStarted(_ db: Database, _ job: UploadJob, at time: Date) throws {
         try db.cachedStatement(sql: """
-            UPDATE jobs SET state = 'uploading', lastError = NULL, updatedAt = ? WHERE id = ?
-            """).execute(arguments: [StoreDate.text(time), id.uuidString])
-        guard db.changesCount > 0 else { throw StoreError.notFound("job \(id)") }
+            UPDATE jobs SET state = ?, lastError = NULL, updatedAt = ? WHERE id = ?
+            """).execute(arguments: [job.state.rawValue, StoreDate.text(time), job.id.uuidString])
+        guard db.changesCount > 0 else { throw StoreError.notFound("job \(job.id)") }
         try db.cachedStatement(sql: """
-            UPDATE tracks SET uploadState = 'uploading', lastError = NULL, updatedAt = ?
+            UPDATE tracks SET uploadState = ?, lastError = NULL, updatedAt = ?
             WHERE path = (SELECT path FROM jobs WHERE id = ?)
-            """).execute(arguments: [StoreDate.text(time), id.uuidString])
+            """).execute(arguments: [job.state.trackState(heldByRun: true).rawValue, StoreDate.text(time), job.id.uuidString])
+    }
+
+    /// The machine's answer the store's step relies on; any other is a defect, said out loud
+    /// instead of writing a state the machine did not give.
+    static func expect(_ expected: UploadJobAction, _ answer: UploadJobAction, job id: UUID) throws {
+        guard answer == expected else {
+            throw StoreError.conflict("job \(id): the job machine answered \(answer), not \(expected)")
+        }
     }
 
     /// The job with this id.

@@ -99,6 +99,8 @@ struct ResumeTests {
             bucket: server.bucket, key: key, uploadID: uploadID, partNumber: 1,
             body: FileSlice(descriptor: handle.fileDescriptor, offset: 0, length: 8 << 20), contentMD5: md5)
         _ = try store.updateJob(id: job.id) {
+            // As the job's machine recorded CreateMultipartUpload's answer.
+            $0.state = .initiated
             $0.uploadID = uploadID
             $0.partSize = 8 << 20
         }
@@ -127,6 +129,8 @@ struct ResumeTests {
         let job = try await Intake(queue: queue).enqueue(PushRequest(path: file.path, key: key, attributes: ObjectAttributes())).job
         let uploadID = try await service.client.createMultipartUpload(bucket: server.bucket, key: key)
         _ = try store.updateJob(id: job.id) {
+            // As the job's machine recorded CreateMultipartUpload's answer.
+            $0.state = .initiated
             $0.uploadID = uploadID
             $0.partSize = 8 << 20
         }
