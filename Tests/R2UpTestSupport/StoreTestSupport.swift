@@ -1,6 +1,6 @@
 public import Foundation
 public import GRDB
-import R2UpModel
+public import R2UpModel
 public import R2UpStore
 
 /// A folder under the temp directory, removed when the value goes.

@@ -1,6 +1,5 @@
 import Foundation
-public import R2UpModel
-public import R2UpStore
+public import R2UpKit
 
 extension StatusReport.Track {
     /// A row by album: "02 Knuckleheadz  4:01" ("2-01 …" past the first disc); by artist the
