@@ -57,7 +57,7 @@ public final class Puller: Sendable {
     /// Replace a local file even when it changed since r2up last moved it (`pull --overwrite`).
     let overwrite: Bool
 
-    public init(service: UploadService, store: Store?, partSize: Int64 = Puller.defaultPartSize, overwrite: Bool = false) {
+    package init(service: UploadService, store: Store?, partSize: Int64 = Puller.defaultPartSize, overwrite: Bool = false) {
         self.service = service
         self.store = store
         self.overwrite = overwrite

@@ -12,7 +12,7 @@ public enum TrackScan {
     /// The scan and the store's tracks both come in byte order of path and are walked side by
     /// side: no lookup table of the folder's files. A folder the store knows only under its
     /// real path (the argument is a link to it) is read there.
-    public static func tracks(under folder: String, store: Store?) throws(StoreError) -> ScannedTracks {
+    package static func tracks(under folder: String, store: Store?) throws(StoreError) -> ScannedTracks {
         var root = URL(fileURLWithPath: folder).standardizedFileURL.path
         var known = try store?.tracks(under: root) ?? []
         let real = URL(fileURLWithPath: root).resolvingSymlinksInPath().path
