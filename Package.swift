@@ -83,10 +83,8 @@ let package = Package(
         ),
         .executableTarget(
             name: "r2up",
-            dependencies: [
-                "R2UpKit", "R2UpModel", "R2UpTransfer", "R2UpStore",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
+            // The face alone (issue 25): whatever the CLI needs from below goes through R2UpKit.
+            dependencies: ["R2UpKit", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strictSettings
         ),
         .executableTarget(

@@ -1,8 +1,6 @@
 import ArgumentParser
 import Foundation
 import R2UpKit
-import R2UpModel
-import R2UpStore
 
 extension R2Up {
     struct Catalog: AsyncParsableCommand {
@@ -32,11 +30,11 @@ extension R2Up {
             func run() async throws {
                 let settings: Settings
                 let service: UploadService
-                let store: Store
+                let store: LocalStore
                 do {
                     settings = try global.settings()
                     service = try UploadService(settings: settings, options: RunOptions())
-                    store = try Store(path: settings.database.value)
+                    store = try LocalStore(path: settings.database.value)
                 } catch {
                     throw CommandFailure(error)
                 }
@@ -54,10 +52,10 @@ extension R2Up {
 
 /// What `catalog publish` and `sync --publish` share.
 enum CatalogCommand {
-    static func publish(service: UploadService, store: Store, prefix: String?) async throws -> CatalogPublishResult {
+    static func publish(service: UploadService, store: LocalStore, prefix: String?) async throws -> CatalogPublishResult {
         let normalized = SyncPlan.normalizedPrefix(prefix)
         do {
-            return try await CatalogPublisher(service: service, store: store).publish(prefix: normalized)
+            return try await CatalogPublisher(service: service, database: store).publish(prefix: normalized)
         } catch {
             switch error {
             case .s3(let inner): throw CommandFailure(Diagnosis(inner, subject: "catalog publish"))

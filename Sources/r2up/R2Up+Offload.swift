@@ -1,9 +1,6 @@
 import ArgumentParser
 import Foundation
 import R2UpKit
-import R2UpModel
-import R2UpStore
-import R2UpTransfer
 
 extension R2Up {
     struct Offload: AsyncParsableCommand {
@@ -57,7 +54,7 @@ extension R2Up {
                 var options = RunOptions()
                 options.concurrency = concurrency
                 let service = try UploadService(settings: settings, options: options)
-                offloader = Offloader(service: service, store: try Store(path: settings.database.value))
+                offloader = Offloader(service: service, database: try LocalStore(path: settings.database.value))
             } catch {
                 throw CommandFailure(error)
             }
@@ -247,14 +244,14 @@ struct OffloadAfterOptions: ParsableArguments {
     static func run(
         age: Duration, folders: [String], service: UploadService, databasePath: String, quiet: Bool, json: Bool
     ) async -> OffloadSummary? {
-        let store: Store
-        do { store = try Store(path: databasePath) } catch {
+        let store: LocalStore
+        do { store = try LocalStore(path: databasePath) } catch {
             Terminal.error("r2up: offload: \(TextColumns.printable(Diagnosis(error).message))")
             var failed = OffloadSummary()
             failed.stoppedBy = Diagnosis(error)
             return failed
         }
-        let offloader = Offloader(service: service, store: store)
+        let offloader = Offloader(service: service, database: store)
         var tracks: [StoredTrack] = []
         for folder in folders {
             // A folder with nothing uploaded yet has nothing to offload: not an error after a sync.

@@ -1,9 +1,6 @@
 import ArgumentParser
 import Foundation
 import R2UpKit
-import R2UpModel
-import R2UpStore
-import R2UpTransfer
 
 extension R2Up {
     struct Push: AsyncParsableCommand {
@@ -34,7 +31,7 @@ extension R2Up {
         var meta: [String] = []
 
         /// `--meta`, checked by `validate()`.
-        var metadata: [String: String] { (try? ObjectMetadata.parse(meta).get()) ?? [:] }
+        var metadata: [String: String] { UserMetadata.parse(meta) }
 
         @Flag(name: .customLong("retry-failed"), help: "For folders: upload only the tracks whose last upload failed.")
         var retryFailed = false
@@ -51,11 +48,11 @@ extension R2Up {
             if files.isEmpty { throw ValidationError("give at least one file to push") }
             if key != nil && files.count > 1 { throw ValidationError("--key needs exactly one file") }
             if key != nil && tagOptions.keyTemplate != nil { throw ValidationError("give --key or --key-template, not both") }
-            if case .failure(let problem) = ObjectMetadata.parse(meta) { throw ValidationError(problem.description) }
+            if let problem = UserMetadata.problem(meta) { throw ValidationError(problem) }
             try HeaderFlags.check(["--content-type": contentType, "--cache-control": cacheControl])
             if let prefix, let problem = ObjectKey.prefixProblem(prefix) { throw ValidationError(problem) }
             if let key {
-                do { _ = try ObjectKey.validated(key) } catch { throw ValidationError("--key: \(error.description)") }
+                if let problem = KeyRule.problem(key) { throw ValidationError("--key: \(problem)") }
             }
         }
 
@@ -65,7 +62,7 @@ extension R2Up {
             do {
                 let settings = try global.settings()
                 let service = try UploadService(settings: settings, options: transfer.runOptions)
-                runner = PushRunner(store: try Store(path: settings.database.value), service: service)
+                runner = PushRunner(database: try LocalStore(path: settings.database.value), service: service)
             } catch {
                 throw CommandFailure(error)
             }
@@ -106,7 +103,7 @@ extension R2Up {
             let summary = result.run
             for (_, diagnosis) in summary.failed { Terminal.error("r2up: \(TextColumns.printable(diagnosis.message))") }
             for line in summary.stopLines { Terminal.error(TextColumns.printable(line)) }
-            if global.verbose { Terminal.error("r2up: \(runner.service.uploader.slots.depthReport.line)") }
+            if global.verbose { Terminal.error("r2up: \(runner.service.depthLine)") }
             if json {
                 let items = summary.completed.map {
                     PushedFile(

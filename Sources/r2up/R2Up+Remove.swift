@@ -1,9 +1,6 @@
 import ArgumentParser
 import Foundation
 import R2UpKit
-import R2UpModel
-import R2UpStore
-import R2UpTransfer
 
 extension R2Up {
     struct Rm: AsyncParsableCommand {
@@ -98,7 +95,7 @@ extension R2Up {
                 }
             } else {
                 do {
-                    targets = try givenKeys().map { try ObjectKey.validated($0) }
+                    targets = try givenKeys().map { try KeyRule.checked($0) }
                 } catch {
                     throw CommandFailure(error)
                 }
@@ -136,7 +133,7 @@ extension R2Up {
                     for (index, key) in batch.enumerated() {
                         group.addTask {
                             do {
-                                try await service.client.deleteObject(bucket: service.bucket, key: key)
+                                try await service.deleteObject(key: key)
                                 return (index, nil)
                             } catch {
                                 return (index, error)
@@ -158,7 +155,7 @@ extension R2Up {
             }
             do {
                 if !deleted.isEmpty {
-                    try Store(path: settings.database.value).recordDeletions(bucket: service.bucket, keys: deleted)
+                    try LocalStore(path: settings.database.value).recordDeletions(bucket: service.bucket, keys: deleted)
                 }
             } catch {
                 throw CommandFailure(error)

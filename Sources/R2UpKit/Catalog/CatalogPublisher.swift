@@ -44,12 +44,12 @@ public enum CatalogError: Error, CustomStringConvertible {
 /// `If-None-Match: *`), so two publishers never drop each other's tracks: a 412 starts over.
 public struct CatalogPublisher: Sendable {
     public let service: UploadService
-    public let store: Store
+    package let store: Store
     public static let jsonName = "index.json"
     public static let htmlName = "index.html"
     static let attempts = 5
 
-    public init(service: UploadService, store: Store) {
+    package init(service: UploadService, store: Store) {
         self.service = service
         self.store = store
     }

@@ -110,11 +110,11 @@ public enum OffloadInputError: Error, Sendable, Equatable {
 /// against it. HEADs run `concurrency` at a time; no object is ever read (no GET).
 public struct Offloader: Sendable {
     public let service: UploadService
-    public let store: Store
+    package let store: Store
     let retry = RequestRetryPolicy()
     static let maxAttempts = 3
 
-    public init(service: UploadService, store: Store) {
+    package init(service: UploadService, store: Store) {
         self.service = service
         self.store = store
     }

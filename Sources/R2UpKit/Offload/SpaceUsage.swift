@@ -1,6 +1,6 @@
 import Foundation
 public import R2UpModel
-public import R2UpStore
+package import R2UpStore
 public import R2UpTransfer
 import R2UpAudio
 
@@ -72,7 +72,7 @@ public struct SpaceUsage: Sendable {
 
     /// Every file under `folder` that push would take, known or not, grouped by its folder;
     /// a track in `groups` (path → album or artist title, `groupNames`) goes to that group instead.
-    public static func measure(
+    package static func measure(
         folder: String, store: Store?, groups named: [String: String] = [:], by grouping: StatusGrouping = .folder
     ) throws(StoreError) -> SpaceUsage {
         let root = URL(fileURLWithPath: folder).standardizedFileURL.path
@@ -120,7 +120,7 @@ public struct SpaceUsage: Sendable {
     }
 
     /// Every track the store knows, grouped by its folder (absolute), each file `stat`ed.
-    public static func measure(store: Store?) throws(StoreError) -> SpaceUsage {
+    package static func measure(store: Store?) throws(StoreError) -> SpaceUsage {
         var byFolder: [String: SpaceCounts] = [:]
         for track in try store?.tracks(under: "/") ?? [] {
             let now = TrackScan.following(track)

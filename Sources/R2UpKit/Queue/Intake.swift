@@ -9,9 +9,9 @@ import R2UpTransfer
 /// with one message; what is queued carries the condition its key must meet when it is written.
 /// What a run does with the jobs is `UploadQueue`'s.
 public struct Intake: Sendable {
-    public let queue: UploadQueue
+    package let queue: UploadQueue
 
-    public init(queue: UploadQueue) {
+    package init(queue: UploadQueue) {
         self.queue = queue
     }
 

@@ -55,10 +55,10 @@ public struct PushRunner: Sendable {
         public var status: ExitStatus
     }
 
-    public let store: Store
+    package let store: Store
     public let service: UploadService
 
-    public init(store: Store, service: UploadService) {
+    package init(store: Store, service: UploadService) {
         self.store = store
         self.service = service
     }

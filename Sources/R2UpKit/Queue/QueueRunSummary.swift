@@ -41,7 +41,12 @@ public struct QueueRunSummary: Sendable {
 /// The one line a run that did not finish ends with: why it stopped, or that it was
 /// interrupted and what the next run resumes. nil for a run that finished.
 public enum RunEnding {
-    /// - Parameter resume: what takes the rest, e.g. "run the same command again".
+    /// - Parameters:
+    ///   - stoppedBy: why the run stopped early (its line), or nil.
+    ///   - interrupted: whether Ctrl-C or SIGTERM ended it.
+    ///   - leftResumable: the uploads left for the next run.
+    ///   - resume: what takes the rest, e.g. "run the same command again".
+    /// - Returns: the line, or nil for a run that finished.
     public static func line(stoppedBy: String?, interrupted: Bool, leftResumable: Int, resume: String) -> String? {
         // A stop is one line: its jobs stay queued, as `r2up queue` and a summary show.
         if let stoppedBy { return stoppedBy }

@@ -28,10 +28,10 @@ public struct RetryRunner: Sendable {
         public var status: ExitStatus
     }
 
-    public let store: Store
+    package let store: Store
     public let service: UploadService
 
-    public init(store: Store, service: UploadService) {
+    package init(store: Store, service: UploadService) {
         self.store = store
         self.service = service
     }

@@ -1,5 +1,5 @@
 import Foundation
-public import R2UpStore
+package import R2UpStore
 import R2UpModel
 
 /// What `status` shows: the store's tracks with their state following their files (DESIGN §10),
@@ -13,7 +13,7 @@ public enum TrackScan {
     /// side: no lookup table of the folder's files. A folder the store knows only under its
     /// real path (the argument is a link to it) is read there.
     /// `bucket`: the bucket the tracks are shown for (nil: any); an upload to another is not one to it.
-    public static func tracks(under folder: String, store: Store?, bucket: String? = nil) throws(StoreError) -> ScannedTracks {
+    package static func tracks(under folder: String, store: Store?, bucket: String? = nil) throws(StoreError) -> ScannedTracks {
         var root = URL(fileURLWithPath: folder).standardizedFileURL.path
         var known = try store?.tracks(under: root) ?? []
         let real = URL(fileURLWithPath: root).resolvingSymlinksInPath().path

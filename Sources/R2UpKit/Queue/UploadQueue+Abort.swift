@@ -26,7 +26,7 @@ extension UploadQueue {
     /// Aborts the multipart uploads earlier runs gave up on but could not abort.
     /// - Returns: how many are still left on the server.
     @discardableResult
-    public func abortAbandonedUploads() async -> Int {
+    package func abortAbandonedUploads() async -> Int {
         let bucket = service.bucket
         guard let left = try? await writer.perform({ store throws(StoreError) in try store.abandonedUploads(bucket: bucket) })
         else { return 0 }
@@ -48,7 +48,7 @@ extension UploadQueue {
     /// CreateMultipartUpload's answer and its record left them. One listing request.
     /// - Returns: how many were aborted.
     @discardableResult
-    public func abortOrphanedUploads() async -> Int {
+    package func abortOrphanedUploads() async -> Int {
         let bucket = service.bucket
         guard let pending = try? await service.client.listMultipartUploads(bucket: bucket), !pending.isEmpty else { return 0 }
         let candidates = pending.map { (key: ObjectKey.nfc($0.key), raw: $0.key, uploadID: $0.uploadID) }

@@ -1,13 +1,13 @@
 import Foundation
 import Synchronization
 import R2UpModel
-import R2UpStore
+package import R2UpStore
 import R2UpTransfer
 
 /// A run of the queue: which jobs it takes, how many at a time, and what it leaves behind.
 extension UploadQueue {
     /// Runs jobs, at most `concurrency` files at a time (parts share the same request slots).
-    public func run(
+    package func run(
         _ jobs: [UploadJob], attributes: RunAttributes = RunAttributes(), progress: TransferProgress? = nil,
         onEvent: @escaping @Sendable (QueueEvent) -> Void = { _ in }
     ) async -> QueueRunSummary {
@@ -23,7 +23,7 @@ extension UploadQueue {
     ///
     /// `produce`, when given, queues more jobs while the run goes (`JobFeed`): they run after
     /// `jobs`, as they come; a store failure it reports stops the run like any other.
-    public func run(
+    package func run(
         _ jobs: [UploadJob], feeding produce: (@Sendable (JobFeed) async -> Void)? = nil, attributes: RunAttributes,
         progress: TransferProgress? = nil, admit: @escaping @Sendable (UploadJob) -> Bool,
         onEvent: @escaping @Sendable (QueueEvent) -> Void

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
-public import R2UpModel
-public import R2UpStore
+package import R2UpModel
+package import R2UpStore
 import R2UpTransfer
 
 /// The durable upload queue (seed 003): jobs live in the store, so a run that dies is
@@ -10,8 +10,8 @@ import R2UpTransfer
 /// Each job is driven by its `UploadJobMachine`: the queue feeds it what happened and does
 /// what it answers; nothing else decides a job's state. Store writes go through a
 /// `StoreWriter`, off the transfer thread.
-public final class UploadQueue: Sendable {
-    public let store: Store
+package final class UploadQueue: Sendable {
+    package let store: Store
     public let service: UploadService
     public let policy: JobRetryPolicy
     let writer: StoreWriter
@@ -33,7 +33,7 @@ public final class UploadQueue: Sendable {
     /// Restarts of one job in a run (the machine allows one per NoSuchUpload streak): a bound.
     static let maxRestarts = 3
 
-    public init(store: Store, service: UploadService, policy: JobRetryPolicy = UploadQueue.defaultPolicy) {
+    package init(store: Store, service: UploadService, policy: JobRetryPolicy = UploadQueue.defaultPolicy) {
         self.store = store
         self.service = service
         self.policy = policy

@@ -97,7 +97,7 @@ public final class UploadService: Sendable {
     public let options: RunOptions
     public let endpoint: S3Endpoint
     public let bucket: String
-    public let client: S3Client
+    package let client: S3Client
     public let uploader: FileUploader
     /// The public URL base of `bucket`, checked.
     let publicBase: String?

@@ -32,6 +32,7 @@ public struct SyncPlan: Sendable {
     /// - Parameters:
     ///   - prefix: the key prefix ("" or ending in "/").
     ///   - bucket: the bucket; a track uploaded to another one is uploaded again.
+    ///   - filter: the include and exclude globs a file must pass.
     ///   - remote: the listing by key (`--verify-remote`), nil when not asked.
     ///   - minAgeNs: how old a file must be to be taken.
     ///   - nowNs: the time, nanoseconds since 1970.

@@ -1,6 +1,6 @@
 public import Foundation
 internal import GRDB
-import R2UpModel
+public import R2UpModel
 
 extension Store {
     /// Publishes a verified upload in ONE transaction: the job is stored completed, as its

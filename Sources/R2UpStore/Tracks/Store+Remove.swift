@@ -1,6 +1,6 @@
 public import Foundation
 internal import GRDB
-import R2UpModel
+public import R2UpModel
 
 extension Store {
     /// After `r2up rm` deleted `keys` from `bucket`: each deletion is recorded (history rows

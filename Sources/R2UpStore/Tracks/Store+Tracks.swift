@@ -1,6 +1,6 @@
 import Foundation
 package import GRDB
-import R2UpModel
+public import R2UpModel
 
 extension Store {
     /// The track at `path`, if r2up knows it.

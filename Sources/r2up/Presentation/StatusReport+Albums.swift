@@ -1,6 +1,5 @@
 import Foundation
-public import R2UpModel
-public import R2UpStore
+public import R2UpKit
 
 extension StatusReport.Track {
     /// A row by album: "02 Knuckleheadz  4:01" (under its disc's section), with the track's

@@ -1,7 +1,5 @@
 import Foundation
-public import R2UpModel
-public import R2UpStore
-import R2UpKit
+public import R2UpKit
 
 /// How a terminal can draw icons: Unicode glyphs or ASCII, with or without ANSI colour.
 public struct TerminalStyle: Sendable, Equatable {
