@@ -6,6 +6,7 @@ public import R2UpStore
 public enum RemoveGuard {
     /// An object whose deletion would lose a track: no file of any track that holds it is on disk.
     public struct OnlyCopy: Sendable, Equatable {
+        /// The object's key.
         public var key: String
         /// The track's path (the first, when several tracks name the key).
         public var path: String

@@ -102,6 +102,7 @@ public struct DepthController: Sendable, Equatable {
         return Int(max(1, min(Double(Self.lowSpeedCeiling), share / 64)))
     }
 
+    /// The highest `lowSpeedLimit`: 64 KiB a second.
     public static let lowSpeedCeiling = 64 << 10
 
     /// The upload buffer each request may take at this depth: its share of `bufferBudget` less
