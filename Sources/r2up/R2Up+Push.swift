@@ -105,10 +105,11 @@ extension R2Up {
             for line in summary.stopLines { Terminal.error(TextColumns.printable(line)) }
             if global.verbose { Terminal.error("r2up: \(runner.service.depthLine)") }
             if json {
+                let depth = runner.service.depthReport
                 let items = summary.completed.map {
                     PushedFile(
                         file: $0.fileName, key: $0.r2Key, url: $0.publicURL.absoluteString, size: $0.fileSize,
-                        etag: $0.etag ?? "", id: $0.id)
+                        etag: $0.etag ?? "", id: $0.id, depth: depth)
                 }
                 Terminal.output(JSONOutput.encode(items))
             }
@@ -168,4 +169,7 @@ struct PushedFile: Codable {
     var size: Int64
     var etag: String
     var id: UUID
+    /// The run's requests in flight (settled, peak, why): the same in every entry, so the
+    /// array stays an array.
+    var depth: DepthReport?
 }

@@ -62,7 +62,7 @@ public final class Puller: Sendable {
         self.store = store
         self.overwrite = overwrite
         downloader = ObjectDownloader(
-            client: service.client, bucket: service.bucket, slots: service.options.makeSlots(), partSize: partSize)
+            client: service.client, bucket: service.bucket, slots: service.options.makeSlots(tuning: service.tuning), partSize: partSize)
     }
 
     /// The objects `target` names: everything under it when it ends in `/` (or is empty), else the

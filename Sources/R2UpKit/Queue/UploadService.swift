@@ -18,9 +18,12 @@ public struct RunOptions: Sendable, Equatable {
     /// The upper bound of `--concurrency`.
     public static let maximumConcurrency = DepthController.maximumDepth
 
-    /// The slots a run's requests share: pinned or adaptive.
-    public func makeSlots() -> TransferSlots {
-        TransferSlots(controller: concurrency.map { DepthController(pinned: $0) } ?? DepthController(ceiling: Self.descriptorCeiling()))
+    /// The slots a run's requests share: pinned or adaptive; they keep `tuning` (the engine's
+    /// low-speed limit and upload buffer size) in step with their depth and the link they measure.
+    public func makeSlots(tuning: TransferTuning? = nil) -> TransferSlots {
+        TransferSlots(
+            controller: concurrency.map { DepthController(pinned: $0) } ?? DepthController(ceiling: Self.descriptorCeiling()),
+            tuning: tuning)
     }
 
     /// Each request in flight holds a socket and often a file: the adaptive depth stays within
@@ -99,6 +102,9 @@ public final class UploadService: Sendable {
     public let bucket: String
     package let client: S3Client
     public let uploader: FileUploader
+    /// Each new transfer's low-speed limit and upload buffer cap, kept in step with the depth and
+    /// the measured link by the run's slots.
+    public let tuning = TransferTuning()
     /// The public URL base of `bucket`, checked.
     let publicBase: String?
 
@@ -124,6 +130,7 @@ public final class UploadService: Sendable {
         engineOptions.caBundle = configuration.caBundle
         engineOptions.bandwidthLimit = options.bandwidthLimit
         engineOptions.lowSpeedTimeSeconds = options.lowSpeedTimeSeconds
+        engineOptions.tuning = tuning
         engineOptions.connectTimeoutMilliseconds = options.connectTimeoutSeconds * 1000
         // Keep-alive connections up to the depth: none is set up twice in a run.
         engineOptions.maxConnections = max(16, options.maximumInFlight + 4)
@@ -133,7 +140,7 @@ public final class UploadService: Sendable {
         }
         client = S3Client(endpoint: endpoint, region: checked.region, credentials: checked.credentials, engine: engine)
         uploader = FileUploader(
-            client: client, settings: options.upload, slots: options.makeSlots())
+            client: client, settings: options.upload, slots: options.makeSlots(tuning: tuning))
     }
 
     deinit { client.engine.shutdown() }

@@ -111,6 +111,9 @@ extension UploadService {
 
     /// The adaptive depth's report for `--verbose`.
     package var depthLine: String { uploader.slots.depthReport.line }
+
+    /// The adaptive depth this service's runs used so far, for `--json`.
+    package var depthReport: DepthReport { uploader.slots.depthReport }
 }
 
 extension Puller {

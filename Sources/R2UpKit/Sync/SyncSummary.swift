@@ -1,6 +1,6 @@
 public import Foundation
 public import R2UpModel
-public import R2UpTransfer
+import R2UpTransfer
 
 /// A file a dry run would upload.
 public struct SyncPlannedFile: Sendable, Equatable, Codable {

@@ -61,3 +61,20 @@ extension Store {
         }
     }
 }
+
+extension Store {
+    /// The paths of the tracks whose cloud copy is one of `keys` in `bucket`, by key (`rm`'s
+    /// guard for offloaded tracks: it checks which of those files are gone).
+    public func trackPaths(bucket: String, keys: [String]) throws(StoreError) -> [String: [String]] {
+        guard !keys.isEmpty else { return [:] }
+        return try read { db in
+            var found: [String: [String]] = [:]
+            let statement = try db.cachedStatement(sql: #"SELECT path FROM tracks WHERE bucket = ? AND "key" = ? ORDER BY path"#)
+            for key in Set(keys) {
+                let paths = try String.fetchAll(statement, arguments: [bucket, key])
+                if !paths.isEmpty { found[key] = paths }
+            }
+            return found
+        }
+    }
+}

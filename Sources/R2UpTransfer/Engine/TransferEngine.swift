@@ -28,6 +28,10 @@ public final class TransferEngine: TaskExecutor, Sendable {
         public var maxConnections = 16
         /// Total rate across all transfers (request and response bodies), bytes a second; nil is unlimited.
         public var bandwidthLimit: Int64?
+        /// When set, each transfer's low-speed limit and largest upload buffer are read here as it
+        /// starts (the run's slots keep them in step with the depth and the measured link),
+        /// instead of `lowSpeedLimitBytesPerSecond` and `uploadBufferSize` alone.
+        public var tuning: TransferTuning?
 
         public init() {}
     }
@@ -58,6 +62,8 @@ public final class TransferEngine: TaskExecutor, Sendable {
     }
 
     public let options: Options
+    /// Finished transfers' handles kept for reuse, at most.
+    static let idleHandleLimit = 64
     private let inbox = Mutex(Inbox())
     private let multi: MultiHandle
     /// The engine thread, once it runs (tests check that tasks run there).
@@ -290,9 +296,11 @@ public final class TransferEngine: TaskExecutor, Sendable {
         }
 
         /// Resets a handle whose transfer is over (its results read) and keeps it for the next one.
+        /// At most `idleHandleLimit` wait: each keeps its buffers (16 KiB to receive, up to the
+        /// upload buffer), so a burst of hundreds in flight does not stay in memory after it.
         private func recycle(_ handle: UnsafeMutableRawPointer) {
             curl_easy_reset(handle)
-            if idleHandles.count < max(4, options.maxConnections) {
+            if idleHandles.count < max(4, min(TransferEngine.idleHandleLimit, options.maxConnections)) {
                 idleHandles.append(handle)
             } else {
                 curl_easy_cleanup(handle)
