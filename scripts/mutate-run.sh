@@ -157,7 +157,7 @@ for run in $(seq "$FROM" "$RUNS"); do
     push-big) timeout -k 5 300 "${via[@]}" "$BIN" push "$WORK/files/big.wav" --key "${prefix}big.wav" --part-size 5M --multipart-threshold 5M --db "$db" --quiet ;;
     sync) timeout -k 5 300 "${via[@]}" "$BIN" sync "$WORK/files/album" --prefix "${prefix}album/" --min-age 0 --db "$db" --quiet ;;
     pull) pulled=$WORK/pulled-$run/big.wav
-          timeout -k 5 300 "${via[@]}" "$BIN" pull "${PULL_PREFIX}big.wav" "$WORK/pulled-$run" --db "$db" --quiet ;;
+          timeout -k 5 300 "${via[@]}" "$BIN" pull "${PULL_PREFIX}big.wav" "$WORK/pulled-$run/" --db "$db" --quiet ;;
     copy) # The folder synced clean, then renamed: the second sync copies server-side, through the relay.
           mkdir -p "$WORK/copy-$run" && cp -a "$WORK/files/album" "$WORK/copy-$run/album"
           "$BIN" sync "$WORK/copy-$run" --prefix "$prefix" --min-age 0 --db "$db" --quiet >/dev/null 2>&1
