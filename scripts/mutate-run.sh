@@ -146,7 +146,8 @@ for run in $(seq "$FROM" "$RUNS"); do
   python3 "$ROOT/tools/mutateproxy.py" --upstream "$UPSTREAM" --seed "$seed" --rate "$RATE" \
     --delay-seconds 35 --log "$log" --max-seconds 400 >"$WORK/proxy.out" 2>/dev/null &
   proxy_pid=$!
-  for _ in $(seq 1 300); do grep -q '^PORT ' "$WORK/proxy.out" 2>/dev/null && break; sleep 0.1; done
+  # Up to 60 s: on a loaded machine the relay's Python start alone has taken over 30.
+  for _ in $(seq 1 600); do grep -q '^PORT ' "$WORK/proxy.out" 2>/dev/null && break; sleep 0.1; done
   port=$(sed -n 's/^PORT //p' "$WORK/proxy.out")
   [ -n "$port" ] || { echo "mutate-run.sh: mutateproxy did not start" >&2; exit 1; }
   via=(env R2UP_ENDPOINT="http://127.0.0.1:$port")
