@@ -96,7 +96,7 @@ struct TransferOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "Checksum each request carries for the server to verify: md5, crc32 or crc32c (default: md5 for R2, crc32c elsewhere).",
+            "Checksum each request carries for the server to verify: md5, crc32 or crc32c (default: md5 for R2, and for a MinIO or juicefs gateway once it has answered, which verifies only MD5; crc32c elsewhere).",
             valueName: "md5|crc32|crc32c"))
     var checksum: ChecksumChoice?
 
