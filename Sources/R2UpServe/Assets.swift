@@ -93,23 +93,32 @@ enum Assets {
             source.onopen = function () { say(""); };
           }
           var player = null;
+          function title(button) {
+            var name = button.closest("li").querySelector(".name");
+            return name ? name.textContent : "";
+          }
+          // The next playable track of the same list (the album plays on).
+          function following(button) {
+            var row = button && button.closest("li");
+            var next = row && row.nextElementSibling;
+            while (next && !(next.querySelector("button.play") && !next.querySelector("button.play").hidden)) next = next.nextElementSibling;
+            return next ? next.querySelector("button.play") : null;
+          }
           function play(button) {
             if (!player) {
               player = document.createElement("audio");
               player.id = "player"; player.controls = true;
               document.querySelector("main").appendChild(player);
               player.addEventListener("ended", function () {
-                var row = player.current && player.current.closest("li");
-                var next = row && row.nextElementSibling;
-                while (next && !next.querySelector("button.play")) next = next.nextElementSibling;
-                if (next) play(next.querySelector("button.play"));
+                var next = following(player.current);
+                if (next) play(next);
               });
             }
             player.current = button;
             player.src = button.dataset.src;
             player.play();
-            var name = button.closest("li").querySelector(".name");
-            say("Now playing: " + (name ? name.textContent : ""));
+            var next = following(button);
+            say("Now playing: " + title(button) + (next ? " · Up next: " + title(next) : ""));
           }
           document.addEventListener("click", function (e) {
             var button = e.target.closest("button");

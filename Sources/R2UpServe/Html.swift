@@ -24,7 +24,7 @@ enum Html {
 
     /// The page around `body`: the navigation, the notice an action left, the assets (all from this binary).
     static func page(title: String, current: String, notice: String?, body: String) -> String {
-        let links = [("/", "Library"), ("/queue", "Queue"), ("/history", "History")].map { href, name in
+        let links = [("/", "Library"), ("/queue", "Queue"), ("/history", "History"), ("/browse", "Browse")].map { href, name in
             "<a href=\"\(href)\"\(href == current ? " aria-current=\"page\"" : "")>\(name)</a>"
         }.joined(separator: " ")
         var html = """

@@ -8,11 +8,15 @@ enum Pages {
 
     /// No other origin may frame, script or post into the pages; nothing is cached.
     static let securityHeaders: HTTPFields = [
-        .contentSecurityPolicy: "default-src 'self'; img-src 'self' data:; media-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
+        .contentSecurityPolicy: policy(media: "'self'"),
         .init("X-Content-Type-Options")!: "nosniff",
         .init("Referrer-Policy")!: "same-origin",
         .cacheControl: "no-store",
     ]
+
+    static func policy(media: String) -> String {
+        "default-src 'self'; img-src 'self' data:; media-src \(media); frame-ancestors 'none'; form-action 'self'; base-uri 'none'"
+    }
 
     static func html(_ text: String, status: HTTPResponse.Status = .ok) -> Response {
         var headers = securityHeaders

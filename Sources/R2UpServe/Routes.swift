@@ -29,6 +29,22 @@ struct Routes: Sendable {
             headers[.contentType] = "text/event-stream"
             return Response(status: .ok, headers: headers, body: feed.events())
         }
+        router.get("/browse") { request, context in
+            let prefix = FormData(Substring(request.uri.query ?? ""))?["prefix"] ?? ""
+            guard prefix.utf8.count <= 1024, !prefix.unicodeScalars.contains(where: { $0.value < 0x20 }) else {
+                return Pages.refusal(.badRequest, "That is not a folder of the bucket.")
+            }
+            let listing: BucketListing
+            do throws(R2UpFailure) { listing = try await session.browse(prefix: prefix) } catch {
+                throw HTTPError(.badGateway, message: error.message)
+            }
+            var response = page("Browse", "/browse", context, BrowsePage.render(listing) { session.publicURL(for: $0) })
+            // The player streams from the bucket's public URL: that origin may serve media here.
+            if let origin = Self.origin(of: session.publicURL(for: "")) {
+                response.headers[.contentSecurityPolicy] = Pages.policy(media: "'self' " + origin)
+            }
+            return response
+        }
         router.get("/api/library") { _, _ in
             let groups = try read { () throws(R2UpFailure) in try library.groups() }
             return try LibraryAPI.response(groups) { session.publicURL(for: $0) }
@@ -68,6 +84,13 @@ struct Routes: Sendable {
         headers[.contentType] = Self.mediaType(path)
         headers[.contentLength] = String(info.st_size)
         return Response(status: .ok, headers: headers, body: body)
+    }
+
+    /// `scheme://host[:port]` of a URL, for a Content-Security-Policy source.
+    static func origin(of url: String) -> String? {
+        guard let parts = URLComponents(string: url), let scheme = parts.scheme, let host = parts.host else { return nil }
+        guard host.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == ":" }) else { return nil }
+        return "\(scheme)://\(host)" + (parts.port.map { ":\($0)" } ?? "")
     }
 
     static func mediaType(_ path: String) -> String {

@@ -5,6 +5,7 @@ plain HTTP, and prints what it saw as one JSON object for ServeCommandTests to a
 usage: serve_browser.py URL UPLOAD_ALL_GROUP PUSH_FILE PUSH_PREFIX R2UP_BINARY
 The environment is r2up's (settings for the push from another process)."""
 import http.client
+import hashlib
 import json
 import socket
 import subprocess
@@ -23,8 +24,8 @@ host, port = parts.hostname, parts.port
 seen = {}
 
 
-def request(method, path, headers=None, body=None, host_header=None):
-    """One request on a fresh connection: (status, body text)."""
+def request(method, path, headers=None, body=None, host_header=None, raw=False):
+    """One request on a fresh connection: (status, body text, or bytes when raw)."""
     connection = http.client.HTTPConnection(host, port, timeout=10)
     connection.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
     connection.putheader("Host", host_header or f"{host}:{port}")
@@ -35,9 +36,9 @@ def request(method, path, headers=None, body=None, host_header=None):
         connection.putheader("Content-Length", str(len(data)))
     connection.endheaders(data)
     reply = connection.getresponse()
-    text = reply.read().decode("utf-8", "replace")
+    data = reply.read()
     connection.close()
-    return reply.status, text
+    return reply.status, data if raw else data.decode("utf-8", "replace")
 
 
 def big_header(cookie):
@@ -107,6 +108,12 @@ try:
     seen["bigBody"] = request("POST", "/action", withCookie, "x" * (1 << 20))[0]
     seen["bigHeader"] = big_header(cookie)
     seen["stillServing"] = request("GET", "/", {"Cookie": cookie})[0]
+    # Play: the bytes the page's player gets for a track are the file's.
+    play = driver.find_element(By.CSS_SELECTOR, f'li.track[data-path="{push_file}"] button.play').get_attribute("data-src")
+    status, data = request("GET", play, {"Cookie": cookie}, raw=True)
+    seen["playStatus"], seen["playSHA256"] = status, hashlib.sha256(data).hexdigest()
+    with open(push_file, "rb") as track:
+        seen["fileSHA256"] = hashlib.sha256(track.read()).hexdigest()
     seen["secretInPage"] = None  # filled by the test, which knows the secret
 
     # The page must not reload: a mark set now survives only on the same document.
@@ -145,6 +152,9 @@ try:
     seen["copyURL"] = driver.find_element(By.CSS_SELECTOR, row + " button.copy").get_attribute("data-url")
     seen["buttons"] = sorted({b.text for b in driver.find_elements(By.CSS_SELECTOR, "button")})
     seen["after"], seen["groupsAfter"] = snapshot(driver)
+    # Browse (seed 001): the pushed track under its folder of the bucket, playable from its public URL.
+    driver.get(f"{origin}/browse?prefix=" + urllib.parse.quote(push_prefix))
+    seen["browseSources"] = [b.get_attribute("data-src") for b in driver.find_elements(By.CSS_SELECTOR, "button.play")]
     seen["pageSource"] = driver.page_source
 finally:
     driver.quit()

@@ -134,6 +134,10 @@ struct ServeCommandTests {
         let history = try await CLI.run(["history", "--json"], environment: env)
         let copied = try #require(seen["copyURL"] as? String)
         #expect(history.stdout.contains("\"" + copied + "\""), "\(copied) not in \(history.stdout)")
+        // Play gives the file's bytes; Browse lists the pushed track with its public URL to play.
+        #expect(seen["playStatus"] as? Int == 200)
+        #expect(seen["playSHA256"] as? String == seen["fileSHA256"] as? String)
+        #expect(seen["browseSources"] as? [String] == [copied])
         let buttons = Set(seen["buttons"] as? [String] ?? [])
         #expect(buttons.isSuperset(of: ["Upload All to Cloud", "Upload", "Copy URL", "Download", "Play"]), "\(buttons)")
     }

@@ -44,3 +44,12 @@ extension R2UpSession {
         return summary
     }
 }
+
+extension R2UpSession {
+    /// The bucket one level under `prefix` (`Artist/Album/`; empty: the top), as `r2up ls PREFIX`
+    /// lists it: its folders and its objects.
+    /// - Throws: ``R2UpFailure`` when the bucket cannot be listed (said as the CLI says it).
+    public func browse(prefix: String) async throws(R2UpFailure) -> BucketListing {
+        do { return try await service.browse(prefix: prefix) } catch { throw R2UpFailure(error) }
+    }
+}
