@@ -52,10 +52,24 @@ struct Library: Sendable {
 
 /// Seed 000 and 004's screen: groups with their summaries and actions, tracks with their icons.
 enum LibraryPage {
-    static func render(groups: [TrackGroup<TrackStatus>], csrf: String, publicURL: (String) -> String) -> String {
+    /// Tracks on one page at most (whole groups): a big library comes a page at a time.
+    static let pageTracks = 1000
+
+    /// The groups from the `from`th on, up to ``pageTracks`` tracks, and a link to the next ones.
+    static func render(groups: [TrackGroup<TrackStatus>], from: Int, csrf: String, publicURL: (String) -> String) -> String {
         guard !groups.isEmpty else { return "<p>No tracks yet.</p>" }
         var html = ""
-        for group in groups { html += render(group, csrf: csrf, publicURL: publicURL) }
+        var index = min(max(0, from), groups.count)
+        var tracks = 0
+        if index > 0 { html += "<p><a href=\"/\">First groups</a></p>" }
+        while index < groups.count && (tracks == 0 || tracks + groups[index].tracks.count <= pageTracks) {
+            html += render(groups[index], csrf: csrf, publicURL: publicURL)
+            tracks += groups[index].tracks.count
+            index += 1
+        }
+        if index < groups.count {
+            html += "<p><a href=\"/?from=\(index)\" rel=\"next\">Next groups (\(groups.count - index) more)</a></p>"
+        }
         return html
     }
 

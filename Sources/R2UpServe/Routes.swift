@@ -14,7 +14,10 @@ struct Routes: Sendable {
     func add(to router: Router<ServeContext>) {
         router.get("/assets/app.css") { _, _ in Pages.text(Assets.css, type: "text/css; charset=utf-8") }
         router.get("/assets/app.js") { _, _ in Pages.text(Assets.js, type: "text/javascript; charset=utf-8") }
-        router.get("/") { _, context in try libraryPage(context) }
+        router.get("/") { request, context in
+            let from = FormData(Substring(request.uri.query ?? ""))?["from"].flatMap { Int($0) } ?? 0
+            return try libraryPage(context, from: from)
+        }
         router.get("/queue") { _, context in
             let report = try read { () throws(R2UpFailure) in try session.queueReport() }
             return page("Queue", "/queue", context, QueuePage.render(report, csrf: context.csrf))
@@ -57,9 +60,9 @@ struct Routes: Sendable {
         Pages.html(Html.page(title: title, current: path, notice: gate.takeNotice(session: context.session), body: body))
     }
 
-    func libraryPage(_ context: ServeContext) throws -> Response {
+    func libraryPage(_ context: ServeContext, from: Int) throws -> Response {
         let groups = try read { () throws(R2UpFailure) in try library.groups() }
-        let body = LibraryPage.render(groups: groups, csrf: context.csrf) { session.publicURL(for: $0) }
+        let body = LibraryPage.render(groups: groups, from: from, csrf: context.csrf) { session.publicURL(for: $0) }
         return page("Library", "/", context, body)
     }
 
