@@ -2,7 +2,7 @@
 """Drives `r2up serve` in headless Chromium (selenium + Debian's chromium-driver) and over
 plain HTTP, and prints what it saw as one JSON object for ServeCommandTests to assert.
 
-usage: serve_browser.py URL UPLOAD_ALL_GROUP PUSH_FILE PUSH_PREFIX R2UP_BINARY
+usage: serve_browser.py URL UPLOAD_ALL_GROUP PUSH_FILE PUSH_PREFIX R2UP_BINARY CLOUD_ONLY_FILE
 The environment is r2up's (settings for the push from another process)."""
 import http.client
 import hashlib
@@ -18,7 +18,7 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 
-url, group_id, push_file, push_prefix, binary = sys.argv[1:6]
+url, group_id, push_file, push_prefix, binary, cloud_only = sys.argv[1:7]
 parts = urllib.parse.urlsplit(url)
 host, port = parts.hostname, parts.port
 seen = {}
@@ -151,6 +151,11 @@ try:
     seen["noReload"] = driver.execute_script("return window.__r2upMark") == 2
     seen["copyURL"] = driver.find_element(By.CSS_SELECTOR, row + " button.copy").get_attribute("data-url")
     seen["buttons"] = sorted({b.text for b in driver.find_elements(By.CSS_SELECTOR, "button")})
+    # Download of a cloud-only track: fetched back to its path, shown ↓ without a reload.
+    cloud_row = f'li.track[data-path="{cloud_only}"]'
+    driver.find_element(By.CSS_SELECTOR, cloud_row).find_element(By.XPATH, ".//button[normalize-space()='Download']").click()
+    seen["downloadSeconds"] = wait(
+        lambda: driver.find_element(By.CSS_SELECTOR, cloud_row).get_attribute("data-icon") == "downloaded", 30)
     seen["after"], seen["groupsAfter"] = snapshot(driver)
     # Browse (seed 001): the pushed track under its folder of the bucket, playable from its public URL.
     driver.get(f"{origin}/browse?prefix=" + urllib.parse.quote(push_prefix))

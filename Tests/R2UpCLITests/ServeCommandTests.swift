@@ -78,7 +78,8 @@ struct ServeCommandTests {
         #expect(server.firstLine.hasPrefix("http://127.0.0.1:"), "\(server.firstLine)")
         #expect(server.firstLine.contains("/?token="))
         let browser = try await Self.python(
-            [Self.script, server.firstLine, "folder:" + music + "/" + b, music + "/\(c)/c1.mp3", c + "/", CLI.binary], environment: env)
+            [Self.script, server.firstLine, "folder:" + music + "/" + b, music + "/\(c)/c1.mp3", c + "/", CLI.binary, music + "/\(d)/d1.mp3"],
+            environment: env)
         let stopped = server.stop()
         #expect(stopped.status == 0, "\(stopped.stderr)")
         #expect(browser.status == 0, "\(browser.stderr)")
@@ -134,6 +135,9 @@ struct ServeCommandTests {
         let history = try await CLI.run(["history", "--json"], environment: env)
         let copied = try #require(seen["copyURL"] as? String)
         #expect(history.stdout.contains("\"" + copied + "\""), "\(copied) not in \(history.stdout)")
+        // Download brought the cloud-only track back to its path, shown as downloaded.
+        #expect(seen["downloadSeconds"] is Double, "\(seen["after"] ?? "")")
+        #expect(FileManager.default.fileExists(atPath: music + "/\(d)/d1.mp3"))
         // Play gives the file's bytes; Browse lists the pushed track with its public URL to play.
         #expect(seen["playStatus"] as? Int == 200)
         #expect(seen["playSHA256"] as? String == seen["fileSHA256"] as? String)
