@@ -25,6 +25,11 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         // `swift package generate-documentation` for the DocC catalog (scripts/docs.sh).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // The HTTP server behind `r2up serve` (R2UpServe only).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         .systemLibrary(
@@ -81,10 +86,23 @@ let package = Package(
             dependencies: ["R2UpModel", "R2UpTransfer", "R2UpStore", "R2UpAudio", "SigV4"],
             swiftSettings: strictSettings
         ),
+        // `r2up serve`: the seeds' screens as a local web app. It sees only R2UpKit's public face
+        // (R2UpSession, its events, its track-state observation, its reports).
+        .target(
+            name: "R2UpServe",
+            dependencies: [
+                "R2UpKit", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "r2up",
-            // The face alone (issue 25): whatever the CLI needs from below goes through R2UpKit.
-            dependencies: ["R2UpKit", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            // The face alone (issue 25): whatever the CLI needs from below goes through R2UpKit
+            // (R2UpServe is the web app on that same face).
+            dependencies: ["R2UpKit", "R2UpServe", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strictSettings
         ),
         .executableTarget(

@@ -28,7 +28,8 @@ twice() { "$@" || { say "retrying: $*"; sleep 5; "$@"; }; }
 # The scripts and tests use python3 (+ venv), curl, openssl (a test CA), setpriv
 # (util-linux), GNU time, tmux (the progress-bar tests' terminal) and procps.
 # libtag1-dev is TagLib (audio tags); ffmpeg encodes the tests' audio; chromium and
-# chromium-driver open the published catalog page headless (the fonts draw its titles).
+# chromium-driver open the published catalog page and r2up serve's pages headless (through
+# selenium, scripts/requirements.txt; the fonts draw their titles).
 DEB_PACKAGES=(
   libcurl4-openssl-dev libssl-dev libsqlite3-dev zlib1g-dev pkg-config libtag1-dev
   binutils gcc g++ libc6-dev git ca-certificates libxml2 libncurses6 libedit2 tzdata

@@ -10,7 +10,7 @@ struct R2Up: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             Push.self, Pull.self, Cat.self, Sync.self, Queue.self, Retry.self, History.self, CopyURL.self, Status.self, Ls.self,
-            Presign.self, Rm.self, Config.self, Doctor.self, Catalog.self, Watch.self, Offload.self, Fetch.self, Du.self,
+            Presign.self, Rm.self, Config.self, Doctor.self, Catalog.self, Watch.self, Offload.self, Fetch.self, Du.self, Serve.self,
         ]
     )
 

@@ -4,7 +4,7 @@ import Testing
 /// Shell completions come from the command definitions; the man page in docs/ is kept current.
 @Suite("Completions and the man page")
 struct CompletionTests {
-    static let subcommands = ["push", "pull", "sync", "queue", "retry", "history", "copy-url", "status", "ls", "presign", "rm", "config", "doctor", "catalog", "watch", "cat", "offload", "fetch", "du"]
+    static let subcommands = ["push", "pull", "sync", "queue", "retry", "history", "copy-url", "status", "ls", "presign", "rm", "config", "doctor", "catalog", "watch", "cat", "offload", "fetch", "du", "serve"]
 
     @Test("bash, zsh and fish completion scripts name every subcommand; the bash one parses", arguments: ["bash", "zsh", "fish"])
     func completions(shell: String) async throws {

@@ -1,0 +1,152 @@
+import Foundation
+import R2UpKit
+
+/// The Library as the server sees it: the folders it serves and their groups, read through the
+/// session only.
+struct Library: Sendable {
+    let session: R2UpSession
+    /// Absolute folders; empty: every track r2up knows.
+    let roots: [String]
+
+    /// The groups of every root, as `status ROOT` groups them.
+    func groups() throws(R2UpFailure) -> [TrackGroup<TrackStatus>] {
+        guard !roots.isEmpty else { return try session.library(under: nil) }
+        var all: [TrackGroup<TrackStatus>] = []
+        for root in roots { all += try session.library(under: root) }
+        return all
+    }
+
+    /// Whether `path` (absolute, standardized) is inside a served folder; without folders,
+    /// whether r2up knows the track.
+    func contains(_ path: String, tracks: [TrackStatus]) -> Bool {
+        guard !roots.isEmpty else { return tracks.contains { $0.path == path } }
+        return roots.contains { root in path.hasPrefix(root == "/" ? "/" : root + "/") }
+    }
+
+    /// A path from the browser, made absolute and standardized; nil when it is not one
+    /// (relative, `..` parts, a NUL) so it is refused before anything looks at the disk.
+    static func clean(_ raw: String) -> String? {
+        guard raw.hasPrefix("/"), !raw.contains("\0"), raw.utf8.count <= 4096 else { return nil }
+        let parts = raw.split(separator: "/", omittingEmptySubsequences: true)
+        guard !parts.contains(where: { $0 == ".." || $0 == "." }) else { return nil }
+        return "/" + parts.joined(separator: "/")
+    }
+
+    /// The key prefix for new uploads from `folder`: the one its uploaded tracks agree on
+    /// (their key less their file name), else the folder's path inside its served root (as
+    /// `r2up push ROOT` keys it), else the folder's name.
+    func prefix(for folder: String, tracks: [TrackStatus]) -> String {
+        var agreed: Set<String> = []
+        for track in tracks where (track.path as NSString).deletingLastPathComponent == folder {
+            let name = (track.path as NSString).lastPathComponent
+            if let key = track.key, key.hasSuffix(name) { agreed.insert(String(key.dropLast(name.utf8.count))) }
+        }
+        if agreed.count == 1, let only = agreed.first { return only }
+        if let root = roots.first(where: { folder == $0 || folder.hasPrefix($0 + "/") }) {
+            let inside = folder == root ? "" : String(folder.dropFirst(root.count + 1))
+            return inside.isEmpty ? "" : inside + "/"
+        }
+        return (folder as NSString).lastPathComponent + "/"
+    }
+}
+
+/// Seed 000 and 004's screen: groups with their summaries and actions, tracks with their icons.
+enum LibraryPage {
+    /// Tracks on one page at most (whole groups): a big library comes a page at a time, and
+    /// Chromium draws 400 rows within a second (1,000 took 1.6-2 s to its load event).
+    static let pageTracks = 400
+
+    /// The groups from the `from`th on, up to ``pageTracks`` tracks, and a link to the next ones.
+    static func render(groups: [TrackGroup<TrackStatus>], from: Int, csrf: String, publicURL: (String) -> String) -> String {
+        guard !groups.isEmpty else { return "<p>No tracks yet.</p>" }
+        var html = ""
+        var index = min(max(0, from), groups.count)
+        var tracks = 0
+        if index > 0 { html += "<p><a href=\"/\">First groups</a></p>" }
+        while index < groups.count && (tracks == 0 || tracks + groups[index].tracks.count <= pageTracks) {
+            html += render(groups[index], csrf: csrf, publicURL: publicURL)
+            tracks += groups[index].tracks.count
+            index += 1
+        }
+        if index < groups.count {
+            html += "<p><a href=\"/?from=\(index)\" rel=\"next\">Next groups (\(groups.count - index) more)</a></p>"
+        }
+        return html
+    }
+
+    static func render(_ group: TrackGroup<TrackStatus>, csrf: String, publicURL: (String) -> String) -> String {
+        let summary = group.summary
+        let label = summary.label(ascii: false)
+        var html = "<section class=\"group\" data-group=\"\(Html.escape(group.id))\" data-summary=\"\(Html.escape(label))\">"
+        html += "<header><h2>\(Html.escape(group.title))</h2>"
+        if group.heading != nil { html += "<p class=\"folder\">\(Html.escape(group.folder))</p>" }
+        html += "<span class=\"count\">\(group.tracks.count) \(group.tracks.count == 1 ? "track" : "tracks")</span> "
+        html += "<span class=\"summary s-\(summary.name ?? "none")\" data-role=\"summary\">"
+        html += "<span aria-hidden=\"true\">\(Html.escape(label))</span>"
+        html += "<span class=\"sr\">\(Html.escape(summary.spoken))</span></span>"
+        let shown = Actions.shown(group)
+        for action in [Actions.uploadAll, Actions.retryFailed] {
+            html += Html.actionForm(action.name, fields: [("group", group.id)], csrf: csrf, label: action.label, hidden: !shown.contains(action.name))
+        }
+        html += "</header><ul>"
+        for track in group.tracks { html += row(track, csrf: csrf, publicURL: publicURL) }
+        html += "</ul></section>\n"
+        return html
+    }
+
+    static func row(_ track: TrackStatus, csrf: String, publicURL: (String) -> String) -> String {
+        let icon = track.icon
+        var html = "<li class=\"track\" data-path=\"\(Html.escape(track.path))\" data-icon=\"\(icon.name)\">"
+        html += "<span class=\"icon i-\(icon.name)\" aria-hidden=\"true\">\(icon.glyph ?? "")</span>"
+        html += "<span class=\"sr\" data-role=\"state\">\(icon.spoken)</span> "
+        html += "<span class=\"name\">\(Html.escape((track.path as NSString).lastPathComponent))</span>"
+        html += " <span class=\"error\" data-role=\"error\">"
+        if icon == .uploadError || icon == .downloadError, let error = track.lastError { html += Html.escape(error) }
+        html += "</span><span class=\"actions\">"
+        // Every action is in the row; the ones that do not apply are hidden, and the live
+        // stream shows them when the track's state changes.
+        let shown = Actions.shown(track)
+        let fields = [("path", track.path)]
+        html += Html.actionForm(Actions.upload.name, fields: fields, csrf: csrf, label: Actions.upload.label, hidden: !shown.contains("upload"))
+        let url = track.key.map(publicURL) ?? ""
+        html += "<button type=\"button\" class=\"copy\" data-action=\"copy\" data-url=\"\(Html.escape(url))\"\(shown.contains("copy") ? "" : " hidden")>Copy URL</button>"
+        html += Html.actionForm(Actions.download.name, fields: fields, csrf: csrf, label: Actions.download.label, hidden: !shown.contains("download"))
+        let media = "/media?path=" + (track.path.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+        html += "<button type=\"button\" class=\"play\" data-action=\"play\" data-src=\"\(Html.escape(media))\"\(shown.contains("play") ? "" : " hidden")>Play</button>"
+        html += "</span></li>"
+        return html
+    }
+}
+
+/// The actions of the Library and when each applies (seed 000): the page and its live stream
+/// both ask here.
+enum Actions {
+    struct Action {
+        var name: String
+        var label: String
+    }
+
+    static let uploadAll = Action(name: "upload-all", label: "Upload All to Cloud")
+    static let retryFailed = Action(name: "retry-failed", label: "Retry Failed Uploads")
+    static let upload = Action(name: "upload", label: "Upload")
+    static let download = Action(name: "download", label: "Download")
+
+    /// A group's actions that apply: Upload All while a track is not uploaded, Retry Failed while one failed.
+    static func shown(_ group: TrackGroup<TrackStatus>) -> [String] {
+        var names: [String] = []
+        if group.tracks.contains(where: { $0.icon == .localOnly || $0.icon == .uploadError }) { names.append(uploadAll.name) }
+        if group.summary.errors > 0 { names.append(retryFailed.name) }
+        return names
+    }
+
+    /// A track's: Upload (not uploaded, or failed), Copy URL (a cloud copy), Download (cloud
+    /// only, or a failed download), Play (a file on disk).
+    static func shown(_ track: TrackStatus) -> [String] {
+        var names: [String] = []
+        if track.icon == .localOnly || track.icon == .uploadError { names.append("upload") }
+        if track.key != nil && track.icon != .localOnly && track.icon != .uploadError { names.append("copy") }
+        if track.icon == .cloudOnly || track.icon == .downloadError { names.append("download") }
+        if track.icon != .cloudOnly { names.append("play") }
+        return names
+    }
+}

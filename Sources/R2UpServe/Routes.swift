@@ -1,0 +1,155 @@
+import Foundation
+import Hummingbird
+import NIOCore
+import R2UpKit
+
+/// The screens, the live stream, the media and the actions. The gate has already checked the
+/// Host, the session and the origin of a POST; each handler checks what it was given.
+struct Routes: Sendable {
+    let library: Library
+    let feed: LiveFeed
+    let gate: ServeGate
+    var session: R2UpSession { library.session }
+
+    func add(to router: Router<ServeContext>) {
+        router.get("/assets/app.css") { _, _ in Pages.text(Assets.css, type: "text/css; charset=utf-8") }
+        router.get("/assets/app.js") { _, _ in Pages.text(Assets.js, type: "text/javascript; charset=utf-8") }
+        router.get("/") { request, context in
+            let from = FormData(Substring(request.uri.query ?? ""))?["from"].flatMap { Int($0) } ?? 0
+            return try libraryPage(context, from: from)
+        }
+        router.get("/queue") { _, context in
+            let report = try read { () throws(R2UpFailure) in try session.queueReport() }
+            return page("Queue", "/queue", context, QueuePage.render(report, csrf: context.csrf))
+        }
+        router.get("/history") { request, context in
+            let items = try read { () throws(R2UpFailure) in try session.history(limit: 1000) }
+            let search = FormData(Substring(request.uri.query ?? ""))?["q"] ?? ""
+            return page("History", "/history", context, HistoryPage.render(items, search: search))
+        }
+        router.get("/events") { _, _ in
+            var headers = Pages.securityHeaders
+            headers[.contentType] = "text/event-stream"
+            return Response(status: .ok, headers: headers, body: feed.events())
+        }
+        router.get("/browse") { request, context in
+            let prefix = FormData(Substring(request.uri.query ?? ""))?["prefix"] ?? ""
+            guard prefix.utf8.count <= 1024, !prefix.unicodeScalars.contains(where: { $0.value < 0x20 }) else {
+                return Pages.refusal(.badRequest, "That is not a folder of the bucket.")
+            }
+            let listing: BucketListing
+            do throws(R2UpFailure) { listing = try await session.browse(prefix: prefix) } catch {
+                throw HTTPError(.badGateway, message: error.message)
+            }
+            var response = page("Browse", "/browse", context, BrowsePage.render(listing) { session.publicURL(for: $0) })
+            // The player streams from the bucket's public URL: that origin may serve media here.
+            if let origin = Self.origin(of: session.publicURL(for: "")) {
+                response.headers[.contentSecurityPolicy] = Pages.policy(media: "'self' " + origin)
+            }
+            return response
+        }
+        router.get("/api/library") { _, _ in
+            let groups = try read { () throws(R2UpFailure) in try library.groups() }
+            return try LibraryAPI.response(groups) { session.publicURL(for: $0) }
+        }
+        router.get("/media") { request, context in try await media(request, context) }
+        router.post("/action") { request, context in try await action(request, context) }
+    }
+
+    func page(_ title: String, _ path: String, _ context: ServeContext, _ body: String) -> Response {
+        Pages.html(Html.page(title: title, current: path, notice: gate.takeNotice(session: context.session), body: body))
+    }
+
+    func libraryPage(_ context: ServeContext, from: Int) throws -> Response {
+        let groups = try read { () throws(R2UpFailure) in try library.groups() }
+        let body = LibraryPage.render(groups: groups, from: from, csrf: context.csrf) { session.publicURL(for: $0) }
+        return page("Library", "/", context, body)
+    }
+
+    /// A store that cannot be read is a 503 with its one line, not a crash.
+    func read<T>(_ body: () throws(R2UpFailure) -> T) throws -> T {
+        do { return try body() } catch { throw HTTPError(.serviceUnavailable, message: error.message) }
+    }
+
+    /// A track's file, for Play: only a track the Library shows, only a regular file.
+    func media(_ request: Request, _ context: ServeContext) async throws -> Response {
+        guard let raw = FormData(Substring(request.uri.query ?? ""))?["path"], let path = Library.clean(raw) else {
+            return Pages.refusal(.badRequest, "No such track.")
+        }
+        let tracks = try read { () throws(R2UpFailure) in try library.groups().flatMap(\.tracks) }
+        guard library.contains(path, tracks: tracks), tracks.contains(where: { $0.path == path }) else {
+            return Pages.refusal(.notFound, "No such track.")
+        }
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return Pages.refusal(.notFound, "No such track.") }
+        let body = try await FileIO().loadFile(path: path, context: context)
+        var headers = Pages.securityHeaders
+        headers[.contentType] = Self.mediaType(path)
+        headers[.contentLength] = String(info.st_size)
+        return Response(status: .ok, headers: headers, body: body)
+    }
+
+    /// `scheme://host[:port]` of a URL, for a Content-Security-Policy source.
+    static func origin(of url: String) -> String? {
+        guard let parts = URLComponents(string: url), let scheme = parts.scheme, let host = parts.host else { return nil }
+        guard host.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == ":" }) else { return nil }
+        return "\(scheme)://\(host)" + (parts.port.map { ":\($0)" } ?? "")
+    }
+
+    static func mediaType(_ path: String) -> String {
+        switch (path as NSString).pathExtension.lowercased() {
+        case "mp3": "audio/mpeg"
+        case "flac": "audio/flac"
+        case "m4a", "aac", "alac": "audio/mp4"
+        case "ogg", "oga", "opus": "audio/ogg"
+        case "wav": "audio/wav"
+        default: "application/octet-stream"
+        }
+    }
+
+    /// Upload All to Cloud, Retry Failed Uploads, Upload, Download: checked, started in the
+    /// background (the page follows them live), then back to the page they came from.
+    func action(_ request: Request, _ context: ServeContext) async throws -> Response {
+        var request = request
+        let body = try await request.collectBody(upTo: Pages.maxBody)
+        guard let form = FormData(Substring(String(buffer: body))) else { return Pages.refusal(.badRequest, "The form could not be read.") }
+        guard let token = form["csrf"], ServeGate.same(token, context.csrf) else {
+            return Pages.refusal(.forbidden, "Refused: the form's security token is missing or old; reload the page.")
+        }
+        let groups = try read { () throws(R2UpFailure) in try library.groups() }
+        let tracks = groups.flatMap(\.tracks)
+        var chosen: [TrackStatus]
+        switch form["action"] {
+        case "upload-all", "retry-failed":
+            guard let group = groups.first(where: { $0.id == form["group"] }) else { return Pages.refusal(.notFound, "No such group.") }
+            let wanted: Set<TrackIcon> = form["action"] == "retry-failed" ? [.uploadError] : [.localOnly, .uploadError]
+            chosen = group.tracks.filter { wanted.contains($0.icon) }
+        case "upload", "download":
+            guard let raw = form["path"], let path = Library.clean(raw), library.contains(path, tracks: tracks),
+                let track = tracks.first(where: { $0.path == path })
+            else { return Pages.refusal(.notFound, "No such track.") }
+            chosen = [track]
+        default:
+            return Pages.refusal(.badRequest, "No such action.")
+        }
+        let notice: String
+        if form["action"] == "download" {
+            let paths = chosen.map(\.path)
+            feed.start { _ = try? await session.fetch(paths) }
+            notice = "Downloading \(chosen.count) track\(chosen.count == 1 ? "" : "s")."
+        } else {
+            // One push per folder, each with the prefix its tracks already have (as `push ROOT` keys them).
+            let byFolder = Dictionary(grouping: chosen.map(\.path)) { ($0 as NSString).deletingLastPathComponent }
+            let jobs = byFolder.sorted { $0.key < $1.key }.map { ($0.value.sorted(), library.prefix(for: $0.key, tracks: tracks)) }
+            feed.start {
+                for (paths, prefix) in jobs where !Task.isCancelled {
+                    await session.push(paths, prefix: prefix.isEmpty ? nil : prefix)
+                }
+            }
+            notice = chosen.isEmpty ? "Nothing to upload." : "Uploading \(chosen.count) track\(chosen.count == 1 ? "" : "s")."
+        }
+        gate.setNotice(notice, session: context.session)
+        let back = request.headers[.referer].flatMap { URL(string: $0)?.path } ?? "/"
+        return Response(status: .seeOther, headers: [.location: ["/", "/queue", "/history"].contains(back) ? back : "/"])
+    }
+}
