@@ -230,13 +230,13 @@ struct AudioCommandTests {
         try await Self.make([Self.library[2]], in: folder.path + "/b")
         let dbA = folder.path + "/a.sqlite"
         let dbB = folder.path + "/b.sqlite"
-        #expect(try await CLI.run(["push", folder.path + "/a", "--prefix", prefix, "--db", dbA], environment: env).status == 0)
+        #expect(try await CLI.run(["push", folder.path + "/a/", "--prefix", prefix, "--db", dbA], environment: env).status == 0)
         let firstA = try await CLI.run(["catalog", "publish", "--prefix", prefix, "--db", dbA], environment: env)
         #expect(firstA.stdout.hasPrefix("catalog: 2 tracks, 0 objects read, sent index.json and index.html"), "\(firstA.stdout)\(firstA.stderr)")
 
         // B sends no tags and its own Content-Type: what its store knows of the object must say so.
         let pushB = try await CLI.run(
-            ["push", folder.path + "/b", "--prefix", prefix, "--no-tag-metadata", "--content-type", "audio/x-flac", "--db", dbB], environment: env)
+            ["push", folder.path + "/b/", "--prefix", prefix, "--no-tag-metadata", "--content-type", "audio/x-flac", "--db", dbB], environment: env)
         #expect(pushB.status == 0, "\(pushB.stderr)")
         let firstB = try await CLI.run(["catalog", "publish", "--prefix", prefix, "--db", dbB], environment: env)
         #expect(firstB.stdout.hasPrefix("catalog: 3 tracks, 2 objects read, sent index.json\n"), "\(firstB.stdout)\(firstB.stderr)")

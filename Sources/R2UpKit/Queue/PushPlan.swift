@@ -27,6 +27,10 @@ public struct PushPlan: Sendable {
     public var skipped: [Skipped] = []
     /// Folders with nothing to push, each with the line that says so.
     public var nothingToPush: [String] = []
+    /// Folders' files left alone: uploaded and unchanged at the key this push gives them.
+    public var unchanged: [(path: String, key: String)] = []
+    /// Whether a folder was named (a folder push ends with a summary line).
+    public var hasFolders = false
 
     /// - Parameters:
     ///   - paths: the command line's files and folders.
@@ -39,6 +43,8 @@ public struct PushPlan: Sendable {
     ///   - tags: the tags a template reads (preloaded here for each folder).
     ///   - bucket: where the push goes; a folder's new files are matched with its vanished
     ///     tracks there (`MovePlan`). nil: no moves.
+    ///   - folderNames: a folder named without a trailing `/` keeps its name in the keys
+    ///     (`Album/01.m4a`, as `cp -r` and rsync do); `DIR/` gives its contents. False: always its contents.
     /// The attributes each request gets.
     private let attributes: @Sendable (String) -> ObjectAttributes
 
@@ -49,7 +55,7 @@ public struct PushPlan: Sendable {
 
     public init(
         paths: [String], undecodable: [String: [UInt8]] = [:], key: String?, prefix: String?, template: KeyTemplate?,
-        onlyFailed: Bool, store: Store, tags: TagResolver, bucket: String? = nil,
+        onlyFailed: Bool, store: Store, tags: TagResolver, bucket: String? = nil, folderNames: Bool = false,
         attributes: @escaping @Sendable (String) -> ObjectAttributes
     ) throws {
         self.attributes = attributes
@@ -64,6 +70,12 @@ public struct PushPlan: Sendable {
                 if key != nil {
                     throw Refusal(diagnosis: Diagnosis(status: .badInput, message: "--key cannot name a folder's files; use --prefix"))
                 }
+                hasFolders = true
+                let named = folderNames ? Self.folderName(path) : nil
+                let keyOf = { (file: ScannedFile) in
+                    let name = template.map { $0.key(tags: tags.tags(path: file.path), relativePath: file.relativePath) }
+                    return ObjectKey.forFile(named: name ?? named.map { $0 + "/" + file.relativePath } ?? file.relativePath, prefix: prefix)
+                }
                 let found = try TrackFolder.scan(path, store: store, onlyFailed: onlyFailed)
                 // The folder named cannot be read: bad input (exit 2), as sync says; within it, a failed upload (1).
                 let root = URL(fileURLWithPath: path).standardizedFileURL.path
@@ -74,21 +86,10 @@ public struct PushPlan: Sendable {
                 if template != nil { try tags.preload(under: path) }
                 // Uploaded, unchanged tracks whose key this push names differently (another --prefix
                 // or template): the bytes are in the bucket, so their new keys are server-side copies.
-                var rekeyed: [PlannedMove] = []
-                if let bucket, !onlyFailed {
-                    var elsewhere: [(file: ScannedFile, key: String, oldKey: String)] = []
-                    for (file, trackBucket, oldKey) in found.uploaded where trackBucket == bucket {
-                        let name = template.map { $0.key(tags: tags.tags(path: file.path), relativePath: file.relativePath) }
-                        let key = ObjectKey.forFile(named: name ?? file.relativePath, prefix: prefix)
-                        if key != oldKey { elsewhere.append((file, key, oldKey)) }
-                    }
-                    let tracks = try store.uploadedTracks(at: elsewhere.map(\.file.path), bucket: bucket)
-                    for item in elsewhere {
-                        guard let track = tracks[item.file.path], track.key == item.oldKey else { continue }
-                        rekeyed.append(PlannedMove(upload: PlannedUpload(file: item.file, key: item.key, reason: .new), track: track))
-                    }
-                }
+                let rekeyed = bucket == nil || onlyFailed ? [] : try Self.rekeyed(found.uploaded, bucket: bucket ?? "", store: store, keyOf: keyOf)
                 moves += rekeyed
+                let rekeyedPaths = Set(rekeyed.map(\.upload.file.path))
+                unchanged += found.uploaded.filter { !rekeyedPaths.contains($0.file.path) }.map { ($0.file.path, $0.key) }
                 if found.files.isEmpty && found.problems.isEmpty && rekeyed.isEmpty {
                     nothingToPush.append(
                         onlyFailed
@@ -97,9 +98,7 @@ public struct PushPlan: Sendable {
                 }
                 var planned: [PlannedUpload] = []
                 for (file, isKnown) in found.files {
-                    let name = template.map { $0.key(tags: tags.tags(path: file.path), relativePath: file.relativePath) }
-                    let key = ObjectKey.forFile(named: name ?? file.relativePath, prefix: prefix)
-                    planned.append(PlannedUpload(file: file, key: key, reason: isKnown ? .changed : .new))
+                    planned.append(PlannedUpload(file: file, key: keyOf(file), reason: isKnown ? .changed : .new))
                 }
                 if let bucket, !onlyFailed, planned.contains(where: { $0.reason == .new }) {
                     let root = URL(fileURLWithPath: path).standardizedFileURL.path
@@ -128,6 +127,31 @@ public struct PushPlan: Sendable {
         try Self.checkKeys(all, templated: template != nil)
     }
 
+    /// Uploaded, unchanged tracks in `bucket` whose key this push names differently (another
+    /// --prefix or template, the folder's name): the bytes are there, so their new keys are copies.
+    private static func rekeyed(
+        _ uploaded: [(file: ScannedFile, bucket: String, key: String)], bucket: String, store: Store, keyOf: (ScannedFile) -> String
+    ) throws -> [PlannedMove] {
+        var elsewhere: [(file: ScannedFile, key: String, oldKey: String)] = []
+        for (file, trackBucket, oldKey) in uploaded where trackBucket == bucket {
+            let key = keyOf(file)
+            if key != oldKey { elsewhere.append((file, key, oldKey)) }
+        }
+        let tracks = try store.uploadedTracks(at: elsewhere.map(\.file.path), bucket: bucket)
+        return elsewhere.compactMap { item in
+            guard let track = tracks[item.file.path], track.key == item.oldKey else { return nil }
+            return PlannedMove(upload: PlannedUpload(file: item.file, key: item.key, reason: .new), track: track)
+        }
+    }
+
+    /// The name a folder keeps in its keys: its last component, unless the path ends with `/`
+    /// (or names `.` or `..`), which gives its contents, as rsync reads a trailing slash.
+    static func folderName(_ path: String) -> String? {
+        guard !path.hasSuffix("/") else { return nil }
+        guard let last = path.split(separator: "/").last, last != ".", last != ".." else { return nil }
+        return ObjectKey.nfc(String(last))
+    }
+
     /// Two files for one key (names that differ only in Unicode normalisation, a --prefix
     /// or --key-template that folds them together), or a templated key over 1,024 bytes,
     /// stop the push before anything is sent (exit 2), naming the files.
@@ -138,6 +162,10 @@ public struct PushPlan: Sendable {
                 message: SyncPlan.clashMessage(paths: clash.paths, key: clash.key, templated: templated) + "; nothing was sent"))
         }
         for request in requests where templated {
+            if request.key.isEmpty || request.key.hasSuffix("/") {
+                throw Refusal(diagnosis: Diagnosis(
+                    status: .badInput, message: "\(request.path): --key-template makes an empty key for this file; change the template; nothing was sent"))
+            }
             if request.key.utf8.count > ObjectKey.maximumBytes {
                 throw Refusal(diagnosis: Diagnosis(
                     status: .badInput,

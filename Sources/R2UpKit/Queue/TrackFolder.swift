@@ -33,7 +33,10 @@ public enum TrackFolder {
         // cannot take (a symbolic link, an unreadable folder) is skipped.
         var eligible: [(file: ScannedFile, isKnown: Bool)] = []
         var uploaded: [(file: ScannedFile, bucket: String, key: String)] = []
+        // The temporary names sync and watch never take (*.part, *.crdownload, ~*.tmp, …).
+        let filter = SyncFilter()
         let problems = SyncScanner().scan(root) { file in
+            guard filter.accepts(file.relativePath) else { return }
             let track = known[file.path]
             if isEligible(track, size: file.size, mtimeNs: file.mtimeNs, onlyFailed: onlyFailed) {
                 eligible.append((file, track != nil))

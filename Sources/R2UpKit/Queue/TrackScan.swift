@@ -38,6 +38,8 @@ public enum TrackScan {
             let mtime = info.mtimeNs
             result.append(path: track.path, size: Int64(info.st_size), mtimeNs: mtime, known: index)
         }
+        // A temporary name (*.part, …) is no track, as push and sync never take one; a known track stays.
+        let filter = SyncFilter()
         result.problems = SyncScanner().scan(root) { file in
             while next < known.count, known[next].path.utf8.lexicographicallyPrecedes(file.path.utf8) {
                 unseen(next)
@@ -46,7 +48,7 @@ public enum TrackScan {
             if next < known.count, known[next].path.utf8.elementsEqual(file.path.utf8) {
                 result.append(path: file.path, size: file.size, mtimeNs: file.mtimeNs, known: next)
                 next += 1
-            } else {
+            } else if filter.accepts(file.relativePath) {
                 result.append(path: file.path, size: file.size, mtimeNs: file.mtimeNs, known: nil)
             }
         }
