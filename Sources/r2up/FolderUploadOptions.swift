@@ -30,7 +30,9 @@ struct FolderUploadOptions: ParsableArguments {
     @Flag(help: "Delete from the bucket the objects r2up uploaded from files now gone or moved (the folder's mirror).")
     var delete = false
 
-    @Option(name: .customLong("delete-max"), help: "With --delete: allow up to N deletions at once (default: at most 10% of the folder's objects).")
+    @Option(
+        name: .customLong("delete-max"),
+        help: ArgumentHelp("With --delete: allow up to N deletions at once (default: at most 10% of the folder's objects).", valueName: "N"))
     var deleteMax: Int?
 
     @Flag(help: "With --delete: no limit on how many objects are deleted at once.")

@@ -74,6 +74,26 @@ struct MirrorCommandTests {
         #expect(!again.stdout.contains("stale") && !again.stdout.contains("deleted"), "\(again.stdout)")
     }
 
+    @Test("the catalog lists a renamed track once: its old object, left in the bucket, is not a second track")
+    func catalogAfterRename() async throws {
+        let folder = try TemporaryFolder()
+        let album = folder.path + "/Album"
+        try FileManager.default.createDirectory(atPath: album, withIntermediateDirectories: true)
+        try Data("first track".utf8).write(to: URL(fileURLWithPath: album + "/01 First.m4a"))
+        try Data("second track".utf8).write(to: URL(fileURLWithPath: album + "/02 Second.m4a"))
+        let scope = scope("catalog")
+        let db = folder.path + "/db.sqlite"
+        let env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
+        #expect(try await CLI.run(["push", album + "/", "--prefix", scope, "--db", db], environment: env).status == 0)
+        try FileManager.default.moveItem(atPath: album + "/02 Second.m4a", toPath: album + "/02 Second (Remix).m4a")
+        let moved = try await CLI.run(["push", album + "/", "--prefix", scope, "--db", db], environment: env)
+        #expect(moved.status == 0 && moved.stderr.contains("0 uploaded (0 bytes), 1 copied"), "\(moved.stderr)")
+        #expect(try await StoredState.read(database: db, scope: scope).objects.count == 3)
+        let publish = try await CLI.run(["catalog", "publish", "--prefix", scope, "--db", db], environment: env)
+        #expect(publish.status == 0, "\(publish.stderr)")
+        #expect(publish.stdout.hasPrefix("catalog: 2 tracks, "), "\(publish.stdout)")
+    }
+
     @Test("push DIR keeps the folder's name and DIR/ gives its contents; temporary names skipped; URLs in track order; a summary line; --dry-run sends nothing")
     func pushFolderNames() async throws {
         let folder = try TemporaryFolder()

@@ -303,7 +303,9 @@ struct TrackMoveCommandTests {
         try FileManager.default.moveItem(atPath: album + "/b.m4a", toPath: album + "/c.m4a")
         let refused = try await CLI.run(push, environment: env)
         #expect(refused.status == 1)
-        #expect(refused.stderr.split(separator: "\n").count == 1, "\(refused.stderr)")
+        // The refusal, then the folder push's summary line (issue 29 item 5).
+        #expect(refused.stderr.split(separator: "\n").count == 2, "\(refused.stderr)")
+        #expect(refused.stderr.contains("\npush: 0 uploaded (0 bytes), 0 copied, 1 skipped (unchanged), 1 failed in "), "\(refused.stderr)")
         #expect(
             refused.stderr.hasPrefix("r2up: \(album)/c.m4a: moved from \(album)/b.m4a: the key '\(prefix)/c.m4a' holds \(third) uploaded 20"),
             "\(refused.stderr)")

@@ -91,8 +91,10 @@ public struct PushRunner: Sendable {
             worst = max(worst, problem.status)
         }
         // Tracks that moved inside a pushed folder follow their files: a copy in the bucket each.
+        var refusedMoves = 0
         do {
             let moved = try queue.enqueueMoves(plan.moves, contentType: request.contentType, replace: request.replace)
+            refusedMoves = moved.refused.count
             for refusal in moved.refused {
                 onNotice(.moveRefused(refusal))
                 worst = max(worst, refusal.status)
@@ -129,7 +131,7 @@ public struct PushRunner: Sendable {
         do { try await tags.save() } catch { throw Failure(diagnosis: Diagnosis(error)) }
         return Summary(
             run: summary, status: max(worst, summary.status), unchanged: plan.unchanged.count, hasFolders: plan.hasFolders,
-            notQueued: refused.filter { Self.isRefusal($0.result) }.count + plan.skipped.count)
+            notQueued: refused.filter { Self.isRefusal($0.result) }.count + plan.skipped.count + refusedMoves)
     }
 
     /// What `push --dry-run` shows: the plan alone, nothing queued and nothing sent.

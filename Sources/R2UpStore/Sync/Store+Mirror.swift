@@ -49,6 +49,29 @@ extension Store {
         }
     }
 
+    /// The old keys under `prefix` of tracks that moved: a later copy came from each, no track
+    /// holds it, and nothing was uploaded to it since; with the ETag this store last recorded
+    /// there. The catalog leaves them out, so a renamed track is listed once.
+    public func supersededKeys(bucket: String, prefix: String) throws(StoreError) -> [String: String?] {
+        try read { db in
+            let rows = try Row.fetchAll(
+                db,
+                sql: #"""
+                    SELECT h.copiedFrom,
+                        (SELECT o.etag FROM history o WHERE o.bucket = h.bucket AND o.r2Key = h.copiedFrom ORDER BY o.uploadDate DESC LIMIT 1)
+                    FROM history h
+                    WHERE h.bucket = ? AND h.copiedFrom IS NOT NULL AND substr(h.copiedFrom, 1, ?) = ?
+                        AND NOT EXISTS (SELECT 1 FROM tracks t WHERE t.bucket = h.bucket AND t."key" = h.copiedFrom)
+                        AND NOT EXISTS (
+                            SELECT 1 FROM history n WHERE n.bucket = h.bucket AND n.r2Key = h.copiedFrom AND n.uploadDate > h.uploadDate)
+                    """#,
+                arguments: [bucket, prefix.utf8.count, prefix])
+            var keys: [String: String?] = [:]
+            for row in rows { keys[row[0] as String] = row[1] as String? }
+            return keys
+        }
+    }
+
     /// How many objects under `prefix` in `bucket` the uploaded tracks under `folder` hold:
     /// what `sync --delete`'s share of deletions is measured against.
     public func mirroredObjectCount(under folder: String, bucket: String, prefix: String) throws(StoreError) -> Int {
