@@ -73,7 +73,8 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         // Audio tags and containers: the only TagLib (CAudioTags) importer.
-        .target(name: "R2UpAudio", dependencies: ["R2UpModel", "CAudioTags"], swiftSettings: strictSettings),
+        // Album art thumbnails: zlib for their PNG (already the project's, for CRC-32).
+        .target(name: "R2UpAudio", dependencies: ["R2UpModel", "CAudioTags", "CZlib"], swiftSettings: strictSettings),
         // The application layer: settings, the queue, the push, sync, watch, pull, catalog, doctor runners.
         .target(
             name: "R2UpKit",
@@ -82,10 +83,8 @@ let package = Package(
         ),
         .executableTarget(
             name: "r2up",
-            dependencies: [
-                "R2UpKit", "R2UpModel", "R2UpTransfer", "R2UpStore",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
+            // The face alone (issue 25): whatever the CLI needs from below goes through R2UpKit.
+            dependencies: ["R2UpKit", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strictSettings
         ),
         .executableTarget(

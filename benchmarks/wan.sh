@@ -28,6 +28,7 @@ DATA=$WORK/wan-data
 SETUP_RTTS=${SETUP_RTTS:-2}
 RUN_TIMEOUT=${RUN_TIMEOUT:-900}
 TOOLS=${TOOLS:-r2up s5cmd aws rclone}
+RELAY_WORKERS=${RELAY_WORKERS:-2}
 QUICK="small:40:0:0 small:40:200:0 small:150:200:0 album:40:0:0 album:40:0:20 album:20:0:10 mixed:40:200:20 big:40:0:100 big:20:0:20"
 case "${1:-}" in
   --quick | "") CELLS=${CELLS:-$QUICK} ;;
@@ -96,7 +97,7 @@ run_tool() {
   case $tool in
     r2up)
       R2UP_ENDPOINT=$RELAY R2UP_BUCKET=$bucket R2UP_PUBLIC_URL="$RELAY/$bucket" \
-        "$BIN" push "$dir" --prefix "$prefix/" --db "$WORK/wan-r2up.sqlite" --quiet ;;
+        "$BIN" push "$dir" --prefix "$prefix/" --db "$WORK/wan-r2up.sqlite" --quiet --verbose ;;
     s5cmd) s5cmd --endpoint-url "$RELAY" cp "$dir/*" "s3://$bucket/$prefix/" ;;
     aws) aws --endpoint-url "$RELAY" s3 cp --recursive --only-show-errors "$dir" "s3://$bucket/$prefix/" ;;
     rclone)
@@ -121,8 +122,13 @@ for cell in $CELLS; do
     rm -f "$WORK"/wan-r2up.sqlite*
     stats=$WORK/wan-relay.json
     rm -f "$stats"
+    # Without an uplink cap the relay runs RELAY_WORKERS processes (2): one Python event loop
+    # is what fell behind on 1,000 small requests at once, not the tools.
+    workers=1
+    [ "$up" = 0 ] && workers=$RELAY_WORKERS
     coproc RELAYP { exec python3 tools/wanrelay.py --upstream "$DIRECT" --rtt-ms "$rtt" --setup-rtts "$SETUP_RTTS" \
-      --reply-delay-ms "$reply" --up-mbit "$up" --stats "$stats" --max-seconds $((RUN_TIMEOUT + 60)) 2>"$WORK/wan-relay.err"; }
+      --reply-delay-ms "$reply" --up-mbit "$up" --workers "$workers" --stats "$stats" \
+      --max-seconds $((RUN_TIMEOUT + 60)) 2>"$WORK/wan-relay.err"; }
     RELAY_PID=$RELAYP_PID
     read -r word port <&"${RELAYP[0]}"
     [ "$word" = PORT ] || { echo "wan: the relay did not start" >&2; cat "$WORK/wan-relay.err" >&2; exit 1; }
@@ -148,6 +154,8 @@ for cell in $CELLS; do
     fi
     aws --endpoint-url "$DIRECT" s3 rb --force "s3://$bucket" >/dev/null 2>&1 || echo "wan: could not delete $bucket" >&2
     echo "$cell $tool $status $wall $rss $again $want_bytes $requests" | tee -a "$RESULTS" >&2
+    # r2up's -v line: the depth it settled on, and why.
+    [ "$tool" = r2up ] && grep -h "requests in flight" "$WORK/wan-cmd.err" | sed "s/^/  $cell /" >&2 || true
   done
 done
 

@@ -146,7 +146,8 @@ for run in $(seq "$FROM" "$RUNS"); do
   python3 "$ROOT/tools/mutateproxy.py" --upstream "$UPSTREAM" --seed "$seed" --rate "$RATE" \
     --delay-seconds 35 --log "$log" --max-seconds 400 >"$WORK/proxy.out" 2>/dev/null &
   proxy_pid=$!
-  for _ in $(seq 1 300); do grep -q '^PORT ' "$WORK/proxy.out" 2>/dev/null && break; sleep 0.1; done
+  # Up to 60 s: on a loaded machine the relay's Python start alone has taken over 30.
+  for _ in $(seq 1 600); do grep -q '^PORT ' "$WORK/proxy.out" 2>/dev/null && break; sleep 0.1; done
   port=$(sed -n 's/^PORT //p' "$WORK/proxy.out")
   [ -n "$port" ] || { echo "mutate-run.sh: mutateproxy did not start" >&2; exit 1; }
   via=(env R2UP_ENDPOINT="http://127.0.0.1:$port")
@@ -157,7 +158,7 @@ for run in $(seq "$FROM" "$RUNS"); do
     push-big) timeout -k 5 300 "${via[@]}" "$BIN" push "$WORK/files/big.wav" --key "${prefix}big.wav" --part-size 5M --multipart-threshold 5M --db "$db" --quiet ;;
     sync) timeout -k 5 300 "${via[@]}" "$BIN" sync "$WORK/files/album" --prefix "${prefix}album/" --min-age 0 --db "$db" --quiet ;;
     pull) pulled=$WORK/pulled-$run/big.wav
-          timeout -k 5 300 "${via[@]}" "$BIN" pull "${PULL_PREFIX}big.wav" "$WORK/pulled-$run" --db "$db" --quiet ;;
+          timeout -k 5 300 "${via[@]}" "$BIN" pull "${PULL_PREFIX}big.wav" "$WORK/pulled-$run/" --db "$db" --quiet ;;
     copy) # The folder synced clean, then renamed: the second sync copies server-side, through the relay.
           mkdir -p "$WORK/copy-$run" && cp -a "$WORK/files/album" "$WORK/copy-$run/album"
           "$BIN" sync "$WORK/copy-$run" --prefix "$prefix" --min-age 0 --db "$db" --quiet >/dev/null 2>&1

@@ -35,6 +35,12 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT=$PWD
 # No file in Sources/ over 400 lines, no function over 80 (a ratchet: scripts/size-check.allow).
 bash scripts/size-check.sh
+# The CLI uses the layers below R2UpKit only through it (issue 25). SwiftPM on Linux does not
+# refuse an import of a module a target does not depend on, so this does.
+if grep -rlE '^\s*(@_exported\s+)?((public|package|internal)\s+)?import\s+(R2UpStore|R2UpTransfer|R2UpAudio|R2UpModel|GRDB|CCurl|CAudioTags)\b' Sources/r2up; then
+  echo "test.sh: the files above import a layer below R2UpKit: the r2up target depends on R2UpKit alone" >&2
+  exit 1
+fi
 bash scripts/setup.sh
 export VIRTUAL_ENV=$ROOT/.venv PATH=$ROOT/.venv/bin:$PATH
 

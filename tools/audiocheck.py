@@ -11,7 +11,8 @@
                                      advance, type in the filter; prints a JSON report
 
 SPEC.json: [{"name": "a.flac", "tags": {"title": ..., "artist": ..., "albumartist": ...,
-"album": ..., "date": ..., "tracknumber": ..., "discnumber": ...}, "seconds": 2}, ...]
+"album": ..., "date": ..., "tracknumber": ..., "discnumber": ..., "genre": ..., "compilation": "1"},
+"picture": "cover.jpg", "seconds": 2}, ...]
 Nothing is downloaded: ffmpeg, chromium and chromium-driver come from Debian.
 """
 import json
@@ -31,36 +32,54 @@ CODECS = {
 }
 
 
-def write_tags(path, tags):
+def write_tags(path, tags, picture=None):
+    """tags may hold genre and compilation ("1") too; picture is a JPEG file to embed as the front cover."""
     import mutagen
-    from mutagen.id3 import ID3, TIT2, TPE1, TPE2, TALB, TDRC, TRCK, TPOS
+    from mutagen.id3 import ID3, TIT2, TPE1, TPE2, TALB, TDRC, TRCK, TPOS, TCON, TCMP, APIC
     ext = os.path.splitext(path)[1]
+    image = open(picture, "rb").read() if picture else None
     if ext in (".mp3", ".wav", ".aiff"):
         f = mutagen.File(path)
         if f.tags is None:
             f.add_tags()
         id3 = f.tags
         frames = {"title": TIT2, "artist": TPE1, "albumartist": TPE2, "album": TALB,
-                  "date": TDRC, "tracknumber": TRCK, "discnumber": TPOS}
+                  "date": TDRC, "tracknumber": TRCK, "discnumber": TPOS, "genre": TCON, "compilation": TCMP}
         for name, value in tags.items():
             id3.add(frames[name](encoding=3, text=[value]))
+        if image:
+            id3.add(APIC(encoding=3, mime="image/jpeg", type=3, desc="Cover", data=image))
         f.save()
     elif ext == ".m4a":
-        from mutagen.mp4 import MP4
+        from mutagen.mp4 import MP4, MP4Cover
         f = MP4(path)
-        names = {"title": "\xa9nam", "artist": "\xa9ART", "albumartist": "aART", "album": "\xa9alb", "date": "\xa9day"}
+        names = {"title": "\xa9nam", "artist": "\xa9ART", "albumartist": "aART", "album": "\xa9alb", "date": "\xa9day",
+                 "genre": "\xa9gen"}
         for name, value in tags.items():
             if name == "tracknumber":
                 f["trkn"] = [(int(value.split("/")[0]), 0)]
             elif name == "discnumber":
                 f["disk"] = [(int(value.split("/")[0]), 0)]
+            elif name == "compilation":
+                f["cpil"] = value == "1"
             else:
                 f[names[name]] = [value]
+        if image:
+            f["covr"] = [MP4Cover(image, imageformat=MP4Cover.FORMAT_JPEG)]
         f.save()
     else:  # flac, ogg vorbis, opus: Vorbis comments
+        from mutagen.flac import Picture
         f = mutagen.File(path)
         for name, value in tags.items():
             f[name.upper()] = [value]
+        if image:
+            cover = Picture()
+            cover.type, cover.mime, cover.data = 3, "image/jpeg", image
+            if ext == ".flac":
+                f.add_picture(cover)
+            else:
+                import base64
+                f["METADATA_BLOCK_PICTURE"] = [base64.b64encode(cover.write()).decode("ascii")]
         f.save()
 
 
@@ -75,8 +94,8 @@ def make(folder, spec_path):
         subprocess.run(["ffmpeg", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
                         "sine=frequency=440:sample_rate=44100:duration=" + seconds, "-ac", "2",
                         "-map_metadata", "-1"] + CODECS[ext] + [path], check=True)
-        if item.get("tags"):
-            write_tags(path, item["tags"])
+        if item.get("tags") or item.get("picture"):
+            write_tags(path, item.get("tags") or {}, item.get("picture"))
 
 
 def tags(paths):
@@ -165,6 +184,15 @@ def browse(url, screenshot):
         report["albums"] = [e.get_attribute("data-name") for e in driver.find_elements(By.CSS_SELECTOR, ".album")]
         tracks = driver.find_elements(By.CSS_SELECTOR, ".track")
         report["tracks"] = len(tracks)
+        # Album art: each album's cover as loaded (its natural width; null when the album has none).
+        art_script = ("return [...document.querySelectorAll('.album')].map(a => { const i = a.querySelector('img.art');"
+                      " return [a.dataset.name, i ? (i.complete ? i.naturalWidth : -1) : null]; })")
+        for _ in range(50):
+            report["art"] = driver.execute_script(art_script)
+            if all(width != -1 for _, width in report["art"]):
+                break
+            time.sleep(0.1)
+        report["discs"] = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "h4.disc")]
         if tracks:
             tracks[0].click()
             times = []

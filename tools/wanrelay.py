@@ -20,6 +20,11 @@ Faults (answered by the relay, the request never reaches the server):
   --key-429 S         a PUT to a key written (or tried, refused ones too) less than S seconds
                       ago gets 429
 Bounds: --max-connections (further ones are closed at once), --max-seconds (then it exits).
+--workers N         N processes share the listening socket (the kernel hands each new
+                    connection to one), so a thousand small requests at once are not queued
+                    behind one Python event loop. Only without --up-mbit and faults (those
+                    need one shared clock); stop the parent by its PID, it stops the workers
+                    (and they stop by themselves if it dies), then merges their stats.
 --stats FILE gets a JSON summary on exit (SIGTERM/SIGINT too): requests, connections, the
 payload bytes PUT a second time (same key and part), faults sent, requests in flight per
 100 ms. Requests are parsed for these (Content-Length bodies; a chunked body switches the
@@ -81,6 +86,7 @@ class Stats:
         self.put_payload = 0
         self.put_payload_again = 0
         self.seen_put = set()
+        self.put_lengths = {}
         self.faults = {"503": 0, "429": 0}
         self.in_flight = 0
         self.timeline = {}  # 100 ms slot -> max requests in flight
@@ -91,7 +97,10 @@ class Stats:
         self.timeline[slot] = max(self.timeline.get(slot, 0), self.in_flight)
 
     def summary(self):
+        # Every PUT's (key, part, upload id, length): workers' stats merge into one count.
+        puts = [list(k) + [n] for k, n in self.put_lengths.items()]
         return {
+            "put_keys": puts,
             "connections": self.connections,
             "refused": self.refused,
             "requests": self.requests,
@@ -286,6 +295,7 @@ class Connection:
                 if key in st.seen_put:
                     st.put_payload_again += length
                 st.seen_put.add(key)
+                st.put_lengths[key + (st.puts,)] = length
             self.awaiting_reply = True
             await self.queue_up(head)
             await self.read_exact(length, self.queue_up)
@@ -357,28 +367,116 @@ class Connection:
             await self.client_w.drain()
 
 
-async def main_async(args):
-    relay = Relay(args)
+def listening_socket(port):
     # Small kernel buffers on our side, so the relay's queue is where bytes wait.
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 * 1024)
-    sock.bind(("127.0.0.1", args.port))
+    sock.bind(("127.0.0.1", port))
+    sock.listen(1024)
+    return sock
+
+
+def write_json(path, value):
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(value, f)
+    os.replace(tmp, path)
+
+
+async def main_async(args, sock, stats_path, announce):
+    relay = Relay(args)
     server = await asyncio.start_server(relay.handle, sock=sock, limit=CHUNK, backlog=1024)
-    print(f"PORT {sock.getsockname()[1]}", flush=True)
+    if announce:
+        print(f"PORT {sock.getsockname()[1]}", flush=True)
     stop = asyncio.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         relay.loop.add_signal_handler(sig, stop.set)
+    parent = os.getppid()
+
+    async def orphaned():
+        # A worker whose parent died (SIGKILL) stops by itself.
+        while not announce and os.getppid() == parent:
+            await asyncio.sleep(0.5)
+        if not announce:
+            stop.set()
+    watch = asyncio.ensure_future(orphaned())
     try:
         await asyncio.wait_for(stop.wait(), timeout=args.max_seconds)
     except asyncio.TimeoutError:
         print("wanrelay: --max-seconds reached", file=sys.stderr)
+    watch.cancel()
     server.close()
+    if stats_path:
+        write_json(stats_path, relay.stats.summary())
+
+
+def merge_stats(parts):
+    """One summary from the workers': counts added, PUT keys pooled (a retry may have gone
+    through another worker), in-flight slots added."""
+    out = {"connections": 0, "refused": 0, "requests": 0, "puts": 0, "bytes_up": 0, "put_payload": 0,
+           "put_payload_again": 0, "faults": {"503": 0, "429": 0}, "first_fault_at": None}
+    seen, timeline = set(), {}
+    for part in parts:
+        for k in ("connections", "refused", "requests", "puts", "bytes_up", "put_payload"):
+            out[k] += part[k]
+        for k, v in part["faults"].items():
+            out["faults"][k] += v
+        for key in sorted(part["put_keys"], key=lambda item: item[3]):
+            if tuple(key[:3]) in seen:
+                out["put_payload_again"] += key[4]
+            seen.add(tuple(key[:3]))
+        for slot, n in part["in_flight_per_100ms"]:
+            timeline[slot] = timeline.get(slot, 0) + n
+    out["in_flight_per_100ms"] = [[k, v] for k, v in sorted(timeline.items())]
+    return out
+
+
+def run_workers(args):
+    """The parent: forks --workers processes on one listening socket, waits for SIGTERM/SIGINT
+    (or --max-seconds), stops them, and merges their stats."""
+    sock = listening_socket(args.port)
+    port = sock.getsockname()[1]
+    stop = []
+    signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
+    signal.signal(signal.SIGINT, lambda *_: stop.append(1))
+    pids = []
+    for i in range(args.workers):
+        pid = os.fork()
+        if pid == 0:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            path = f"{args.stats}.w{i}" if args.stats else None
+            try:
+                asyncio.run(main_async(args, sock, path, announce=False))
+            finally:
+                os._exit(0)
+        pids.append(pid)
+    sock.close()
+    print(f"PORT {port}", flush=True)
+    deadline = time.monotonic() + args.max_seconds
+    while not stop and time.monotonic() < deadline and all(os.waitpid(p, os.WNOHANG) == (0, 0) for p in pids):
+        time.sleep(0.1)
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+    for pid in pids:
+        try:
+            os.waitpid(pid, 0)
+        except ChildProcessError:
+            pass
     if args.stats:
-        tmp = args.stats + ".tmp"
-        with open(tmp, "w") as f:
-            json.dump(relay.stats.summary(), f)
-        os.replace(tmp, args.stats)
+        parts = []
+        for i in range(args.workers):
+            try:
+                with open(f"{args.stats}.w{i}") as f:
+                    parts.append(json.load(f))
+                os.remove(f"{args.stats}.w{i}")
+            except (OSError, ValueError):
+                pass
+        write_json(args.stats, merge_stats(parts))
 
 
 def main():
@@ -398,6 +496,7 @@ def main():
     p.add_argument("--key-429", type=float, default=0, help="seconds")
     p.add_argument("--max-connections", type=int, default=1024)
     p.add_argument("--max-seconds", type=float, default=3600)
+    p.add_argument("--workers", type=int, default=1, help="processes sharing the port (1-8)")
     p.add_argument("--stats", help="write a JSON summary here on exit")
     args = p.parse_args()
     u = urlsplit(args.upstream)
@@ -405,7 +504,15 @@ def main():
         p.error("--upstream must be http:// on loopback")
     if args.drop_after is not None and not args.up_mbit:
         p.error("--drop-after needs --up-mbit")
-    asyncio.run(main_async(args))
+    if not 1 <= args.workers <= 8:
+        p.error("--workers must be from 1 to 8")
+    if args.workers > 1 and (args.up_mbit or args.slowdown_every or args.key_429):
+        p.error("--workers above 1 only without --up-mbit, --slowdown-every and --key-429 (one shared clock)")
+    if args.workers > 1:
+        args.max_connections = max(1, args.max_connections // args.workers)
+        run_workers(args)
+        return
+    asyncio.run(main_async(args, listening_socket(args.port), args.stats, announce=True))
 
 
 if __name__ == "__main__":

@@ -12,6 +12,17 @@
 #include <tpropertymap.h>
 #include <tstring.h>
 #include <audioproperties.h>
+#include <aifffile.h>
+#include <attachedpictureframe.h>
+#include <flacfile.h>
+#include <flacpicture.h>
+#include <id3v2tag.h>
+#include <mp4coverart.h>
+#include <mp4file.h>
+#include <mp4tag.h>
+#include <mpegfile.h>
+#include <wavfile.h>
+#include <xiphcomment.h>
 
 namespace {
 
@@ -60,10 +71,12 @@ extern "C" int r2up_audiotags_read(const char *path, r2up_audiotags *out) {
         out->albumartist = copyString(first(map, "ALBUMARTIST"));
         out->album = copyString(first(map, "ALBUM"));
         out->date = copyString(first(map, "DATE"));
+        out->genre = copyString(first(map, "GENRE"));
+        out->compilation = leadingNumber(first(map, "COMPILATION")) > 0 ? 1 : 0;
         out->track = leadingNumber(first(map, "TRACKNUMBER"));
         out->disc = leadingNumber(first(map, "DISCNUMBER"));
         out->has_tags = (out->title || out->artist || out->albumartist || out->album || out->date
-                         || out->track || out->disc) ? 1 : 0;
+                         || out->genre || out->track || out->disc || out->compilation) ? 1 : 0;
         if (const TagLib::AudioProperties *audio = ref.audioProperties()) {
             out->has_audio = 1;
             out->duration_ms = audio->lengthInMilliseconds();
@@ -85,5 +98,68 @@ extern "C" void r2up_audiotags_free(r2up_audiotags *tags) {
     std::free(tags->albumartist);
     std::free(tags->album);
     std::free(tags->date);
+    std::free(tags->genre);
     std::memset(tags, 0, sizeof *tags);
+}
+
+namespace {
+
+// The front cover among an ID3v2 tag's APIC frames, else the first.
+TagLib::ByteVector id3Picture(TagLib::ID3v2::Tag *tag) {
+    if (tag == nullptr) return TagLib::ByteVector();
+    TagLib::ByteVector found;
+    for (TagLib::ID3v2::Frame *frame : tag->frameList("APIC")) {
+        auto *picture = dynamic_cast<TagLib::ID3v2::AttachedPictureFrame *>(frame);
+        if (picture == nullptr) continue;
+        if (picture->type() == TagLib::ID3v2::AttachedPictureFrame::FrontCover) return picture->picture();
+        if (found.isEmpty()) found = picture->picture();
+    }
+    return found;
+}
+
+TagLib::ByteVector flacPicture(const TagLib::List<TagLib::FLAC::Picture *> &pictures) {
+    TagLib::ByteVector found;
+    for (TagLib::FLAC::Picture *picture : pictures) {
+        if (picture->type() == TagLib::FLAC::Picture::FrontCover) return picture->data();
+        if (found.isEmpty()) found = picture->data();
+    }
+    return found;
+}
+
+TagLib::ByteVector picture(TagLib::FileRef &ref) {
+    TagLib::File *file = ref.file();
+    if (auto *mpeg = dynamic_cast<TagLib::MPEG::File *>(file)) return id3Picture(mpeg->ID3v2Tag(false));
+    if (auto *wav = dynamic_cast<TagLib::RIFF::WAV::File *>(file)) return wav->hasID3v2Tag() ? id3Picture(wav->ID3v2Tag()) : TagLib::ByteVector();
+    if (auto *aiff = dynamic_cast<TagLib::RIFF::AIFF::File *>(file)) return id3Picture(aiff->tag());
+    if (auto *flac = dynamic_cast<TagLib::FLAC::File *>(file)) return flacPicture(flac->pictureList());
+    if (auto *mp4 = dynamic_cast<TagLib::MP4::File *>(file)) {
+        TagLib::MP4::Tag *tag = mp4->tag();
+        if (tag == nullptr || !tag->contains("covr")) return TagLib::ByteVector();
+        const TagLib::MP4::CoverArtList covers = tag->item("covr").toCoverArtList();
+        return covers.isEmpty() ? TagLib::ByteVector() : covers.front().data();
+    }
+    if (auto *xiph = dynamic_cast<TagLib::Ogg::XiphComment *>(ref.tag())) return flacPicture(xiph->pictureList());
+    return TagLib::ByteVector();
+}
+
+} // namespace
+
+extern "C" int r2up_audiotags_picture(const char *path, size_t max_size, unsigned char **data, size_t *size) {
+    if (path == nullptr || data == nullptr || size == nullptr) return 1;
+    *data = nullptr;
+    *size = 0;
+    try {
+        TagLib::FileRef ref(path, false);
+        if (ref.isNull() || ref.file() == nullptr || !ref.file()->isValid()) return 1;
+        const TagLib::ByteVector bytes = picture(ref);
+        if (bytes.isEmpty() || bytes.size() > max_size) return 1;
+        auto *copy = static_cast<unsigned char *>(std::malloc(bytes.size()));
+        if (copy == nullptr) return 1;
+        std::memcpy(copy, bytes.data(), bytes.size());
+        *data = copy;
+        *size = bytes.size();
+        return 0;
+    } catch (...) {
+        return 1;
+    }
 }

@@ -19,11 +19,11 @@ final class SigningKeyCache: Sendable {
 
     /// The cached key for `scope`, or `derive()`'s result, which is then remembered.
     func key(for scope: Scope, derive: () -> [UInt8]) -> [UInt8] {
-        if let known = keys.withLock({ $0[scope] }) { return known }
+        if let known = withKeys({ $0[scope] }) { return known }
         // Derive outside the lock: two threads racing on a new day compute the same key, which is harmless.
         let derived = derive()
         guard !derived.isEmpty else { return derived }  // an OpenSSL failure is not worth remembering
-        keys.withLock { keys in
+        withKeys { keys in
             if keys.count >= Self.capacity { keys.removeAll(keepingCapacity: true) }
             keys[scope] = derived
         }
@@ -31,5 +31,10 @@ final class SigningKeyCache: Sendable {
     }
 
     /// How many keys are held, for tests.
-    var count: Int { keys.withLock { $0.count } }
+    var count: Int { withKeys { $0.count } }
+
+    /// The keys under their lock, the hand-off told to ThreadSanitizer (`RaceDetector`).
+    private func withKeys<T: Sendable>(_ body: (inout [Scope: [UInt8]]) -> T) -> T {
+        keys.withLock { keys in RaceDetector.section(self) { body(&keys) } }
+    }
 }

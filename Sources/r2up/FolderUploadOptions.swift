@@ -1,7 +1,5 @@
 import ArgumentParser
 import R2UpKit
-import R2UpModel
-import R2UpTransfer
 
 /// The options `sync` and `watch` share: which files of the folder, under which prefix, with
 /// which headers, what to delete once an upload or a copy is verified, and (`--delete`) what
@@ -50,7 +48,7 @@ struct FolderUploadOptions: ParsableArguments {
     var meta: [String] = []
 
     func validate() throws {
-        if case .failure(let problem) = ObjectMetadata.parse(meta) { throw ValidationError(problem.description) }
+        if let problem = UserMetadata.problem(meta) { throw ValidationError(problem) }
         try HeaderFlags.check(["--cache-control": cacheControl])
         if let prefix, let problem = ObjectKey.prefixProblem(prefix) { throw ValidationError(problem) }
         if (deleteMax != nil || force) && !delete { throw ValidationError("--delete-max and --force go with --delete") }
@@ -74,6 +72,6 @@ struct FolderUploadOptions: ParsableArguments {
         options.replace = replace.policy
         options.followSymlinks = followSymlinks
         // `validate()` has refused a bad --meta before this runs.
-        options.attributes = ObjectAttributes(cacheControl: cacheControl, metadata: (try? ObjectMetadata.parse(meta).get()) ?? [:])
+        options.setAttributes(cacheControl: cacheControl, metadata: UserMetadata.parse(meta))
     }
 }

@@ -1,7 +1,5 @@
-public import ArgumentParser
+import ArgumentParser
 import R2UpKit
-import R2UpModel
-import R2UpTransfer
 
 /// Options every command takes: where to connect and how to talk.
 struct GlobalOptions: ParsableArguments {
@@ -45,7 +43,7 @@ struct GlobalOptions: ParsableArguments {
             throw ValidationError("--path-style and --virtual-hosted cannot be used together")
         }
         if let endpoint {
-            do { _ = try S3Endpoint(url: endpoint) } catch { throw ValidationError("--endpoint: \(error.description)") }
+            if let problem = EndpointRule.problem(endpoint) { throw ValidationError("--endpoint: \(problem)") }
         }
         if let publicURL, case .failure(let problem) = PublicBase.validated(publicURL) {
             throw ValidationError("--public-url: \(problem.description)")
@@ -67,8 +65,8 @@ struct GlobalOptions: ParsableArguments {
         overrides.publicURL = publicURL
         overrides.database = database
         overrides.caBundle = caBundle
-        if pathStyle { overrides.addressing = .pathStyle }
-        if virtualHosted { overrides.addressing = .virtualHosted }
+        if pathStyle { overrides.setAddressing(pathStyle: true) }
+        if virtualHosted { overrides.setAddressing(pathStyle: false) }
         return overrides
     }
 
@@ -98,9 +96,9 @@ struct TransferOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "Checksum each request carries for the server to verify: md5, crc32 or crc32c (default: md5 for R2, crc32c elsewhere).",
+            "Checksum each request carries for the server to verify: md5, crc32 or crc32c (default: md5 for R2, and for a MinIO or juicefs gateway once it has answered, which verifies only MD5; crc32c elsewhere).",
             valueName: "md5|crc32|crc32c"))
-    var checksum: IntegrityCheck?
+    var checksum: ChecksumChoice?
 
     @Option(
         help: ArgumentHelp(
@@ -129,7 +127,7 @@ struct TransferOptions: ParsableArguments {
             guard let bytes = ByteSize.parse(partSize) else {
                 throw ValidationError("--part-size '\(partSize)' is not a size like 8M")
             }
-            guard bytes >= PartPlan.minimumPartSize, bytes <= PartPlan.maximumPartSize else {
+            guard RunOptions.partSizes.contains(bytes) else {
                 throw ValidationError("--part-size must be from 5M to 5G, got \(partSize)")
             }
         }
@@ -142,16 +140,16 @@ struct TransferOptions: ParsableArguments {
         var options = RunOptions()
         options.concurrency = concurrency
         options.bandwidthLimit = bwlimit.flatMap(ByteSize.parse)
-        if let size = partSize.flatMap(ByteSize.parse) { options.upload.partSize = size }
-        if let size = multipartThreshold.flatMap(ByteSize.parse) { options.upload.multipartThreshold = size }
-        options.upload.integrityCheck = checksum
-        options.upload.headAfterPut = verify.map { $0 == .head }
-        if let retries { options.upload.maxAttempts = retries + 1 }
+        if let size = partSize.flatMap(ByteSize.parse) { options.partSize = size }
+        if let size = multipartThreshold.flatMap(ByteSize.parse) { options.multipartThreshold = size }
+        options.checksum = checksum
+        options.headAfterPut = verify.map { $0 == .head }
+        if let retries { options.maxAttempts = retries + 1 }
         return options
     }
 }
 
-extension IntegrityCheck: ExpressibleByArgument {}
+extension ChecksumChoice: ExpressibleByArgument {}
 
 /// `--verify`: what confirms a single-PUT upload.
 enum SinglePutCheck: String, ExpressibleByArgument, CaseIterable {

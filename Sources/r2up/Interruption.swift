@@ -1,7 +1,6 @@
 import Foundation
 import Synchronization
 import R2UpKit
-import R2UpModel
 
 /// Ctrl-C and SIGTERM during a run: the run's task is cancelled, so no new transfer starts and
 /// the ones in flight are left resumable; the command then says so and exits 130. A second

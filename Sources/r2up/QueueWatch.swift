@@ -1,8 +1,6 @@
 import Foundation
 import Synchronization
 import R2UpKit
-import R2UpModel
-import R2UpStore
 
 /// `r2up queue --watch`: reads the queue every interval (through the same read-only store
 /// `r2up queue` opens, so it never takes the write lock) and shows seed 003's HUD.
@@ -30,20 +28,19 @@ struct QueueWatch {
 
     func run() async throws {
         let path: String
-        let opened: Store?
+        let opened: QueueWatchSource?
         do {
             path = try global.settings().database.value
-            opened = try ReadOnlyStore.open(global)
+            opened = try QueueWatchSource(path: path)
         } catch {
             throw CommandFailure(error)
         }
-        guard var store = opened else {
+        guard var source = opened else {
             throw CommandFailure(
                 Diagnosis(
                     status: .storeFailure,
                     message: "no database at \(path): nothing was ever queued there; push, sync or watch creates it (or give --db)"))
         }
-        var inode = Self.inode(path)
         let environment = ProcessInfo.processInfo.environment
         let mode: Mode = json ? .jsonLines : (Terminal.stdoutIsTerminal && environment["TERM"] != "dumb" ? .screen : .plain)
         let style = TerminalStyle(environment: environment, isTerminal: mode == .screen)
@@ -71,22 +68,16 @@ struct QueueWatch {
                 note = nil
                 do {
                     // A database replaced on disk (restored, moved in) is opened again; one gone ends the watch.
-                    guard let now = Self.inode(path) else {
-                        throw CommandFailure(
-                            Diagnosis(status: .storeFailure, message: "the database at \(path) is gone (deleted or moved); nothing to watch"))
+                    switch try source.read(now: refreshed) {
+                    case .report(var report):
+                        rates.update(&report, at: refreshed)
+                        shown = report
+                    case .busy:
+                        note = "the database is busy; showing the last report"
                     }
-                    if now != inode, let reopened = try ReadOnlyStore.open(global) {
-                        store = reopened
-                        inode = now
-                    }
-                    var report = try QueueReport(store: store, now: refreshed)
-                    rates.update(&report, at: refreshed)
-                    shown = report
-                } catch StoreError.busy {
-                    // A writer held it past the busy timeout: show the last report, try next tick.
-                    note = "the database is busy; showing the last report"
-                } catch let failure as CommandFailure {
-                    throw failure
+                } catch let gone as QueueWatchSource.Gone {
+                    throw CommandFailure(
+                        Diagnosis(status: .storeFailure, message: "the database at \(gone.path) is gone (deleted or moved); nothing to watch"))
                 } catch {
                     throw CommandFailure(error)
                 }
@@ -156,12 +147,6 @@ struct QueueWatch {
     }
 
     /// The file's inode, nil when it is not there.
-    private static func inode(_ path: String) -> UInt? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        return UInt(info.st_ino)
-    }
-
     private static func size() -> (columns: Int, rows: Int) {
         var size = winsize()
         guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0, size.ws_row > 0 else { return (80, 24) }

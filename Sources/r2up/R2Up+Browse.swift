@@ -1,8 +1,6 @@
 import ArgumentParser
 import Foundation
 import R2UpKit
-import R2UpModel
-import R2UpTransfer
 
 extension R2Up {
     struct Ls: AsyncParsableCommand {
@@ -74,8 +72,8 @@ extension R2Up {
             guard case .success(let seconds) = PresignExpiry.seconds(expires) else { return }  // validate() said why
             do {
                 let service = try UploadService(settings: try global.settings(), options: RunOptions())
-                let key = try ObjectKey.validated(key)
-                Terminal.output(try service.client.presignedURL(bucket: service.bucket, key: key, expires: seconds))
+                let key = try KeyRule.checked(key)
+                Terminal.output(try service.presignedURL(key: key, expires: seconds))
             } catch {
                 throw CommandFailure(error)
             }

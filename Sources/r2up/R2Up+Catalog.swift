@@ -1,8 +1,6 @@
 import ArgumentParser
 import Foundation
 import R2UpKit
-import R2UpModel
-import R2UpStore
 
 extension R2Up {
     struct Catalog: AsyncParsableCommand {
@@ -32,11 +30,11 @@ extension R2Up {
             func run() async throws {
                 let settings: Settings
                 let service: UploadService
-                let store: Store
+                let store: LocalStore
                 do {
                     settings = try global.settings()
                     service = try UploadService(settings: settings, options: RunOptions())
-                    store = try Store(path: settings.database.value)
+                    store = try LocalStore(path: settings.database.value)
                 } catch {
                     throw CommandFailure(error)
                 }
@@ -54,10 +52,10 @@ extension R2Up {
 
 /// What `catalog publish` and `sync --publish` share.
 enum CatalogCommand {
-    static func publish(service: UploadService, store: Store, prefix: String?) async throws -> CatalogPublishResult {
+    static func publish(service: UploadService, store: LocalStore, prefix: String?) async throws -> CatalogPublishResult {
         let normalized = SyncPlan.normalizedPrefix(prefix)
         do {
-            return try await CatalogPublisher(service: service, store: store).publish(prefix: normalized)
+            return try await CatalogPublisher(service: service, database: store).publish(prefix: normalized)
         } catch {
             switch error {
             case .s3(let inner): throw CommandFailure(Diagnosis(inner, subject: "catalog publish"))
@@ -68,7 +66,8 @@ enum CatalogCommand {
     }
 
     static func line(_ result: CatalogPublishResult) -> String {
-        let sent = [result.jsonSent ? "index.json" : nil, result.htmlSent ? "index.html" : nil].compactMap { $0 }
+        let art = result.artSent == 0 ? nil : "\(result.artSent) album art \(result.artSent == 1 ? "image" : "images")"
+        let sent = [result.jsonSent ? "index.json" : nil, result.htmlSent ? "index.html" : nil, art].compactMap { $0 }
         return "catalog: \(result.tracks) tracks, \(result.heads) objects read, "
             + (sent.isEmpty ? "nothing changed" : "sent " + sent.joined(separator: " and "))
     }
@@ -81,6 +80,9 @@ struct PublishedCatalog: Codable {
     var jsonSent: Bool
     var htmlSent: Bool
     var retries: Int
+    /// Album art images and thumbnails uploaded; albums whose art the index references.
+    var artSent: Int
+    var albumsWithArt: Int
     var url: String
     var jsonURL: String
 
@@ -90,6 +92,8 @@ struct PublishedCatalog: Codable {
         jsonSent = result.jsonSent
         htmlSent = result.htmlSent
         retries = result.retries
+        artSent = result.artSent
+        albumsWithArt = result.albumsWithArt
         url = result.indexURL
         jsonURL = result.jsonURL
     }

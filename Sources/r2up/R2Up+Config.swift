@@ -1,8 +1,6 @@
 import ArgumentParser
 import Foundation
 import R2UpKit
-import R2UpModel
-import R2UpTransfer
 
 extension R2Up {
     struct Config: AsyncParsableCommand {
@@ -77,7 +75,7 @@ extension R2Up {
                 return nil
             }
             let endpoint = current["endpoint_url"]
-                ?? current["r2_account_id"].map { S3Endpoint.r2URL(account: $0) }
+                ?? current["r2_account_id"].map { EndpointRule.r2URL(account: $0) }
             guard let endpointAnswer = answer("Endpoint URL or R2 account id", current: endpoint, field: \.endpoint, required: true)
             else { return nil }
             answers.endpoint = endpointAnswer
@@ -99,7 +97,7 @@ extension R2Up {
             answers.publicURL = answer(
                 "Public URL base (optional, - for none)", current: current["public_url"], field: \.publicURL, required: false)
             let newEndpoint = (try? ProfileWriter.endpointURL(endpointAnswer)) ?? endpoint
-            let isR2 = newEndpoint.map { (try? S3Endpoint(url: $0))?.isR2 ?? false } ?? false
+            let isR2 = newEndpoint.map(EndpointRule.isR2) ?? false
             answers.region = answer(
                 "Region (optional)", current: current["region"] ?? (isR2 ? "auto" : "us-east-1"), field: \.region, required: false)
             return answers

@@ -1,8 +1,6 @@
 import ArgumentParser
 import Foundation
 import R2UpKit
-import R2UpModel
-import R2UpStore
 
 extension R2Up {
     struct CopyURL: AsyncParsableCommand {

@@ -1,9 +1,6 @@
 import ArgumentParser
 import Foundation
 import R2UpKit
-import R2UpModel
-import R2UpStore
-import R2UpTransfer
 
 extension R2Up {
     struct Du: AsyncParsableCommand {
@@ -43,7 +40,7 @@ extension R2Up {
         func run() async throws {
             let usage: SpaceUsage
             let root = folder.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
-            let store: Store?
+            let store: LocalStore?
             do {
                 store = try ReadOnlyStore.open(global)
                 if let root {
@@ -54,16 +51,16 @@ extension R2Up {
                     }
                     var tags: [String: AudioTags] = [:]
                     if by != .folder, let store {
-                        for (path, stored) in try store.storedTags(under: root) { tags[path] = stored.tags }
+                        tags = try store.tags(under: root)
                     }
                     let grouping = StatusReport.grouping(by, tags: tags)
                     usage = try SpaceUsage.measure(
-                        folder: root, store: store, groups: SpaceUsage.groupNames(tags, by: grouping), by: grouping)
+                        folder: root, database: store, groups: SpaceUsage.groupNames(tags, by: grouping), by: grouping)
                     if usage.groups.isEmpty && stat(root, &info) != 0 {
                         throw CommandFailure(Diagnosis(status: .badInput, message: "\(TextColumns.printable(root)): no such folder"))
                     }
                 } else {
-                    usage = try SpaceUsage.measure(store: store)
+                    usage = try SpaceUsage.measure(database: store)
                 }
             } catch let failure as CommandFailure {
                 throw failure
@@ -107,7 +104,7 @@ extension R2Up {
             return line + "."
         }
 
-        private func listRemote(root: String?, store: Store?) async throws -> RemoteSpace {
+        private func listRemote(root: String?, store: LocalStore?) async throws -> RemoteSpace {
             do {
                 let known = try store?.tracks(under: root ?? "/") ?? []
                 // The folder's prefix when its tracks agree on one, else what all their keys share.
@@ -115,10 +112,8 @@ extension R2Up {
                 if !listed.isEmpty && !listed.hasSuffix("/") { listed += "/" }
                 let service = try UploadService(settings: try global.settings(), options: RunOptions())
                 return try await RemoteSpace.check(service: service, prefix: listed, known: known)
-            } catch let error as DownloadError {
-                throw CommandFailure(error.diagnosis)
             } catch {
-                throw CommandFailure(error)
+                throw CommandFailure(DownloadFailure.diagnosis(error) ?? Diagnosis(error))
             }
         }
     }

@@ -1,9 +1,6 @@
 import ArgumentParser
 import Foundation
 import R2UpKit
-import R2UpModel
-import R2UpStore
-import R2UpTransfer
 
 extension R2Up {
     struct Fetch: AsyncParsableCommand {
@@ -38,7 +35,7 @@ extension R2Up {
             do {
                 let settings = try global.settings()
                 let service = try UploadService(settings: settings, options: transfer.runOptions)
-                fetcher = Fetcher(puller: Puller(service: service, store: try Store(path: settings.database.value)))
+                fetcher = Fetcher(puller: Puller(service: service, database: try LocalStore(path: settings.database.value)))
             } catch {
                 throw CommandFailure(error)
             }
@@ -51,7 +48,7 @@ extension R2Up {
             display?.start()
             var summary = await fetcher.run(selection.tracks, progress: display == nil ? nil : progress) { outcome in
                 if let error = outcome.error {
-                    let line = "r2up: \(TextColumns.printable(outcome.path)): \(TextColumns.printable(Self.message(error, key: outcome.key)))"
+                    let line = "r2up: \(TextColumns.printable(outcome.path)): \(TextColumns.printable(DownloadFailure.fetchMessage(error, key: outcome.key)))"
                     if let display { display.print(line, toStandardError: true) } else { Terminal.error(line) }
                 } else if !quiet {
                     let path = TextColumns.printable(outcome.path)
@@ -67,18 +64,6 @@ extension R2Up {
                 Terminal.error(Self.line(summary))
             }
             if summary.exitStatus != .success { throw CommandFailure(status: summary.exitStatus) }
-        }
-
-        /// Why a track was not fetched, after its path; the pull wording where it fits.
-        static func message(_ error: DownloadError, key: String) -> String {
-            switch error {
-            case .notFound(_, let bucket):
-                return "its object '\(key)' is no longer in bucket '\(bucket)'; nothing fetched"
-            case .objectChanged:
-                return "its object '\(key)' was replaced since its upload (the ETag is not the recorded one); nothing fetched"
-            default:
-                return error.diagnosis.message
-            }
         }
 
         /// "Fetched 2 files (16 MB), 8 MB of it resumed from disk; 1 already on disk; 1 failed."
@@ -109,7 +94,7 @@ struct FetchedTrack: Encodable {
         size = outcome.size
         resumedBytes = outcome.resumedBytes
         result = outcome.error == nil ? "fetched" : "failed"
-        error = outcome.error.map { R2Up.Fetch.message($0, key: outcome.key) }
+        error = outcome.error.map { DownloadFailure.fetchMessage($0, key: outcome.key) }
     }
 }
 

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import R2UpKit
-import R2UpStore
 
 extension R2Up {
     struct History: AsyncParsableCommand {
@@ -118,9 +117,9 @@ enum HistorySince {
 
 /// The store as the read-only commands (history, copy-url, status) open it.
 enum ReadOnlyStore {
-    /// The database the settings name (`Store.openIfPresent(forReading:)`), or nil when it does
+    /// The database the settings name (`LocalStore.openIfPresent(forReading:)`), or nil when it does
     /// not exist yet. Needs no endpoint, credentials or bucket.
-    static func open(_ global: GlobalOptions) throws -> Store? {
-        try Store.openIfPresent(forReading: global.settings().database.value)
+    static func open(_ global: GlobalOptions) throws -> LocalStore? {
+        try LocalStore.openIfPresent(forReading: global.settings().database.value)
     }
 }

@@ -1,9 +1,6 @@
 import ArgumentParser
 import Foundation
 import R2UpKit
-import R2UpModel
-import R2UpStore
-import R2UpTransfer
 
 extension R2Up {
     struct Offload: AsyncParsableCommand {
@@ -32,8 +29,10 @@ extension R2Up {
         @Flag(name: .customLong("dry-run"), help: "Check everything (HEADs included) and say what would be freed; remove nothing.")
         var dryRun = false
 
-        @Option(parsing: .unconditional, help: "HEAD requests in flight at once (1-64).")
-        var concurrency = 4
+        @Option(
+            parsing: .unconditional,
+            help: "Pin the HEAD requests in flight (1-\(RunOptions.maximumConcurrency)); without it the depth adapts to the link.")
+        var concurrency: Int?
 
         @Flag(help: "Print the outcome as a JSON object.")
         var json = false
@@ -45,8 +44,8 @@ extension R2Up {
             if paths.isEmpty { throw ValidationError("name the tracks or folders to offload") }
             if let olderThan { _ = try OffloadFlags.age(olderThan, flag: "--older-than") }
             guard keepNewest >= 0 else { throw ValidationError("--keep-newest must be 0 or more, got \(keepNewest)") }
-            guard (1...64).contains(concurrency) else {
-                throw ValidationError("--concurrency must be from 1 to 64, got \(concurrency)")
+            if let concurrency, !(1...RunOptions.maximumConcurrency).contains(concurrency) {
+                throw ValidationError("--concurrency must be from 1 to \(RunOptions.maximumConcurrency), got \(concurrency)")
             }
         }
 
@@ -57,7 +56,7 @@ extension R2Up {
                 var options = RunOptions()
                 options.concurrency = concurrency
                 let service = try UploadService(settings: settings, options: options)
-                offloader = Offloader(service: service, store: try Store(path: settings.database.value))
+                offloader = Offloader(service: service, database: try LocalStore(path: settings.database.value))
             } catch {
                 throw CommandFailure(error)
             }
@@ -67,7 +66,6 @@ extension R2Up {
             options.olderThan = try olderThan.map { try OffloadFlags.age($0, flag: "--older-than") }
             options.keepNewest = keepNewest
             options.dryRun = dryRun
-            options.concurrency = concurrency
             let summary = await OffloadReport.run(offloader, tracks, options: options, quiet: global.quiet, json: json)
             if summary.exitStatus != .success { throw CommandFailure(status: summary.exitStatus) }
         }
@@ -215,6 +213,8 @@ struct OffloadJSON: Encodable {
     var alreadyCloudOnly: Int
     var headRequests: Int
     var stoppedBy: String?
+    /// The HEADs' requests in flight: settled, peak, why (as in `sync --json`).
+    var depth: DepthReport?
 
     init(_ summary: OffloadSummary) {
         dryRun = summary.dryRun
@@ -225,6 +225,7 @@ struct OffloadJSON: Encodable {
         alreadyCloudOnly = summary.alreadyCloudOnly
         headRequests = summary.requests
         stoppedBy = summary.stoppedBy?.message
+        depth = summary.depth
     }
 }
 
@@ -247,14 +248,14 @@ struct OffloadAfterOptions: ParsableArguments {
     static func run(
         age: Duration, folders: [String], service: UploadService, databasePath: String, quiet: Bool, json: Bool
     ) async -> OffloadSummary? {
-        let store: Store
-        do { store = try Store(path: databasePath) } catch {
+        let store: LocalStore
+        do { store = try LocalStore(path: databasePath) } catch {
             Terminal.error("r2up: offload: \(TextColumns.printable(Diagnosis(error).message))")
             var failed = OffloadSummary()
             failed.stoppedBy = Diagnosis(error)
             return failed
         }
-        let offloader = Offloader(service: service, store: store)
+        let offloader = Offloader(service: service, database: store)
         var tracks: [StoredTrack] = []
         for folder in folders {
             // A folder with nothing uploaded yet has nothing to offload: not an error after a sync.
@@ -262,7 +263,6 @@ struct OffloadAfterOptions: ParsableArguments {
         }
         var options = OffloadOptions()
         options.olderThan = age
-        options.concurrency = service.options.concurrency ?? options.concurrency
         return await OffloadReport.run(offloader, tracks, options: options, quiet: quiet, json: json, printsJSON: false)
     }
 }

@@ -1,9 +1,6 @@
 import ArgumentParser
 import Foundation
 import R2UpKit
-import R2UpModel
-import R2UpStore
-import R2UpTransfer
 
 extension R2Up {
     struct Pull: AsyncParsableCommand {
@@ -47,13 +44,13 @@ extension R2Up {
             do {
                 let settings = try global.settings()
                 let service = try UploadService(settings: settings, options: transfer.runOptions)
-                let store = try Store(path: settings.database.value)
-                puller = Puller(service: service, store: store, overwrite: overwrite)
+                let store = try LocalStore(path: settings.database.value)
+                puller = Puller(service: service, database: store, overwrite: overwrite)
             } catch {
                 throw CommandFailure(error)
             }
             let plan: PullPlan
-            do { plan = try await puller.plan(target) } catch { throw CommandFailure(error.diagnosis) }
+            do { plan = try await puller.plan(target) } catch { throw CommandFailure(DownloadFailure.diagnosis(error)) }
             let single = plan.refused.isEmpty && plan.items.count == 1 && plan.items[0].key == target
             if destination == "-" {
                 guard single else {
@@ -75,7 +72,7 @@ extension R2Up {
                     folder = try Puller.prepareDestination(destination)
                 }
             } catch {
-                throw CommandFailure(error.diagnosis)
+                throw CommandFailure(DownloadFailure.diagnosis(error))
             }
             if single {
                 let path = folder + "/" + items[0].relativePath
@@ -89,8 +86,8 @@ extension R2Up {
 
             var worst = ExitStatus.success
             for refusal in plan.refused {
-                Terminal.error("r2up: \(TextColumns.printable(refusal.diagnosis.message))")
-                worst = max(worst, refusal.diagnosis.status)
+                Terminal.error("r2up: \(TextColumns.printable(DownloadFailure.diagnosis(refusal).message))")
+                worst = max(worst, DownloadFailure.diagnosis(refusal).status)
             }
             let quiet = global.quiet || json
             // Bars on a terminal, as push draws them; the paths print above them.
@@ -108,9 +105,9 @@ extension R2Up {
                         }
                     case .failed(_, let error):
                         if let display {
-                            display.print("r2up: \(TextColumns.printable(error.diagnosis.message))", toStandardError: true)
+                            display.print("r2up: \(TextColumns.printable(DownloadFailure.diagnosis(error).message))", toStandardError: true)
                         } else {
-                            Terminal.error("r2up: \(TextColumns.printable(error.diagnosis.message))")
+                            Terminal.error("r2up: \(TextColumns.printable(DownloadFailure.diagnosis(error).message))")
                         }
                     }
                 }
@@ -122,13 +119,13 @@ extension R2Up {
                 Terminal.error("r2up: interrupted; \(left) left to resume: run the same pull again")
                 throw CommandFailure(status: .interrupted)
             }
-            for (_, error) in summary.failures { worst = max(worst, error.diagnosis.status) }
+            for (_, error) in summary.failures { worst = max(worst, DownloadFailure.diagnosis(error).status) }
             if json {
                 let rows = summary.outcomes.sorted { $0.item.key < $1.item.key }.map(PulledObject.init)
                 Terminal.output(JSONOutput.encode(rows))
             } else if !global.quiet {
                 Terminal.error(summary.line(refused: plan.refused.count))
-                if global.verbose { Terminal.error("r2up: \(puller.depthReport.line)") }
+                if global.verbose { Terminal.error("r2up: \(puller.depthLine)") }
             }
             // Every file is checked against the object's ETag or checksum; say so when one could not be.
             let unverified = summary.outcomes.compactMap(\.unverified)
@@ -137,7 +134,7 @@ extension R2Up {
                 Terminal.error(
                     "r2up: \(count) checked by size only: \(Set(unverified).sorted().joined(separator: "; "))")
             }
-            if summary.failures.contains(where: { $0.error.diagnosis.status == .configuration }) {
+            if summary.failures.contains(where: { DownloadFailure.diagnosis($0.error).status == .configuration }) {
                 throw CommandFailure(status: .configuration)
             }
             if worst != .success { throw CommandFailure(status: worst) }
@@ -158,12 +155,12 @@ extension R2Up {
             let puller: Puller
             do {
                 let settings = try global.settings()
-                puller = Puller(service: try UploadService(settings: settings, options: RunOptions()), store: nil)
+                puller = Puller(service: try UploadService(settings: settings, options: RunOptions()), database: nil)
             } catch {
                 throw CommandFailure(error)
             }
             let plan: PullPlan
-            do { plan = try await puller.plan(key) } catch { throw CommandFailure(error.diagnosis) }
+            do { plan = try await puller.plan(key) } catch { throw CommandFailure(DownloadFailure.diagnosis(error)) }
             guard plan.refused.isEmpty, plan.items.count == 1, plan.items[0].key == key else {
                 throw CommandFailure(Diagnosis(
                     status: .badInput, message: "cat \(TextColumns.printable(key)): names a folder, not an object; cat writes one object"))
@@ -187,17 +184,17 @@ enum PullOutput {
 
     /// Writes the object to stdout; Ctrl-C ends it as pull does (nothing left to resume: no file was made).
     static func stream(_ item: PullItem, puller: Puller, quiet: Bool) async throws {
-        let result = await Interruption.run { () -> Result<Void, DownloadError> in
-            do throws(DownloadError) { try await puller.stream(item, to: STDOUT_FILENO) } catch { return .failure(error) }
-            return .success(())
+        let failure = await Interruption.run { () -> (any Error)? in
+            do { try await puller.stream(item, to: STDOUT_FILENO) } catch { return error }
+            return nil
         }
-        if case .failure(let error) = result {
-            if error.isCancellation { throw CommandFailure(Diagnosis(status: .interrupted, message: "interrupted")) }
+        if let error = failure {
+            if DownloadFailure.isCancellation(error) { throw CommandFailure(Diagnosis(status: .interrupted, message: "interrupted")) }
             // The reader went away (| head -c): end quietly with 141, as every command does.
             if !Terminal.checkOutputReader() {
                 Foundation.exit(Terminal.closedOutputStatus)
             }
-            throw CommandFailure(error.diagnosis)
+            throw CommandFailure(DownloadFailure.diagnosis(error) ?? Diagnosis(error))
         }
     }
 }

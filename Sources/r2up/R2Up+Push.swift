@@ -2,9 +2,6 @@ import ArgumentParser
 import Foundation
 import Synchronization
 import R2UpKit
-import R2UpModel
-import R2UpStore
-import R2UpTransfer
 
 extension R2Up {
     struct Push: AsyncParsableCommand {
@@ -39,7 +36,7 @@ extension R2Up {
         var meta: [String] = []
 
         /// `--meta`, checked by `validate()`.
-        var metadata: [String: String] { (try? ObjectMetadata.parse(meta).get()) ?? [:] }
+        var metadata: [String: String] { UserMetadata.parse(meta) }
 
         @Flag(name: .customLong("retry-failed"), help: "For folders: upload only the tracks whose last upload failed.")
         var retryFailed = false
@@ -59,11 +56,11 @@ extension R2Up {
             if files.isEmpty { throw ValidationError("give at least one file to push") }
             if key != nil && files.count > 1 { throw ValidationError("--key needs exactly one file") }
             if key != nil && tagOptions.keyTemplate != nil { throw ValidationError("give --key or --key-template, not both") }
-            if case .failure(let problem) = ObjectMetadata.parse(meta) { throw ValidationError(problem.description) }
+            if let problem = UserMetadata.problem(meta) { throw ValidationError(problem) }
             try HeaderFlags.check(["--content-type": contentType, "--cache-control": cacheControl])
             if let prefix, let problem = ObjectKey.prefixProblem(prefix) { throw ValidationError(problem) }
             if let key {
-                do { _ = try ObjectKey.validated(key) } catch { throw ValidationError("--key: \(error.description)") }
+                if let problem = KeyRule.problem(key) { throw ValidationError("--key: \(problem)") }
             }
         }
 
@@ -73,7 +70,7 @@ extension R2Up {
             do {
                 let settings = try global.settings()
                 let service = try UploadService(settings: settings, options: transfer.runOptions)
-                runner = PushRunner(store: try Store(path: settings.database.value), service: service)
+                runner = PushRunner(database: try LocalStore(path: settings.database.value), service: service)
             } catch {
                 throw CommandFailure(error)
             }
@@ -123,12 +120,13 @@ extension R2Up {
             for entry in PushOrder.sorted(urls.withLock { $0 }, path: \.path, store: runner.store) { Terminal.output(entry.url) }
             for (_, diagnosis) in summary.failed { Terminal.error("r2up: \(TextColumns.printable(diagnosis.message))") }
             for line in summary.stopLines { Terminal.error(TextColumns.printable(line)) }
-            if global.verbose { Terminal.error("r2up: \(runner.service.uploader.slots.depthReport.line)") }
+            if global.verbose { Terminal.error("r2up: \(runner.service.depthLine)") }
             if json {
+                let depth = runner.service.depthReport
                 let items = summary.completed.map {
                     PushedFile(
                         file: $0.fileName, key: $0.r2Key, url: $0.publicURL.absoluteString, size: $0.fileSize,
-                        etag: $0.etag ?? "", id: $0.id)
+                        etag: $0.etag ?? "", id: $0.id, depth: depth)
                 }
                 Terminal.output(JSONOutput.encode(items))
             }
@@ -161,8 +159,8 @@ extension R2Up {
                 } else {
                     Terminal.error("r2up: \(paths.count) files of this push: another r2up (pid \(pid)) is uploading them; see r2up queue")
                 }
-            case .conflict(let path, let conflict):
-                Terminal.error("r2up: \(TextColumns.printable(path + ": " + conflict.description))")
+            case .conflict(let conflict):
+                Terminal.error("r2up: \(TextColumns.printable(conflict.diagnosis.message))")
             }
         }
     }
@@ -192,4 +190,7 @@ struct PushedFile: Codable {
     var size: Int64
     var etag: String
     var id: UUID
+    /// The run's requests in flight (settled, peak, why): the same in every entry, so the
+    /// array stays an array.
+    var depth: DepthReport?
 }

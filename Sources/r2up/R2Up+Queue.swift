@@ -1,9 +1,6 @@
 import ArgumentParser
 import Foundation
 import R2UpKit
-import R2UpModel
-import R2UpStore
-import R2UpTransfer
 
 extension R2Up {
     struct Queue: AsyncParsableCommand {
@@ -49,7 +46,7 @@ extension R2Up.Queue {
             }
             let report: QueueReport
             do {
-                report = try ReadOnlyStore.open(global).map { try QueueReport(store: $0) } ?? .empty
+                report = try ReadOnlyStore.open(global).map { try QueueReport(database: $0) } ?? .empty
             } catch {
                 throw CommandFailure(error)
             }
@@ -90,31 +87,29 @@ extension R2Up.Queue {
                 if !global.quiet { Terminal.error("Nothing to cancel: the queue is empty.") }
                 return
             }
-            let cancellation: Store.Cancellation
+            let cancellation: QueueCancellation
             do {
-                let candidates = try store.jobs(in: failed ? [.failedRetryable, .failedPermanent] : UploadJobState.allCases.filter { $0 != .completed })
-                let chosen = all || failed ? candidates.map(\.id) : try JobSelection.match(ids, in: candidates, what: "queued upload")
-                guard !chosen.isEmpty else {
+                cancellation = try store.cancelJobs(all ? .all : failed ? .failed : .ids(ids))
+                guard !cancellation.cancelled.isEmpty || !cancellation.held.isEmpty else {
                     if !global.quiet { Terminal.error("Nothing to cancel.") }
                     return
                 }
-                cancellation = try store.cancelJobs(chosen)
             } catch let error as SelectionError {
                 throw CommandFailure(error.diagnosis)
             } catch {
                 throw CommandFailure(error)
             }
-            for (job, pid) in cancellation.held {
-                Terminal.error("r2up: \(TextColumns.printable(job.key)): another r2up (pid \(pid)) is uploading it; stop it first")
+            for (key, pid) in cancellation.held {
+                Terminal.error("r2up: \(TextColumns.printable(key)): another r2up (pid \(pid)) is uploading it; stop it first")
             }
             if !global.quiet {
-                for job in cancellation.cancelled { Terminal.output("cancelled \(TextColumns.printable(job.key))") }
+                for key in cancellation.cancelled { Terminal.output("cancelled \(TextColumns.printable(key))") }
             }
             // Their multipart uploads go now when the bucket can be reached, else on the next run.
-            if cancellation.cancelled.contains(where: { $0.uploadID != nil }),
+            if cancellation.abandonedMultipart,
                 let settings = try? global.settings(), let service = try? UploadService(settings: settings, options: RunOptions())
             {
-                let left = await UploadQueue(store: store, service: service).abortAbandonedUploads()
+                let left = await store.abortAbandonedUploads(service: service)
                 if left > 0 {
                     Terminal.error("r2up: \(left) multipart upload\(left == 1 ? "" : "s") could not be aborted now; the next run tries again")
                 }
@@ -124,11 +119,9 @@ extension R2Up.Queue {
 
         /// The database to write (cancel changes jobs), or nil when there is none: cancelling
         /// never creates one.
-        private func openStore() throws -> Store? {
+        private func openStore() throws -> LocalStore? {
             do {
-                let path = try global.settings().database.value
-                guard FileManager.default.fileExists(atPath: path) else { return nil }
-                return try Store(path: path)
+                return try LocalStore.openIfPresent(path: try global.settings().database.value)
             } catch { throw CommandFailure(error) }
         }
     }
@@ -158,8 +151,8 @@ extension R2Up {
             let runner: RetryRunner
             do {
                 let settings = try global.settings()
-                let store = try Store(path: settings.database.value)
-                runner = RetryRunner(store: store, service: try UploadService(settings: settings, options: transfer.runOptions))
+                let store = try LocalStore(path: settings.database.value)
+                runner = RetryRunner(database: store, service: try UploadService(settings: settings, options: transfer.runOptions))
             } catch {
                 throw CommandFailure(error)
             }
@@ -188,7 +181,7 @@ extension R2Up {
             if let summary = result.run {
                 for (_, diagnosis) in summary.failed { Terminal.error("r2up: \(TextColumns.printable(diagnosis.message))") }
                 for (job, pid) in summary.heldElsewhere {
-                    Terminal.error("r2up: \(job.path): another r2up (pid \(pid)) is uploading it; see r2up queue")
+                    Terminal.error("r2up: \(job.queuedFile.path): another r2up (pid \(pid)) is uploading it; see r2up queue")
                 }
                 for line in summary.stopLines { Terminal.error(line) }
             }

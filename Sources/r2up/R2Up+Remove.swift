@@ -1,9 +1,6 @@
 import ArgumentParser
 import Foundation
 import R2UpKit
-import R2UpModel
-import R2UpStore
-import R2UpTransfer
 
 extension R2Up {
     struct Rm: AsyncParsableCommand {
@@ -15,7 +12,9 @@ extension R2Up {
                 and say the object was deleted. --prefix P is a folder, as in ls: "A/Low Tide" deletes \
                 A/Low Tide/… and never A/Low Tide (Remaster)/…; --raw-prefix P deletes every key that \
                 starts with P as typed. Either lists what it would delete first; off a terminal it needs \
-                --yes, on one it asks. --dry-run prints what would go and deletes nothing.
+                --yes, on one it asks. --dry-run prints what would go and deletes nothing. An object \
+                that is the only copy of an offloaded track (its file gone: cloud only) is not deleted: \
+                one line names the file, nothing is deleted, exit 2 (r2up fetch it first, or give --force).
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -31,6 +30,9 @@ extension R2Up {
 
         @Flag(help: "Delete a --prefix without asking.")
         var yes = false
+
+        @Flag(help: "Also delete objects that are the only copy of an offloaded (cloud only) track.")
+        var force = false
 
         @Argument(help: "Keys of the objects to delete; - reads them from stdin, one a line.")
         var keys: [String] = []
@@ -79,9 +81,11 @@ extension R2Up {
             let prefix = try listedPrefix()
             let settings: Settings
             let service: UploadService
+            let store: LocalStore
             do {
                 settings = try global.settings()
                 service = try UploadService(settings: settings, options: RunOptions())
+                store = try LocalStore(path: settings.database.value)
             } catch {
                 throw CommandFailure(error)
             }
@@ -98,7 +102,7 @@ extension R2Up {
                 }
             } else {
                 do {
-                    targets = try givenKeys().map { try ObjectKey.validated($0) }
+                    targets = try givenKeys().map { try KeyRule.checked($0) }
                 } catch {
                     throw CommandFailure(error)
                 }
@@ -106,6 +110,7 @@ extension R2Up {
                     throw CommandFailure(Diagnosis(status: .badInput, message: "rm -: no keys on stdin; nothing deleted"))
                 }
             }
+            if !force { try Self.refuseOnlyCopies(targets, bucket: service.bucket, store: store) }
             if dryRun {
                 for key in targets { Terminal.output("would delete \(TextColumns.printable(key))") }
                 return
@@ -136,7 +141,7 @@ extension R2Up {
                     for (index, key) in batch.enumerated() {
                         group.addTask {
                             do {
-                                try await service.client.deleteObject(bucket: service.bucket, key: key)
+                                try await service.deleteObject(key: key)
                                 return (index, nil)
                             } catch {
                                 return (index, error)
@@ -158,12 +163,31 @@ extension R2Up {
             }
             do {
                 if !deleted.isEmpty {
-                    try Store(path: settings.database.value).recordDeletions(bucket: service.bucket, keys: deleted)
+                    try store.recordDeletions(bucket: service.bucket, keys: deleted)
                 }
             } catch {
                 throw CommandFailure(error)
             }
             if let failure { throw CommandFailure(await service.diagnose(failure, subject: nil)) }
         }
+
+        /// Objects that are the only copy of an offloaded track stop the whole rm (exit 2, nothing
+        /// deleted): one line per file, the first few named, the rest counted.
+        static func refuseOnlyCopies(_ keys: [String], bucket: String, store: LocalStore) throws(CommandFailure) {
+            let only: [RemoveGuard.OnlyCopy]
+            do { only = try RemoveGuard.onlyCopies(of: keys, bucket: bucket, database: store) } catch { throw CommandFailure(error) }
+            guard !only.isEmpty else { return }
+            for copy in only.prefix(namedOnlyCopies) {
+                Terminal.error(
+                    "r2up: \(TextColumns.printable(copy.key)) is the only copy of \(TextColumns.printable(copy.path)) (offloaded: cloud only); "
+                        + "nothing deleted (r2up fetch it first, or --force)")
+            }
+            if only.count > namedOnlyCopies {
+                Terminal.error("r2up: and \(only.count - namedOnlyCopies) more objects that are the only copy of an offloaded track")
+            }
+            throw CommandFailure(status: .badInput)
+        }
+
+        static let namedOnlyCopies = 10
     }
 }

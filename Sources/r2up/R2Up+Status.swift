@@ -1,9 +1,6 @@
 import ArgumentParser
 import Foundation
 import R2UpKit
-import R2UpModel
-import R2UpStore
-import R2UpTransfer
 
 extension R2Up {
     struct Status: AsyncParsableCommand {
@@ -46,15 +43,17 @@ extension R2Up {
             let root = folder.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
             do {
                 let store = try ReadOnlyStore.open(global)
+                // The states for the bucket configured (an upload to another is not one to it), if any.
+                let bucket = (try? SettingsResolver().resolve(global.overrides))?.bucket?.value
                 // A folder: every file push would take, known or not; else the known tracks.
                 if let root {
-                    scanned = try TrackScan.tracks(under: root, store: store)
+                    scanned = try TrackScan.tracks(under: root, database: store, bucket: bucket)
                 } else {
-                    tracks = TrackScan.following(try store?.tracks(under: "/") ?? [])
+                    tracks = TrackScan.following(try store?.tracks(under: "/") ?? [], bucket: bucket)
                 }
                 if by != .folder, let store {
-                    let stored = try store.storedTags(under: nil)
-                    for track in scanned?.known ?? tracks { if let found = stored[track.path]?.tags { tags[track.path] = found } }
+                    let stored = try store.tags(under: nil)
+                    for track in scanned?.known ?? tracks { if let found = stored[track.path] { tags[track.path] = found } }
                 }
             } catch {
                 throw CommandFailure(error)
@@ -143,10 +142,8 @@ extension R2Up {
                 let prefix = try CloudOnly.prefix(folder: folder, tracks: known, given: prefix)
                 let service = try UploadService(settings: try global.settings(), options: RunOptions())
                 return try await CloudOnly.tracks(service: service, folder: folder, prefix: prefix, known: known)
-            } catch let error as DownloadError {
-                throw CommandFailure(error.diagnosis)
             } catch {
-                throw CommandFailure(error)
+                throw CommandFailure(DownloadFailure.diagnosis(error) ?? Diagnosis(error))
             }
         }
     }

@@ -1,9 +1,6 @@
 import ArgumentParser
 import Foundation
 import R2UpKit
-import R2UpModel
-import R2UpStore
-import R2UpTransfer
 
 extension R2Up {
     struct Sync: AsyncParsableCommand {
@@ -107,8 +104,8 @@ extension R2Up {
                 if json { Terminal.output(OffloadAfterOptions.merged(JSONOutput.encode(summary), offloaded)) }
             }
             if publish && !dryRun && summary.exitCode != ExitStatus.configuration.rawValue {
-                let store: Store
-                do { store = try Store(path: settings.database.value) } catch { throw CommandFailure(error) }
+                let store: LocalStore
+                do { store = try LocalStore(path: settings.database.value) } catch { throw CommandFailure(error) }
                 let result = try await CatalogCommand.publish(service: service, store: store, prefix: folderOptions.prefix)
                 if !global.quiet && !json { Terminal.output(CatalogCommand.line(result)) }
             }
@@ -117,7 +114,7 @@ extension R2Up {
         }
 
         private func report(_ summary: SyncSummary) {
-            if global.verbose, let depth = summary.depth { Terminal.error("r2up: \(depth.line)") }
+            if global.verbose, let depth = summary.depthLine { Terminal.error("r2up: \(depth)") }
             if json {
                 Terminal.output(JSONOutput.encode(summary))
                 return

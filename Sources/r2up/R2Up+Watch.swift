@@ -2,9 +2,6 @@ import ArgumentParser
 import Foundation
 import Synchronization
 import R2UpKit
-import R2UpModel
-import R2UpStore
-import R2UpTransfer
 
 extension R2Up {
     struct Watch: AsyncParsableCommand {
@@ -113,7 +110,7 @@ extension R2Up {
                 let database = settings.database.value
                 settled = { [printer] in
                     do {
-                        let store = try Store(path: database)
+                        let store = try LocalStore(path: database)
                         printer.published(try await CatalogCommand.publish(service: service, store: store, prefix: prefix))
                     } catch let failure as CommandFailure {
                         sink.yield(.notice("catalog publish: \(failure.diagnosis.message)"))
@@ -154,7 +151,7 @@ extension R2Up {
             case .failure(let error): throw CommandFailure(error)
             }
             printer.stopped(summary)
-            if global.verbose { Terminal.error("r2up: \(service.uploader.slots.depthReport.line)") }
+            if global.verbose { Terminal.error("r2up: \(service.depthLine)") }
             if let stopped = summary.stoppedBy { throw CommandFailure(stopped) }
         }
     }
@@ -219,17 +216,17 @@ struct WatchPrinter: Sendable {
     func print(_ event: WatchEvent) {
         switch event {
         case .queued(let job):
-            if json { emit(Record(event: "queued", file: job.path, key: job.key, size: job.length)) }
+            if json { emit(Record(event: "queued", file: job.queuedFile.path, key: job.queuedFile.key, size: job.queuedFile.size)) }
         case .uploaded(let job, let item):
             if json {
-                emit(Record(event: "uploaded", file: job.path, key: item.r2Key, size: item.fileSize, url: item.publicURL.absoluteString))
+                emit(Record(event: "uploaded", file: job.queuedFile.path, key: item.r2Key, size: item.fileSize, url: item.publicURL.absoluteString))
             } else if !quiet {
                 Terminal.output(item.publicURL.absoluteString)
             }
         case .copied(let job, let item):
             if json {
                 emit(Record(
-                    event: "copied", file: job.path, key: item.r2Key, size: item.fileSize, url: item.publicURL.absoluteString,
+                    event: "copied", file: job.queuedFile.path, key: item.r2Key, size: item.fileSize, url: item.publicURL.absoluteString,
                     from: item.copiedFrom))
             } else if !quiet {
                 Terminal.output(item.publicURL.absoluteString)

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import R2UpKit
-import R2UpModel
 
 @main
 struct R2Up: AsyncParsableCommand {

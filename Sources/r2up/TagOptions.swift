@@ -1,6 +1,5 @@
 public import ArgumentParser
 import R2UpKit
-import R2UpModel
 
 /// The audio flags of push and sync (DESIGN §12).
 struct TagOptions: ParsableArguments {

@@ -15,6 +15,8 @@ struct AudioCommandTests {
     struct Item: Codable, Sendable {
         var name: String
         var tags: [String: String]?
+        /// A JPEG file to embed as the front cover.
+        var picture: String? = nil
     }
 
     static let library: [Item] = [

@@ -1,6 +1,7 @@
 import Foundation
 import R2UpTestSupport
 @testable import R2UpStore
+import R2UpModel
 
 /// What the read-side command tests (history, copy-url, status) share: a database filled
 /// through `Store` directly, and an environment with no S3 settings at all.

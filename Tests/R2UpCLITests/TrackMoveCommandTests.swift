@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import R2UpModel
 @testable import R2UpStore
 
 /// Issue 14, items 4 and 6, as a user meets them: a library reorganised (an album folder

@@ -302,7 +302,7 @@ struct TwoServerCoreTests {
         #expect(try await Self.methods(pushing: ["--checksum", "md5"], to: seaweed) == ["HEAD", "PUT"])
     }
 
-    @Test("push --json has file, key, url, size, etag, id; a folder with nothing left says so; sync --dry-run --json says wouldUpload")
+    @Test("push --json has file, key, url, size, etag, id and the run's depth; a folder with nothing left says so; sync --dry-run --json says wouldUpload")
     func outputs() async throws {
         let server = try CoreServer.named(CoreServer.seaweedFS)
         let folder = try TemporaryFolder()
@@ -317,7 +317,9 @@ struct TwoServerCoreTests {
         #expect(first.status == 0, "\(first.stderr)")
         let rows = try JSONSerialization.jsonObject(with: Data(first.stdout.utf8)) as? [[String: Any]] ?? []
         #expect(rows.count == 1)
-        #expect(rows.first.map { $0.keys.sorted() } == ["etag", "file", "id", "key", "size", "url"])
+        #expect(rows.first.map { $0.keys.sorted() } == ["depth", "etag", "file", "id", "key", "size", "url"])
+        let depth = rows.first?["depth"] as? [String: Any] ?? [:]
+        #expect(depth["mode"] as? String == "adaptive" && (depth["settled"] as? Int ?? 0) >= 1, "the run's depth: \(depth)")
         #expect(rows.first?["file"] as? String == "a.m4a")
         #expect(rows.first?["key"] as? String == prefix + "a.m4a")
 

@@ -26,9 +26,11 @@ struct StatusByTagsTests {
         let report = StatusReport(tracks: tracks, tags: tags, by: nil)
         #expect(report.lines(style: TerminalStyle(ascii: false, colour: false)) == [
             "Only Built 4 Cuban Linx... (1995) — Raekwon · 7:51  (3)  ↑ 1/3",
+            "  Disc 1",
             "  ↑ 02 Knuckleheadz  4:01",
             "  ⇡ 03 Ice Water  3:50",  // uploading, hollow where colour is off
-            "    2-01 Bonus",
+            "  Disc 2",
+            "    01 Bonus",
             "/m/loose  (1)  ↑",
             "  ↑ x.wav",
         ])
@@ -39,6 +41,28 @@ struct StatusByTagsTests {
         #expect(byArtist[1] == "  ^ 02 Knuckleheadz  4:01  (Only Built 4 Cuban Linx...)")
         let json = String(decoding: try JSONEncoder().encode(report), as: UTF8.self)
         #expect(json.contains(#""by":"album""#) && json.contains(#""year":1995"#) && json.contains(#""title":"Ice Water""#))
+        let groups = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
+        let discs = try #require(groups.first?["discs"] as? [[String: Any]])
+        #expect(discs.map { "\($0["disc"] as? Int ?? 0) \($0["title"] as? String ?? "") \($0["tracks"] as? Int ?? 0)" } == ["1 Disc 1 2", "2 Disc 2 1"])
+    }
+
+    @Test("a compilation (several artists, one folder and album title, no album artist) is one album under Various Artists, genre shown")
+    func compilation() throws {
+        let tracks = [Self.track("/m/hits/1.mp3", .uploaded), Self.track("/m/hits/2.mp3", .none)]
+        let tags: [String: AudioTags] = [
+            "/m/hits/1.mp3": AudioTags(title: "One", artist: "Ann", album: "Hits", year: 2001, track: 1, genre: "Pop", durationMs: 60_000),
+            "/m/hits/2.mp3": AudioTags(title: "Two", artist: "Bob", album: "Hits", year: 2001, track: 2, genre: "Pop", durationMs: 60_000),
+        ]
+        let report = StatusReport(tracks: tracks, tags: tags, by: nil)
+        #expect(report.lines(style: TerminalStyle(ascii: false, colour: false)) == [
+            "Hits (2001) — Various Artists · Pop · 2:00  (2)  ⇡ 1/2",
+            "  ↑ 01 One — Ann  1:00",
+            "    02 Two — Bob  1:00",
+        ])
+        let byArtist = StatusReport(tracks: tracks, tags: tags, by: .artist).lines(style: TerminalStyle(ascii: false, colour: false))
+        #expect(byArtist.first == "Various Artists  (2)  ⇡ 1/2")
+        let json = String(decoding: try JSONEncoder().encode(report), as: UTF8.self)
+        #expect(json.contains(#""compilation":true"#) && json.contains(#""genre":"Pop""#) && json.contains(#""discs":[]"#), "\(json)")
     }
 
     @Test("a folder scan lists unknown files, known ones in path order, and known tracks whose file is gone")

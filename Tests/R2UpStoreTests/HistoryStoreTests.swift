@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Testing
+import R2UpModel
 @testable import R2UpStore
 import R2UpTestSupport
 

@@ -15,8 +15,7 @@ struct MoveStoreTests {
         job.digest = digest
         try store.enqueue(job)
         _ = try store.completeJob(
-            id: job.id, historyItem: Sample.item((path as NSString).lastPathComponent, key: key, size: 100, etag: "e-\(key)"),
-            digest: digest)
+            id: job.id, historyItem: Sample.item((path as NSString).lastPathComponent, key: key, size: 100, etag: "e-\(key)"))
     }
 
     static func move(from old: String, key oldKey: String, to new: String, key newKey: String) -> PlannedMove {

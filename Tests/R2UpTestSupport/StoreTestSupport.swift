@@ -1,6 +1,6 @@
 public import Foundation
 public import GRDB
-import R2UpModel
+public import R2UpModel
 public import R2UpStore
 
 /// A folder under the temp directory, removed when the value goes.
@@ -86,9 +86,39 @@ extension Store {
     public func updateJob(id: UUID, _ change: (inout UploadJob) -> Void) throws -> UploadJob {
         guard var job = try job(id: id) else { throw StoreError.notFound("job \(id)") }
         change(&job)
-        try saveJob(job, trackState: job.state.trackState, trackError: job.lastError)
+        try saveJob(job, trackState: job.state.trackState(), trackError: job.lastError)
         guard let saved = try self.job(id: id) else { throw StoreError.notFound("job \(id)") }
         return saved
+    }
+
+    /// Test set-up: publishes the stored job as a run does, its machine driven to completed
+    /// first (`UploadJob.driven(to:)`); the store only records what the machine answered.
+    @discardableResult
+    public func completeJob(id: UUID, historyItem: UploadItem) throws -> UploadJob {
+        guard let job = try job(id: id) else { throw StoreError.notFound("job \(id)") }
+        return try completeJob(job.driven(to: .completed), historyItem: historyItem)
+    }
+}
+
+extension UploadJob {
+    /// Test set-up: the job as its machine leaves it after the steps a run takes, as far as
+    /// `target` (a single PUT for a staged job; a resume for one with an upload id): started,
+    /// body sent, verified. Stops where the machine refuses.
+    public func driven(to target: UploadJobState) -> UploadJob {
+        var machine = machine()
+        while machine.state != target {
+            let before = machine.state
+            switch machine.state {
+            case .staged, .initiated, .failedRetryable: _ = machine.start(multipart: uploadID != nil)
+            case .uploading: _ = machine.bodySent()
+            case .verifying: _ = machine.verified()
+            case .completed, .failedPermanent: break
+            }
+            if machine.state == before { break }
+        }
+        var job = self
+        job.apply(machine)
+        return job
     }
 }
 

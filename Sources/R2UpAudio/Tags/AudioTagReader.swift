@@ -12,7 +12,7 @@ public enum AudioTagReader {
 
     /// TagLib 1.13 shares caches (its string lists, the file-type resolvers) without locks:
     /// every call goes through this one lock. It is never taken on the transfer thread.
-    private static let lock = Mutex(())
+    static let lock = Mutex(())
 
     /// Whether r2up reads tags of a file with this name.
     public static func isAudio(_ path: String) -> Bool {
@@ -42,7 +42,8 @@ public enum AudioTagReader {
             return AudioTags(
                 title: text(raw.title), artist: text(raw.artist), albumArtist: text(raw.albumartist),
                 album: text(raw.album), year: AudioTags.year(fromDate: text(raw.date)),
-                track: positive(raw.track), disc: positive(raw.disc),
+                track: positive(raw.track), disc: positive(raw.disc), genre: text(raw.genre),
+                compilation: raw.compilation != 0 ? true : nil,
                 durationMs: raw.has_audio != 0 ? positive(raw.duration_ms) : nil,
                 bitrateKbps: positive(raw.bitrate_kbps), sampleRate: positive(raw.sample_rate),
                 channels: positive(raw.channels))

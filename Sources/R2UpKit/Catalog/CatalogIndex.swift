@@ -14,11 +14,14 @@ public struct CatalogIndex: Codable, Sendable, Equatable {
     public var bucket: String
     public var prefix: String
     public var tracks: [CatalogTrack]
+    /// The tracks as albums (`AlbumGrouping`, as `status` groups them), in display order.
+    public var albums: [CatalogAlbum]
 
-    public init(bucket: String, prefix: String, tracks: [CatalogTrack]) {
+    public init(bucket: String, prefix: String, tracks: [CatalogTrack], art: [String: CatalogArt] = [:]) {
         self.bucket = bucket
         self.prefix = prefix
         self.tracks = tracks
+        albums = CatalogAlbum.albums(of: tracks, art: art)
     }
 
     /// The bytes of `index.json`.
@@ -45,6 +48,9 @@ public struct CatalogTrack: Codable, Sendable, Equatable {
     public var year: Int?
     public var track: Int?
     public var disc: Int?
+    public var genre: String?
+    /// Set (true) when the object carries the compilation flag; left out otherwise.
+    public var compilation: Bool?
     public var duration: Double?
 
     /// A track from what the listing and a HEAD told; a missing title falls back to the key's file name.
@@ -67,6 +73,8 @@ public struct CatalogTrack: Codable, Sendable, Equatable {
         year = number("year")
         track = number("track")
         disc = number("disc")
+        genre = text("genre")
+        compilation = meta["compilation"].map(AudioTags.trimmingWhitespace) == "1" ? true : nil
         duration = meta["duration"].flatMap { Double($0) }.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
     }
 

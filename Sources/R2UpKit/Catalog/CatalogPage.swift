@@ -1,5 +1,5 @@
 /// `index.html`: one self-contained page (no external asset) that reads `index.json` beside it
-/// and browses artists → albums → tracks, plays a track and goes on through its album (seed 001's
+/// and browses artists → albums (art, discs as sections) → tracks, plays a track and goes on through its album (seed 001's
 /// queue), filters as you type, and shows durations and sizes. Relative URLs only, so it works
 /// from an r2.dev bucket URL or a custom domain alike.
 enum CatalogPage {
@@ -32,6 +32,9 @@ footer { position: fixed; bottom: 0; left: 0; right: 0; background: Canvas; bord
 audio { width: 100%; }
 .hidden { display: none; }
 .album { content-visibility: auto; contain-intrinsic-size: auto 12rem; }
+.album::after { content: ""; display: block; clear: both; }
+.album > .art { float: left; margin: .6rem .8rem .4rem 0; border-radius: .3rem; object-fit: cover; }
+.album > h4.disc { font-size: .85rem; color: var(--muted); margin: .5rem 0 .1rem .4rem; font-weight: 600; }
 </style>
 </head>
 <body>
@@ -86,43 +89,53 @@ player.addEventListener("ended", () => { if (position + 1 < queue.length) play(q
 
 function render(index) {
   document.getElementById("title").textContent = "Catalog · " + index.bucket + (index.prefix ? "/" + index.prefix : "");
+  // Albums as r2up groups them (compilations under Various Artists, discs as sections), in order.
+  const byKey = new Map(index.tracks.map(t => [t.key, t]));
   const artists = new Map();
-  for (const t of index.tracks) {
-    const artist = t.albumArtist || t.artist || "Unknown Artist";
-    const album = t.album || "Unknown Album";
-    if (!artists.has(artist)) artists.set(artist, new Map());
-    const albums = artists.get(artist);
-    if (!albums.has(album)) albums.set(album, []);
-    albums.get(album).push(t);
+  for (const album of index.albums || []) {
+    if (!artists.has(album.artist)) artists.set(album.artist, []);
+    artists.get(album.artist).push(album);
   }
-  const byName = (a, b) => a.localeCompare(b, undefined, { sensitivity: "base", numeric: true });
   const fragment = document.createDocumentFragment();
-  for (const artist of [...artists.keys()].sort(byName)) {
+  for (const [artist, albums] of artists) {
     const section = el("section", "artist");
     section.dataset.name = artist;
     section.append(el("h2", null, artist));
-    const albums = artists.get(artist);
-    for (const name of [...albums.keys()].sort(byName)) {
-      const tracks = albums.get(name).sort((a, b) => (a.disc || 1) - (b.disc || 1) || (a.track || 0) - (b.track || 0) || byName(a.title, b.title));
+    for (const album of albums) {
+      const tracks = album.tracks.map(key => byKey.get(key)).filter(Boolean);
       const box = el("div", "album");
-      box.dataset.name = name;
-      const years = tracks.map(t => t.year).filter(Boolean);
-      const total = tracks.reduce((sum, t) => sum + (t.duration || 0), 0);
-      const heading = el("h3", null, name + " ");
-      heading.append(el("span", "meta", (years.length ? "(" + Math.min(...years) + ") " : "") + "· " + tracks.length + (tracks.length == 1 ? " track" : " tracks") + (total ? " · " + duration(total) : "")));
+      box.dataset.name = album.album;
+      if (album.art) {
+        const img = el("img", "art");
+        img.src = album.art.thumbnailURL || album.art.url;
+        img.alt = "Cover of " + album.album;
+        img.loading = "lazy";
+        img.width = 96; img.height = 96;
+        box.dataset.art = album.art.url;
+        box.append(img);
+      }
+      const heading = el("h3", null, album.album + " ");
+      heading.append(el("span", "meta", (album.year ? "(" + album.year + ") " : "") + (album.genre ? "· " + album.genre + " " : "") + "· " + tracks.length + (tracks.length == 1 ? " track" : " tracks") + (album.duration ? " · " + duration(album.duration) : "")));
       box.append(heading);
-      const list = el("ol");
-      tracks.forEach((t, i) => {
-        const row = el("li", "track");
-        row.dataset.key = t.key;
-        row.append(el("span", "n", t.track ? String(t.track) : ""), el("span", "t", t.title), el("span", "d", duration(t.duration)), el("span", "s", size(t.size)));
-        row.r2up = [tracks, i];
-        t.row = row;
-        t.search = [t.title, t.artist, t.albumArtist, t.album, artist, name, t.key].join("\n").toLowerCase();
-        rows.push(t);
-        list.append(row);
-      });
-      box.append(list);
+      const discs = album.discs.length ? album.discs : [{ title: null, tracks: album.tracks }];
+      for (const disc of discs) {
+        if (disc.title) box.append(el("h4", "disc", disc.title));
+        const list = el("ol");
+        for (const key of disc.tracks) {
+          const t = byKey.get(key);
+          if (!t) continue;
+          const row = el("li", "track");
+          row.dataset.key = t.key;
+          const title = album.compilation && t.artist ? t.title + " — " + t.artist : t.title;
+          row.append(el("span", "n", t.track ? String(t.track) : ""), el("span", "t", title), el("span", "d", duration(t.duration)), el("span", "s", size(t.size)));
+          row.r2up = [tracks, tracks.indexOf(t)];
+          t.row = row;
+          t.search = [t.title, t.artist, t.albumArtist, t.album, t.genre, artist, album.album, t.key].join("\n").toLowerCase();
+          rows.push(t);
+          list.append(row);
+        }
+        box.append(list);
+      }
       section.append(box);
     }
     fragment.append(section);

@@ -13,6 +13,10 @@ public struct CatalogPublishResult: Sendable, Equatable {
     public var htmlSent = false
     /// Times a 412 (another publisher wrote first) made it start over.
     public var retries = 0
+    /// Album art objects uploaded this time (art and thumbnails already there are not sent again).
+    public var artSent = 0
+    /// Albums whose art the index references.
+    public var albumsWithArt = 0
     public var indexURL = ""
     public var jsonURL = ""
 }
@@ -40,12 +44,12 @@ public enum CatalogError: Error, CustomStringConvertible {
 /// `If-None-Match: *`), so two publishers never drop each other's tracks: a 412 starts over.
 public struct CatalogPublisher: Sendable {
     public let service: UploadService
-    public let store: Store
+    package let store: Store
     public static let jsonName = "index.json"
     public static let htmlName = "index.html"
     static let attempts = 5
 
-    public init(service: UploadService, store: Store) {
+    package init(service: UploadService, store: Store) {
         self.service = service
         self.store = store
     }
@@ -59,7 +63,8 @@ public struct CatalogPublisher: Sendable {
             let listing = try await list(prefix: prefix)
             let tracks = try await tracks(listing: listing, prefix: prefix, result: &result)
             result.tracks = tracks.count
-            let json = CatalogIndex(bucket: service.bucket, prefix: prefix, tracks: tracks).encoded()
+            let art = try await publishArt(tracks: tracks, listing: listing, prefix: prefix, result: &result)
+            let json = CatalogIndex(bucket: service.bucket, prefix: prefix, tracks: tracks, art: art).encoded()
             let html = Array(CatalogPage.html.utf8)
             do {
                 result.jsonSent = try await put(json, key: prefix + Self.jsonName, contentType: "application/json", current: listing[prefix + Self.jsonName])

@@ -32,7 +32,10 @@ public struct SettingsReport: Sendable, Equatable {
     public var ignored: [String] = []
 
     /// The report for `settings`, and the config files `resolver` reads.
-    /// - Parameter ascii: mask with `...` instead of `…` (a terminal whose locale is not UTF-8).
+    /// - Parameters:
+    ///   - settings: the resolved settings, each with where its value came from.
+    ///   - resolver: the resolver that made them, for the config files it reads.
+    ///   - ascii: mask with `...` instead of `…` (a terminal whose locale is not UTF-8).
     public init(settings: Settings, resolver: SettingsResolver, ascii: Bool = false) {
         func row<V>(_ id: String, _ label: String, _ sourced: Sourced<V>?, _ show: (V) -> String) -> Row {
             Row(id: id, label: label, value: sourced.map { show($0.value) }, source: sourced?.source.description)

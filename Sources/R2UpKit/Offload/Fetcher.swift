@@ -78,19 +78,19 @@ public struct Fetcher: Sendable {
         return (found.values.sorted { $0.track.path < $1.track.path }, local.count)
     }
 
-    /// Fetches the tracks, several at once (the run's concurrency); `onOutcome` hears each one.
+    /// Fetches the tracks, as many at once as the run's depth allows (read again after each one,
+    /// as it adapts); `onOutcome` hears each one.
     public func run(
         _ tracks: [StoredTrack], progress: TransferProgress? = nil,
         onOutcome: @escaping @Sendable (FetchOutcome) -> Void = { _ in }
     ) async -> FetchSummary {
         progress?.expect(files: tracks.count, bytes: tracks.reduce(0) { $0 + $1.track.size })
-        let width = max(1, puller.concurrency)
         return await withTaskGroup(of: FetchOutcome.self) { group in
             var summary = FetchSummary()
             var next = 0
             var inFlight = 0
             while next < tracks.count || inFlight > 0 {
-                while next < tracks.count && inFlight < width {
+                while next < tracks.count && inFlight < max(1, puller.concurrency) {
                     let track = tracks[next]
                     next += 1
                     inFlight += 1

@@ -1,105 +1,8 @@
-public import Foundation
-public import R2UpModel
+import Foundation
+import R2UpModel
 public import R2UpStore
 import R2UpTransfer
 import R2UpAudio
-
-/// How an offload runs (`r2up offload`'s flags, `--offload-after` of sync and watch).
-public struct OffloadOptions: Sendable {
-    /// Only tracks whose cloud copy and file are at least this old (uploaded and unchanged that long).
-    public var olderThan: Duration?
-    /// Keep the local copies of the N most recently uploaded tracks of the selection.
-    public var keepNewest = 0
-    /// Check everything, remove nothing, record nothing.
-    public var dryRun = false
-    /// HEAD requests in flight at once (the run's `--concurrency`).
-    public var concurrency = 4
-    /// The time ages are measured from (tests pin it).
-    public var now = Date()
-
-    public init() {}
-}
-
-/// Why a track's local copy was kept. Policy reasons (`isFailure` false) are what was asked;
-/// the others are checks that failed, and make the run exit 1.
-public enum OffloadReason: Sendable, Equatable {
-    /// Younger than `--older-than`.
-    case tooRecent
-    /// Among the `--keep-newest` newest.
-    case keptNewest
-    /// In a folder argument, a track with no verified cloud copy (never uploaded, failed, queued).
-    case notUploaded
-    /// Its cloud copy is in another bucket than the one configured.
-    case otherBucket(String)
-    /// Size or mtime moved since the upload.
-    case changedSinceUpload
-    /// Same size and mtime, other bytes than the upload's content digest.
-    case contentChanged
-    case notRegularFile
-    case unreadable(String)
-    /// Its folder may not be written (a file there cannot be removed).
-    case folderNotWritable(String)
-    /// HEAD: no object at the key.
-    case objectMissing(key: String)
-    /// HEAD: the object's size or ETag is not what the upload recorded.
-    case objectReplaced(key: String, field: String, recorded: String, found: String)
-    /// HEAD failed for this object (after retries).
-    case server(Diagnosis)
-    /// The run stopped (the server is down, the credentials are refused) before its check.
-    case notChecked
-    case removeFailed(String)
-
-    public var isFailure: Bool {
-        switch self {
-        case .tooRecent, .keptNewest, .notUploaded: false
-        default: true
-        }
-    }
-}
-
-/// One track's fate.
-public struct OffloadOutcome: Sendable, Equatable {
-    public var path: String
-    public var size: Int64
-    /// nil: its local copy was removed (or, in a dry run, would be).
-    public var kept: OffloadReason?
-}
-
-/// A finished offload.
-public struct OffloadSummary: Sendable {
-    public var dryRun = false
-    public var freed: [OffloadOutcome] = []
-    public var kept: [OffloadOutcome] = []
-    /// Tracks named whose file was already gone (cloud only before the run).
-    public var alreadyCloudOnly = 0
-    /// What stopped the run before every track was checked.
-    public var stoppedBy: Diagnosis?
-    /// HEAD requests sent (tests and the benchmark count them).
-    public var requests = 0
-
-    public init() {}
-
-    public var freedBytes: Int64 { freed.reduce(0) { $0 + $1.size } }
-
-    /// 0 all done (policy keeps are what was asked); 1 a check kept a track; the stopping failure's code.
-    public var exitStatus: ExitStatus {
-        var status: ExitStatus = kept.contains { $0.kept?.isFailure == true } ? .uploadFailed : .success
-        if let stoppedBy { status = max(status, stoppedBy.status) }
-        return status
-    }
-}
-
-/// What was named wrong: nothing is checked or removed when any argument is refused.
-public enum OffloadInputError: Error, Sendable, Equatable {
-    /// Neither a file nor a folder, and no track r2up knows there.
-    case noSuchPath(String)
-    /// A folder (or a path) under which r2up has no uploaded track: outside the library.
-    case outsideLibrary(String)
-    /// A file r2up has no cloud copy of.
-    case neverUploaded(String)
-    /// Not a regular file or a folder (a link, a device).
-    case notAFileOrFolder(String)
-}
 
 /// `r2up offload`: removes local copies of tracks whose cloud copy is verified now, leaving them
 /// cloud only (☁) with their history and identity; `r2up fetch` brings them back.
@@ -107,14 +10,14 @@ public enum OffloadInputError: Error, Sendable, Equatable {
 /// Each track is checked in two steps: on disk first (its file is the copy r2up uploaded: size
 /// and mtime as recorded, its folder writable, old enough), then in the bucket with one HEAD
 /// (size and ETag as recorded) and, when the upload recorded a content digest, the file's bytes
-/// against it. HEADs run `concurrency` at a time; no object is ever read (no GET).
+/// against it. HEADs run at the run's adaptive depth (`TransferSlots`); no object is ever read (no GET).
 public struct Offloader: Sendable {
     public let service: UploadService
-    public let store: Store
+    package let store: Store
     let retry = RequestRetryPolicy()
     static let maxAttempts = 3
 
-    public init(service: UploadService, store: Store) {
+    package init(service: UploadService, store: Store) {
         self.service = service
         self.store = store
     }
@@ -172,14 +75,16 @@ public struct Offloader: Sendable {
             eligible = Array(eligible.dropFirst(options.keepNewest)).sorted { $0.stored.track.path < $1.stored.track.path }
         }
 
-        // Step 2, in the bucket: HEADs at the run's depth; each answer is acted on as it comes.
-        let width = max(1, options.concurrency)
+        // Step 2, in the bucket: HEADs at the run's depth (the service's slots, which learn from
+        // each reply), read again after every answer; each answer is acted on as it comes.
+        let slots = service.uploader.slots
+        let cap = options.concurrency.map { max(1, $0) } ?? Int.max
         await withTaskGroup(of: (Candidate, RemoteVerdict, Int).self) { group in
             var next = 0
             var inFlight = 0
             var stopped = false
             while (!stopped && next < eligible.count) || inFlight > 0 {
-                while !stopped && next < eligible.count && inFlight < width {
+                while !stopped && next < eligible.count && inFlight < min(cap, max(1, slots.limit)) {
                     let candidate = eligible[next]
                     next += 1
                     inFlight += 1
@@ -191,13 +96,19 @@ public struct Offloader: Sendable {
                 let path = candidate.stored.track.path
                 switch verdict {
                 case .verified:
-                    if let reason = options.dryRun ? nil : remove(candidate) {
+                    switch options.dryRun ? .removed : remove(candidate) {
+                    case .kept(let reason):
                         keep(OffloadOutcome(path: path, size: candidate.seen.size, kept: reason))
-                    } else {
+                    case .gone:
+                        summary.alreadyCloudOnly += 1
+                    case .removed:
                         let outcome = OffloadOutcome(path: path, size: candidate.seen.size, kept: nil)
                         summary.freed.append(outcome)
                         onOutcome(outcome)
                     }
+                case .gone:
+                    // Another r2up offloading the same tracks (or the user) removed it meanwhile.
+                    summary.alreadyCloudOnly += 1
                 case .kept(let reason):
                     keep(OffloadOutcome(path: path, size: candidate.seen.size, kept: reason))
                 case .stop(let diagnosis):
@@ -211,6 +122,7 @@ public struct Offloader: Sendable {
                 keep(OffloadOutcome(path: candidate.stored.track.path, size: candidate.seen.size, kept: .notChecked))
             }
         }
+        if summary.requests > 0 { summary.depth = slots.depthReport }
         return summary
     }
 
@@ -232,6 +144,8 @@ public struct Offloader: Sendable {
 
     enum RemoteVerdict: Sendable {
         case verified
+        /// The file went away during the check: cloud only already.
+        case gone
         case kept(OffloadReason)
         case stop(Diagnosis)
     }
@@ -282,7 +196,10 @@ public struct Offloader: Sendable {
         while true {
             attempt += 1
             do {
-                guard let info = try await service.client.headObject(bucket: service.bucket, key: candidate.key) else {
+                let head = try await service.uploader.slots.withSlot { () throws(S3ClientError) -> ObjectInfo? in
+                    try await service.client.headObject(bucket: service.bucket, key: candidate.key)
+                }
+                guard let info = head else {
                     return (candidate, .kept(.objectMissing(key: candidate.key)), attempt)
                 }
                 if info.size != track.size {
@@ -302,7 +219,9 @@ public struct Offloader: Sendable {
                 if let digest = candidate.stored.digest {
                     switch Self.digestMatches(path: track.path, recorded: digest) {
                     case .some(false): return (candidate, .kept(.contentChanged), attempt)
-                    case .none: return (candidate, .kept(.unreadable("cannot read it to compare its bytes")), attempt)
+                    case .none:
+                        if Self.isGone(track.path) { return (candidate, .gone, attempt) }
+                        return (candidate, .kept(.unreadable("cannot read it to compare its bytes")), attempt)
                     case .some(true): break
                     }
                 }
@@ -337,23 +256,41 @@ public struct Offloader: Sendable {
         etag.trimmingCharacters(in: CharacterSet(charactersIn: "\" "))
     }
 
+    enum Removal: Equatable {
+        case removed
+        /// Already gone: another r2up offloading the same tracks got there first.
+        case gone
+        case kept(OffloadReason)
+    }
+
+    /// Whether nothing is at `path` any more.
+    static func isGone(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) != 0 && (errno == ENOENT || errno == ENOTDIR)
+    }
+
     /// Removes the file if it is still the one checked (same inode, size, mtime), then records
     /// it. `unlink` is atomic: a kill leaves the track either fully local or cloud only.
-    func remove(_ candidate: Candidate) -> OffloadReason? {
+    func remove(_ candidate: Candidate) -> Removal {
         let path = candidate.stored.track.path
         var info = stat()
-        guard lstat(path, &info) == 0 else { return .unreadable(String(cString: strerror(errno))) }
+        guard lstat(path, &info) == 0 else {
+            if errno == ENOENT || errno == ENOTDIR { return .gone }
+            return .kept(.unreadable(String(cString: strerror(errno))))
+        }
         guard UInt64(info.st_ino) == candidate.inode, Int64(info.st_size) == candidate.seen.size,
             LocalFile.nanoseconds(info.st_mtim) == candidate.seen.mtimeNs
-        else { return .changedSinceUpload }
+        else { return .kept(.changedSinceUpload) }
         guard unlink(path) == 0 else {
+            // Two offloads of one track: the other unlinked it between our lstat and unlink.
+            if errno == ENOENT { return .gone }
             let reason = String(cString: strerror(errno))
-            return errno == EACCES || errno == EPERM || errno == EROFS ? .folderNotWritable(reason) : .removeFailed(reason)
+            return .kept(errno == EACCES || errno == EPERM || errno == EROFS ? .folderNotWritable(reason) : .removeFailed(reason))
         }
         // The row already says uploaded with this key; a failed write here leaves a track that
         // shows cloud only anyway (status follows the file).
         try? store.recordOffload(path: path)
-        return nil
+        return .removed
     }
 }
 

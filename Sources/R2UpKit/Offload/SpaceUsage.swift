@@ -1,6 +1,6 @@
 import Foundation
 public import R2UpModel
-public import R2UpStore
+package import R2UpStore
 public import R2UpTransfer
 import R2UpAudio
 
@@ -72,7 +72,7 @@ public struct SpaceUsage: Sendable {
 
     /// Every file under `folder` that push would take, known or not, grouped by its folder;
     /// a track in `groups` (path → album or artist title, `groupNames`) goes to that group instead.
-    public static func measure(
+    package static func measure(
         folder: String, store: Store?, groups named: [String: String] = [:], by grouping: StatusGrouping = .folder
     ) throws(StoreError) -> SpaceUsage {
         let root = URL(fileURLWithPath: folder).standardizedFileURL.path
@@ -104,19 +104,23 @@ public struct SpaceUsage: Sendable {
     public static func groupNames(_ tags: [String: AudioTags], by grouping: StatusGrouping) -> [String: String] {
         guard grouping != .folder else { return [:] }
         var names: [String: String] = [:]
-        for (path, tags) in tags where tags.hasTags {
+        let tagged = tags.filter { $0.value.hasTags }.map { (path: $0.key, tags: $0.value) }
+        // Compilations under "Various Artists", as `status` files them.
+        let artists = AlbumGrouping.filingArtists(tagged.map { AlbumGrouping.Track(path: $0.path, tags: $0.tags) })
+        for ((path, tags), artist) in zip(tagged, artists) {
+            let artist = artist ?? tags.filingArtist
             if grouping == .album {
                 guard let album = tags.album else { continue }
-                names[path] = GroupHeading(by: .album, album: album, artist: tags.filingArtist, year: tags.year).title
+                names[path] = GroupHeading(by: .album, album: album, artist: artist, year: tags.year).title
             } else {
-                names[path] = tags.filingArtist
+                names[path] = artist
             }
         }
         return names
     }
 
     /// Every track the store knows, grouped by its folder (absolute), each file `stat`ed.
-    public static func measure(store: Store?) throws(StoreError) -> SpaceUsage {
+    package static func measure(store: Store?) throws(StoreError) -> SpaceUsage {
         var byFolder: [String: SpaceCounts] = [:]
         for track in try store?.tracks(under: "/") ?? [] {
             let now = TrackScan.following(track)

@@ -1,6 +1,6 @@
 import Foundation
 import R2UpModel
-public import R2UpStore
+import R2UpStore
 public import R2UpTransfer
 
 /// Seed 004's "metadata first": the objects under a folder's prefix that have no local file yet,

@@ -1,6 +1,6 @@
 import Foundation
 import R2UpModel
-public import R2UpStore
+package import R2UpStore
 public import R2UpTransfer
 
 /// What `pull` found for a name: the objects to fetch and the keys refused before any byte moved.
@@ -57,12 +57,12 @@ public final class Puller: Sendable {
     /// Replace a local file even when it changed since r2up last moved it (`pull --overwrite`).
     let overwrite: Bool
 
-    public init(service: UploadService, store: Store?, partSize: Int64 = Puller.defaultPartSize, overwrite: Bool = false) {
+    package init(service: UploadService, store: Store?, partSize: Int64 = Puller.defaultPartSize, overwrite: Bool = false) {
         self.service = service
         self.store = store
         self.overwrite = overwrite
         downloader = ObjectDownloader(
-            client: service.client, bucket: service.bucket, slots: service.options.makeSlots(), partSize: partSize)
+            client: service.client, bucket: service.bucket, slots: service.options.makeSlots(tuning: service.tuning), partSize: partSize)
     }
 
     /// The objects `target` names: everything under it when it ends in `/` (or is empty), else the

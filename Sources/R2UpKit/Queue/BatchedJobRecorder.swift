@@ -11,8 +11,9 @@ final class BatchedJobRecorder: Sendable {
     typealias Committed = @Sendable (Result<Void, StoreError>) -> Void
 
     private struct Pending: Sendable {
-        var starts: [UUID] = []
-        var verifying: [UUID] = []
+        /// Jobs as their machine started or sent them: the state stored is the one it answered.
+        var starts: [UploadJob] = []
+        var verifying: [UploadJob] = []
         var completions: [(job: UploadJob, item: UploadItem, committed: Committed)] = []
 
         var isEmpty: Bool { starts.isEmpty && verifying.isEmpty && completions.isEmpty }
@@ -25,14 +26,15 @@ final class BatchedJobRecorder: Sendable {
         self.writer = writer
     }
 
-    /// The job has started: marked uploading at the next flush.
-    func started(_ id: UUID) {
-        pending.withLock { $0.starts.append(id) }
+    /// The job has started: stored in the state its machine entered at the next flush.
+    func started(_ job: UploadJob) {
+        pending.withLock { $0.starts.append(job) }
     }
 
-    /// The job's body is on the server: marked verifying at the next flush, unless it completes first.
-    func verifying(_ id: UUID) {
-        pending.withLock { $0.verifying.append(id) }
+    /// The job's body is on the server: stored as its machine left it (verifying) at the next
+    /// flush, unless it completes first.
+    func verifying(_ job: UploadJob) {
+        pending.withLock { $0.verifying.append(job) }
     }
 
     /// The job's upload is verified: published at the next flush, then `committed` is called.
@@ -56,7 +58,7 @@ final class BatchedJobRecorder: Sendable {
                     let outcomes: [Result<Void, StoreError>]
                     do throws(StoreError) {
                         outcomes = try store.recordBatch(
-                            starts: batch.starts, verifying: batch.verifying.filter { !completing.contains($0) },
+                            starts: batch.starts, verifying: batch.verifying.filter { !completing.contains($0.id) },
                             completions: batch.completions.map { ($0.job, $0.item) })
                     } catch {
                         outcomes = Array(repeating: .failure(error), count: batch.completions.count)

@@ -7,16 +7,19 @@ import R2UpTransfer
 /// One job as a run drives it: its `UploadJobMachine` and its row, changed only by what the
 /// machine answers. It is the upload's journal, so each step of the transfer (an upload id,
 /// a part, the body sent) is an event for the machine, recorded off the transfer thread.
+/// Every answer is used: an action is returned to the queue, which performs it; a transition
+/// is the state stored; a refused event stops the upload (`JournalError`), never passes silently.
 final class JobDriver: UploadJournal, Sendable {
-    private struct State {
+    fileprivate struct State {
         var machine: UploadJobMachine
         var job: UploadJob
         /// Parts on the server in this run, for an in-run resume.
         var parts: [UploadedPart]?
         /// Steps wait for the queue's next batched commit (a single PUT).
         var batched = false
-        /// Between the start and the job's last word in this run: its track shows uploading.
-        var working = false
+        /// Between the start and the job's last word in this run (the input of
+        /// `UploadJobState.trackState(heldByRun:)`, the one rule for the track).
+        var heldByRun = false
         /// The ETag a PUT of this run stored: a later try replaces that object, not an empty key.
         var sentETag: String?
     }
@@ -52,22 +55,25 @@ final class JobDriver: UploadJournal, Sendable {
 
     /// The row to store and the state its track shows.
     var snapshot: (job: UploadJob, track: UploadState) {
-        state.withLock { ($0.job, $0.working ? .uploading : $0.job.state.trackState) }
+        state.withLock { ($0.job, $0.track) }
     }
 
-    /// The machine's start; false when it refuses (the job is not one a run can take).
-    func start(multipart: Bool, batched: Bool) -> Bool {
+    /// The machine's start: the step it answers (`.putObject`, `.createMultipartUpload`, or
+    /// `.uploadParts`, whose `listParts` says recorded parts are to be read and reconciled);
+    /// nil when it refuses (the job is not one a run can take).
+    func start(multipart: Bool, batched: Bool) -> UploadJobAction? {
         state.withLock { s in
-            switch s.machine.start(multipart: multipart) {
+            let action = s.machine.start(multipart: multipart)
+            switch action {
             case .putObject, .createMultipartUpload, .uploadParts: break
-            default: return false
+            default: return nil
             }
             s.job.apply(s.machine)
             s.job.lastError = nil
             s.batched = batched
-            s.working = true
-            if batched { recorder.started(s.job.id) }
-            return true
+            s.heldByRun = true
+            if batched { recorder.started(s.job) }
+            return action
         }
     }
 
@@ -102,14 +108,13 @@ final class JobDriver: UploadJournal, Sendable {
     // MARK: - UploadJournal
 
     func multipartStarted(uploadID: String, partSize: Int64) async throws(JournalError) {
-        let snapshot: (UploadJob, UploadState) = state.withLock { s in
+        let snapshot: (UploadJob, UploadState) = try state.withLock { s throws(JournalError) in
             // A resume that found nothing to build on starts a new upload.
-            if s.machine.state == .uploading, s.machine.uploadID != nil { _ = s.machine.resumeFailed() }
-            _ = s.machine.initiated(uploadID: uploadID)
-            s.job.apply(s.machine)
+            if s.machine.state == .uploading, s.machine.uploadID != nil { try s.enter(s.machine.resumeFailed(), jobID) }
+            try s.enter(s.machine.initiated(uploadID: uploadID), jobID)
             s.job.partSize = partSize
             s.parts = []
-            return (s.job, .uploading)
+            return (s.job, s.track)
         }
         // Durable before any part goes: a run that dies now leaves an upload the next one resumes.
         do {
@@ -120,11 +125,10 @@ final class JobDriver: UploadJournal, Sendable {
     }
 
     func partFinished(_ part: UploadedPart, checksum: PayloadChecksum) async throws(JournalError) {
-        let jobState = state.withLock { s in
-            _ = s.machine.partFinished()
-            s.job.apply(s.machine)
+        let jobState = try state.withLock { s throws(JournalError) in
+            let entered = try s.enter(s.machine.partFinished(), jobID)
             s.parts = (s.parts ?? []) + [part]
-            return s.job.state
+            return entered
         }
         // Not awaited: the next part goes at once, even while another process holds the
         // database; a part not yet recorded when a run dies is only sent again.
@@ -141,20 +145,19 @@ final class JobDriver: UploadJournal, Sendable {
     }
 
     func bodySent(etag: String?) async throws(JournalError) {
-        let (job, batched) = state.withLock { s in
+        let (job, track, batched) = try state.withLock { s throws(JournalError) in
             if let etag, !etag.isEmpty { s.sentETag = etag }
-            _ = s.machine.bodySent()
-            s.job.apply(s.machine)
-            return (s.job, s.batched)
+            try s.enter(s.machine.bodySent(), jobID)
+            return (s.job, s.track, s.batched)
         }
         if batched {
-            recorder.verifying(job.id)
+            recorder.verifying(job)
             return
         }
         await writer.drain()
         if let error = partRecordError.withLock({ $0 }) { throw error.journalError }
         do {
-            try await writer.perform { store throws(StoreError) in try store.saveJob(job, trackState: .uploading, trackError: nil) }
+            try await writer.perform { store throws(StoreError) in try store.saveJob(job, trackState: track, trackError: nil) }
         } catch { throw error.journalError }
     }
 
@@ -165,16 +168,15 @@ final class JobDriver: UploadJournal, Sendable {
 
     // MARK: - The run's events
 
-    /// The object is on the server and checked.
-    func verified(size: Int64, digest: String? = nil) -> UploadJob {
-        state.withLock { s in
+    /// The object is on the server and checked: the job as the machine completed it, to publish.
+    func verified(size: Int64, digest: String? = nil) throws(JournalError) -> UploadJob {
+        try state.withLock { s throws(JournalError) in
             if let digest { s.job.digest = digest }
             // A resume may find the object completed by a run that died before recording it.
-            if s.machine.state == .uploading { _ = s.machine.bodySent() }
-            _ = s.machine.verified()
-            s.job.apply(s.machine)
+            if s.machine.state == .uploading { try s.enter(s.machine.bodySent(), jobID) }
+            try s.enter(s.machine.verified(), jobID)
             s.job.bytesSent = size
-            s.working = false
+            s.heldByRun = false
             return s.job
         }
     }
@@ -203,7 +205,7 @@ final class JobDriver: UploadJournal, Sendable {
             switch action {
             case .giveUp, .failPermanently:
                 s.job.lastError = failure.diagnosis.message
-                s.working = false
+                s.heldByRun = false
             case .restage:
                 s.job.lastError = nil
             default:
@@ -226,10 +228,12 @@ final class JobDriver: UploadJournal, Sendable {
     /// Staged again for a later run (its file changed under the upload): no longer in this
     /// run's hands, so its track stops showing it uploading.
     func setAside() {
-        state.withLock { $0.working = false }
+        state.withLock { $0.heldByRun = false }
     }
 
-    /// The run stops while this job waits: it is left to the next run.
+    /// The run stops while this job waits: it is left to the next run. The machine answers
+    /// `.suspend`, or refuses for a job that waits for a retry (`failedRetryable`, due at its
+    /// `nextAttemptAt`): either way the job is stored as the machine holds it.
     func interrupt() -> UploadJobAction {
         state.withLock { interrupt(&$0) }
     }
@@ -237,7 +241,7 @@ final class JobDriver: UploadJournal, Sendable {
     private func interrupt(_ s: inout State) -> UploadJobAction {
         let action = s.machine.interrupted()
         s.job.apply(s.machine)
-        s.working = false
+        s.heldByRun = false
         return action
     }
 
@@ -260,6 +264,26 @@ final class JobDriver: UploadJournal, Sendable {
             s.job.mtimeNs = file.modificationTimeNs
             s.job.bytesSent = 0
             s.parts = nil
+        }
+    }
+}
+
+extension JobDriver.State {
+    /// The state the track shows, by the one rule.
+    fileprivate var track: UploadState { job.state.trackState(heldByRun: heldByRun) }
+
+    /// Stores in the row the state a transition entered; a refused event is a step out of the
+    /// machine's order: the upload stops on it rather than record what the machine did not answer.
+    @discardableResult
+    fileprivate mutating func enter(_ transition: UploadJobTransition, _ id: UUID) throws(JournalError) -> UploadJobState {
+        switch transition {
+        case .entered(let entered):
+            job.apply(machine)
+            return entered
+        case .rejected(let state, let event):
+            throw JournalError(
+                failureKind: .other("refused transition"),
+                description: "job \(id): the job machine refused '\(event.rawValue)' in state '\(state.rawValue)'")
         }
     }
 }

@@ -6,7 +6,11 @@ public import R2UpStore
 /// first characters, as `r2up queue` prints them.
 public enum JobSelection {
     /// The ids of the jobs among `candidates` that `texts` name, each exactly one.
-    /// - Parameter what: how the candidates are described in a message ("failed upload").
+    /// - Parameters:
+    ///   - texts: full job ids or their first characters, as given.
+    ///   - candidates: the jobs the texts may name.
+    ///   - what: how the candidates are described in a message ("failed upload").
+    /// - Returns: the chosen jobs' ids, in the order of `texts`.
     public static func match(_ texts: [String], in candidates: [UploadJob], what: String) throws(SelectionError) -> [UUID] {
         var chosen: [UUID] = []
         for text in texts {

@@ -48,9 +48,9 @@ public struct PushPlan: Sendable {
     /// The attributes each request gets.
     private let attributes: @Sendable (String) -> ObjectAttributes
 
-    /// The request for a file (a move the store turned back into an upload).
-    public func request(path: String, key: String) -> PushRequest {
-        PushRequest(path: path, key: key, attributes: attributes(path), unlessUploaded: true)
+    /// The request for a folder's file (a move the store turned back into an upload too).
+    public func request(for upload: PlannedUpload) -> PushRequest {
+        PushRequest(scanned: upload.file, key: upload.key, attributes: attributes(upload.file.path))
     }
 
     public init(
@@ -72,11 +72,7 @@ public struct PushPlan: Sendable {
                 }
                 hasFolders = true
                 let named = folderNames ? Self.folderName(path) : nil
-                let keyOf = { (file: ScannedFile) in
-                    let name = template.map { $0.key(tags: tags.tags(path: file.path), relativePath: file.relativePath) }
-                    return ObjectKey.forFile(named: name ?? named.map { $0 + "/" + file.relativePath } ?? file.relativePath, prefix: prefix)
-                }
-                let found = try TrackFolder.scan(path, store: store, onlyFailed: onlyFailed)
+                let found = try TrackFolder.scan(path, store: store, bucket: bucket, onlyFailed: onlyFailed)
                 // The folder named cannot be read: bad input (exit 2), as sync says; within it, a failed upload (1).
                 let root = URL(fileURLWithPath: path).standardizedFileURL.path
                 skipped += found.problems.map {
@@ -84,40 +80,40 @@ public struct PushPlan: Sendable {
                 }
                 // Keys from a template need every track's tags; otherwise the feed looks up only the uploads'.
                 if template != nil { try tags.preload(under: path) }
-                // Uploaded, unchanged tracks whose key this push names differently (another --prefix
-                // or template): the bytes are in the bucket, so their new keys are server-side copies.
-                let rekeyed = bucket == nil || onlyFailed ? [] : try Self.rekeyed(found.uploaded, bucket: bucket ?? "", store: store, keyOf: keyOf)
-                moves += rekeyed
-                let rekeyedPaths = Set(rekeyed.map(\.upload.file.path))
-                unchanged += found.uploaded.filter { !rekeyedPaths.contains($0.file.path) }.map { ($0.file.path, $0.key) }
-                if found.files.isEmpty && found.problems.isEmpty && rekeyed.isEmpty {
+                let keyer = template.map { TemplateKeys(template: $0, tags: tags) }
+                func keyOf(_ file: ScannedFile) -> String {
+                    let name = keyer?.key(path: file.path, relativePath: file.relativePath)
+                    return ObjectKey.forFile(named: name ?? named.map { $0 + "/" + file.relativePath } ?? file.relativePath, prefix: prefix)
+                }
+                var planned = found.files.map { PlannedUpload(file: $0.file, key: keyOf($0.file), reason: $0.isKnown ? .changed : .new) }
+                // Uploaded, unchanged tracks whose key this push names differently (another --prefix or
+                // template): the bytes are in the bucket, so the intake makes their new keys by copies.
+                if bucket != nil && !onlyFailed {
+                    planned += found.uploaded.compactMap { item in
+                        let newKey = keyOf(item.file)
+                        return newKey == item.key ? nil : PlannedUpload(file: item.file, key: newKey, reason: .changed)
+                    }
+                }
+                if let bucket, !onlyFailed {
+                    let vanished = planned.contains { $0.reason == .new } ? try store.vanishedTracks(under: root, bucket: bucket) : []
+                    let followed = try Intake.follow(planned, vanished: vanished, store: store, bucket: bucket)
+                    moves += followed.moves
+                    planned = followed.uploads
+                    // A track uploaded unchanged that the store no longer agrees with stays as it is.
+                    let waiting = Set(found.uploaded.map { Array($0.file.path.utf8) })
+                    planned.removeAll { $0.reason == .changed && waiting.contains(Array($0.file.path.utf8)) }
+                }
+                unchanged += found.uploaded.filter { keyOf($0.file) == $0.key }.map { ($0.file.path, $0.key) }
+                if planned.isEmpty && found.problems.isEmpty && !moves.contains(where: { $0.upload.file.path.hasPrefix(root + "/") }) {
                     nothingToPush.append(
                         onlyFailed
                             ? "\(TextColumns.printable(path)): no failed tracks to upload again"
                             : "\(TextColumns.printable(path)): nothing to upload (every track is uploaded and unchanged)")
                 }
-                var planned: [PlannedUpload] = []
-                for (file, isKnown) in found.files {
-                    planned.append(PlannedUpload(file: file, key: keyOf(file), reason: isKnown ? .changed : .new))
-                }
-                if let bucket, !onlyFailed, planned.contains(where: { $0.reason == .new }) {
-                    let root = URL(fileURLWithPath: path).standardizedFileURL.path
-                    let matched = MovePlan.match(planned, vanished: try store.vanishedTracks(under: root, bucket: bucket)) {
-                        file, recorded in
-                        guard let local = try? LocalFile(path: file.path), local.size == file.size else { return nil }
-                        return try? ContentDigest.of(local, like: recorded)
-                    }
-                    moves += matched.moves
-                    planned = matched.uploads
-                }
-                for upload in planned {
-                    requests.append(PushRequest(
-                        path: upload.file.path, key: upload.key, attributes: attributes(upload.file.path), unlessUploaded: true,
-                        seen: SeenFile(size: upload.file.size, mtimeNs: upload.file.mtimeNs)))
-                }
+                requests += planned.map { request(for: $0) }
             } else {
                 let name = URL(fileURLWithPath: path).lastPathComponent
-                let templated = template.map { $0.key(tags: tags.tags(path: path), relativePath: name) }
+                let templated = template.map { TemplateKeys(template: $0, tags: tags).key(path: FilePath.absolute(path), relativePath: name) }
                 requests.append(PushRequest(
                     path: path, key: key ?? ObjectKey.forFile(named: templated ?? name, prefix: prefix), attributes: attributes(path)))
             }
@@ -125,23 +121,6 @@ public struct PushPlan: Sendable {
         // A move's new key clashes like an upload's.
         let all = requests + moves.map { PushRequest(path: $0.upload.file.path, key: $0.upload.key, attributes: ObjectAttributes()) }
         try Self.checkKeys(all, templated: template != nil)
-    }
-
-    /// Uploaded, unchanged tracks in `bucket` whose key this push names differently (another
-    /// --prefix or template, the folder's name): the bytes are there, so their new keys are copies.
-    private static func rekeyed(
-        _ uploaded: [(file: ScannedFile, bucket: String, key: String)], bucket: String, store: Store, keyOf: (ScannedFile) -> String
-    ) throws -> [PlannedMove] {
-        var elsewhere: [(file: ScannedFile, key: String, oldKey: String)] = []
-        for (file, trackBucket, oldKey) in uploaded where trackBucket == bucket {
-            let key = keyOf(file)
-            if key != oldKey { elsewhere.append((file, key, oldKey)) }
-        }
-        let tracks = try store.uploadedTracks(at: elsewhere.map(\.file.path), bucket: bucket)
-        return elsewhere.compactMap { item in
-            guard let track = tracks[item.file.path], track.key == item.oldKey else { return nil }
-            return PlannedMove(upload: PlannedUpload(file: item.file, key: item.key, reason: .new), track: track)
-        }
     }
 
     /// The name a folder keeps in its keys: its last component, unless the path ends with `/`

@@ -41,7 +41,7 @@ public struct PushRunner: Sendable {
         /// Files another live r2up is uploading.
         case heldByOtherRun(pid: Int32, paths: [String])
         /// A file whose key holds an object it must not replace.
-        case conflict(path: String, KeyConflict)
+        case conflict(Intake.Conflict)
         /// A file that could not be queued.
         case notQueued(Diagnosis)
     }
@@ -63,10 +63,10 @@ public struct PushRunner: Sendable {
         public var notQueued = 0
     }
 
-    public let store: Store
+    package let store: Store
     public let service: UploadService
 
-    public init(store: Store, service: UploadService) {
+    package init(store: Store, service: UploadService) {
         self.store = store
         self.service = service
     }
@@ -79,7 +79,7 @@ public struct PushRunner: Sendable {
         admit: @escaping @Sendable (UploadJob) -> Bool = { _ in true },
         onNotice: (Notice) -> Void, onEvent: @escaping @Sendable (QueueEvent) -> Void
     ) async throws(Failure) -> Summary {
-        let queue = UploadQueue(store: store, service: service)
+        let intake = Intake(queue: UploadQueue(store: store, service: service))
         var worst = ExitStatus.success
         var jobs: [UploadJob] = []
         let tags = TagResolver(store: store)
@@ -93,14 +93,20 @@ public struct PushRunner: Sendable {
         // Tracks that moved inside a pushed folder follow their files: a copy in the bucket each.
         var refusedMoves = 0
         do {
-            let moved = try queue.enqueueMoves(plan.moves, contentType: request.contentType, replace: request.replace)
-            refusedMoves = moved.refused.count
-            for refusal in moved.refused {
-                onNotice(.moveRefused(refusal))
-                worst = max(worst, refusal.status)
+            let moved = try intake.enqueueMoves(plan.moves, contentType: request.contentType, intent: .asked, replace: request.replace)
+            refusedMoves = moved.conflicts.count
+            for conflict in moved.conflicts {
+                onNotice(.moveRefused(conflict.diagnosis))
+                worst = max(worst, .uploadFailed)
+            }
+            var held: [Int32: [String]] = [:]
+            for case (let job, .heldBy(let pid)) in moved.waiting { held[pid, default: []].append(job.path) }
+            for (pid, paths) in held.sorted(by: { $0.key < $1.key }) {
+                onNotice(.heldByOtherRun(pid: pid, paths: paths))
+                worst = max(worst, .locked)
             }
             jobs += moved.jobs
-            requests += moved.uploads.map { plan.request(path: $0.file.path, key: $0.key) }
+            requests += moved.uploads.map { plan.request(for: $0) }
         } catch {
             throw Failure(diagnosis: Diagnosis(error))
         }
@@ -116,11 +122,10 @@ public struct PushRunner: Sendable {
         // The files are queued while the first ones upload; what was not queued is said after the run.
         let notQueued = Mutex<[(request: PushRequest, result: Result<EnqueueResult, any Error>)]>([])
         let summary = await interruptible {
-            await queue.abortAbandonedUploads()
-            return await queue.run(
+            await intake.run(
                 toRun,
                 feeding: { feed in
-                    await queue.enqueue(toQueue, intent: .asked, replace: replacePolicy, into: feed) { request, result in
+                    await intake.enqueue(toQueue, intent: .asked, replace: replacePolicy, into: feed) { request, result in
                         notQueued.withLock { $0.append((request, result)) }
                     }
                 },
@@ -184,9 +189,9 @@ public struct PushRunner: Sendable {
         }
         for (request, result) in refused {
             switch result {
-            case .success(let outcome):
-                if case .conflict(let conflict) = outcome.disposition {
-                    onNotice(.conflict(path: request.path, conflict))
+            case .success:
+                if let conflict = Intake.conflict(of: request, result) {
+                    onNotice(.conflict(conflict))
                     worst = max(worst, .uploadFailed)
                 }
             case .failure(let error):

@@ -1,5 +1,5 @@
 public import Foundation
-public import R2UpStore
+package import R2UpStore
 import R2UpModel
 
 /// Everything `r2up queue` shows (seed 003's HUD): counts, what is uploading now,
@@ -78,7 +78,7 @@ public struct QueueReport: Sendable, Encodable {
 
     /// Reads the report from the store; safe while another process uploads. A job is
     /// uploading only while a live process holds its lease: one whose run died is interrupted.
-    public init(store: Store, now: Date = Date()) throws(StoreError) {
+    package init(store: Store, now: Date = Date()) throws(StoreError) {
         let unfinished = try store.jobs(in: [.staged, .initiated, .uploading, .verifying])
         let failedJobs = try store.failedJobs()
         var uploadingJobs: [UploadJob] = []

@@ -1,5 +1,5 @@
 public import Foundation
-public import R2UpStore
+package import R2UpStore
 import R2UpModel
 
 /// What `r2up retry` takes: failed and interrupted uploads (all, or the ids given) and, with
@@ -11,7 +11,7 @@ public struct RetryPlan: Sendable {
     public var isEmpty: Bool { uploads.isEmpty && downloads.isEmpty }
 
     /// - Parameter ids: job ids or their first characters; nil takes everything.
-    public init(store: Store, bucket: String, ids: [String]?) throws {
+    package init(store: Store, bucket: String, ids: [String]?) throws {
         let now = Date()
         let unfinished = try store.jobs(in: [.staged, .initiated, .uploading, .verifying])
         let interrupted = unfinished.filter { $0.isInterrupted(now: now) }
@@ -26,7 +26,7 @@ public struct RetryPlan: Sendable {
     }
 
     /// Puts the failed ones back in the queue (through their machines); returns the jobs to run.
-    public func requeue(store: Store) throws(StoreError) -> [UploadJob] {
+    package func requeue(store: Store) throws(StoreError) -> [UploadJob] {
         try store.requeue(ids: uploads)
         var jobs: [UploadJob] = []
         for id in uploads {

@@ -28,10 +28,10 @@ public struct RetryRunner: Sendable {
         public var status: ExitStatus
     }
 
-    public let store: Store
+    package let store: Store
     public let service: UploadService
 
-    public init(store: Store, service: UploadService) {
+    package init(store: Store, service: UploadService) {
         self.store = store
         self.service = service
     }
@@ -44,7 +44,6 @@ public struct RetryRunner: Sendable {
         admit: @escaping @Sendable (UploadJob) -> Bool = { _ in true },
         onNotice: (Notice) -> Void, onEvent: @escaping @Sendable (QueueEvent) -> Void
     ) async throws(Failure) -> Summary {
-        let queue = UploadQueue(store: store, service: service)
         let plan: RetryPlan
         do {
             plan = try RetryPlan(store: store, bucket: service.bucket, ids: ids)
@@ -77,9 +76,9 @@ public struct RetryRunner: Sendable {
         let tags = TagResolver(store: store)
         let attributes = tags.attributes(ObjectAttributes(), forPaths: jobs.map(\.path))
         do { try await tags.save() } catch { throw Failure(diagnosis: Diagnosis(error)) }
+        let intake = Intake(queue: UploadQueue(store: store, service: service))
         let summary = await interruptible {
-            await queue.abortAbandonedUploads()
-            return await queue.run(jobs, attributes: attributes, admit: admit, onEvent: onEvent)
+            await intake.run(jobs, attributes: attributes, admit: admit, onEvent: onEvent)
         }
         if !summary.heldElsewhere.isEmpty { worst = max(worst, .locked) }
         return Summary(run: summary, status: max(worst, summary.status))

@@ -7,11 +7,13 @@ public enum TrackFolder {
     /// Whether a track should be pushed: never uploaded, failed, or changed since its upload.
     /// With `onlyFailed`, only tracks in error. A track another live r2up is uploading is taken
     /// too: the queue then says so (exit 4) rather than the push claiming there is nothing to do.
-    public static func isEligible(_ track: TrackRecord?, size: Int64, mtimeNs: Int64, onlyFailed: Bool) -> Bool {
+    /// `bucket`: where the push goes; a track uploaded to another bucket is not uploaded here
+    /// (nil: any bucket).
+    public static func isEligible(_ track: TrackRecord?, size: Int64, mtimeNs: Int64, bucket: String?, onlyFailed: Bool) -> Bool {
         guard let track else { return !onlyFailed }
         if onlyFailed { return track.uploadState == .error }
         let unchanged = track.size == size && track.mtimeNs == mtimeNs
-        return !(track.uploadState == .uploaded && unchanged)
+        return !(track.isUploaded(to: bucket) && unchanged)
     }
 
     /// The files of `directory` to push (those `isEligible` says yes to, judged against the
@@ -20,7 +22,7 @@ public enum TrackFolder {
     /// `uploaded`: the files left out because their tracks are uploaded and unchanged, with the
     /// key each is at (`push DIR --prefix` sends them to another key by a server-side copy).
     public static func scan(
-        _ directory: String, store: Store, onlyFailed: Bool
+        _ directory: String, store: Store, bucket: String?, onlyFailed: Bool
     ) throws(StoreError) -> (
         files: [(file: ScannedFile, isKnown: Bool)], uploaded: [(file: ScannedFile, bucket: String, key: String)],
         problems: [ScanProblem]
@@ -33,13 +35,13 @@ public enum TrackFolder {
         // cannot take (a symbolic link, an unreadable folder) is skipped.
         var eligible: [(file: ScannedFile, isKnown: Bool)] = []
         var uploaded: [(file: ScannedFile, bucket: String, key: String)] = []
-        // The temporary names sync and watch never take (*.part, *.crdownload, ~*.tmp, …).
-        let filter = SyncFilter()
         let problems = SyncScanner().scan(root) { file in
-            guard filter.accepts(file.relativePath) else { return }
+            // Partial downloads and temporary files are never published, as sync and watch skip them.
+            guard SyncFilter.temporaryNames.accepts(file.relativePath) else { return }
             let track = known[file.path]
-            if isEligible(track, size: file.size, mtimeNs: file.mtimeNs, onlyFailed: onlyFailed) {
-                eligible.append((file, track != nil))
+            if isEligible(track, size: file.size, mtimeNs: file.mtimeNs, bucket: bucket, onlyFailed: onlyFailed) {
+                // Known: a track of this bucket (a file uploaded elsewhere is new here, and may have moved).
+                eligible.append((file, track.map { $0.bucket == nil || $0.bucket == bucket } ?? false))
             } else if let track, track.uploadState == .uploaded, let bucket = track.bucket, let key = track.key {
                 uploaded.append((file, bucket, key))
             }

@@ -1,5 +1,5 @@
 import Foundation
-public import R2UpStore
+package import R2UpStore
 import R2UpModel
 
 /// What `status` shows: the store's tracks with their state following their files (DESIGN §10),
@@ -12,7 +12,8 @@ public enum TrackScan {
     /// The scan and the store's tracks both come in byte order of path and are walked side by
     /// side: no lookup table of the folder's files. A folder the store knows only under its
     /// real path (the argument is a link to it) is read there.
-    public static func tracks(under folder: String, store: Store?) throws(StoreError) -> ScannedTracks {
+    /// `bucket`: the bucket the tracks are shown for (nil: any); an upload to another is not one to it.
+    package static func tracks(under folder: String, store: Store?, bucket: String? = nil) throws(StoreError) -> ScannedTracks {
         var root = URL(fileURLWithPath: folder).standardizedFileURL.path
         var known = try store?.tracks(under: root) ?? []
         let real = URL(fileURLWithPath: root).resolvingSymlinksInPath().path
@@ -21,6 +22,7 @@ public enum TrackScan {
             if !known.isEmpty { root = real }
         }
         var result = ScannedTracks(known: known)
+        result.bucket = bucket
         var next = 0
         func unseen(_ index: Int) {
             var info = stat()
@@ -38,8 +40,6 @@ public enum TrackScan {
             let mtime = info.mtimeNs
             result.append(path: track.path, size: Int64(info.st_size), mtimeNs: mtime, known: index)
         }
-        // A temporary name (*.part, …) is no track, as push and sync never take one; a known track stays.
-        let filter = SyncFilter()
         result.problems = SyncScanner().scan(root) { file in
             while next < known.count, known[next].path.utf8.lexicographicallyPrecedes(file.path.utf8) {
                 unseen(next)
@@ -48,7 +48,8 @@ public enum TrackScan {
             if next < known.count, known[next].path.utf8.elementsEqual(file.path.utf8) {
                 result.append(path: file.path, size: file.size, mtimeNs: file.mtimeNs, known: next)
                 next += 1
-            } else if filter.accepts(file.relativePath) {
+            } else if SyncFilter.temporaryNames.accepts(file.relativePath) {
+                // A temporary name is no pending track: push, sync and watch never take it.
                 result.append(path: file.path, size: file.size, mtimeNs: file.mtimeNs, known: nil)
             }
         }
@@ -59,9 +60,19 @@ public enum TrackScan {
         return result
     }
 
-    /// The known tracks (`status` without a folder), each with its state following its file.
-    public static func following(_ tracks: [TrackRecord]) -> [TrackRecord] {
-        tracks.map { following($0) }
+    /// The known tracks (`status` without a folder), each with its state following its file,
+    /// as `bucket` sees it (nil: any bucket).
+    public static func following(_ tracks: [TrackRecord], bucket: String? = nil) -> [TrackRecord] {
+        tracks.map { seen(following($0), from: bucket) }
+    }
+
+    /// The track as `bucket` sees it: one uploaded to another bucket is not uploaded to this one
+    /// (identity includes the bucket). nil: any bucket.
+    public static func seen(_ track: TrackRecord, from bucket: String?) -> TrackRecord {
+        guard let bucket, track.uploadState == .uploaded, let own = track.bucket, own != bucket else { return track }
+        var track = track
+        track.uploadState = .none
+        return track
     }
 
     /// The track as its file stands now (one `stat`); as last recorded where that cannot be told.
@@ -118,6 +129,8 @@ public struct ScannedTracks: RandomAccessCollection, Sendable {
 
     /// The store's tracks under the folder.
     public let known: [TrackRecord]
+    /// The bucket the tracks are shown for (`TrackScan.seen`); nil: any.
+    public var bucket: String?
     /// What the scan could not take: a folder that cannot be read leaves its tracks as last recorded.
     public var problems: [ScanProblem] = []
     var entries: [Entry] = []
@@ -161,7 +174,7 @@ public struct ScannedTracks: RandomAccessCollection, Sendable {
                 path: folders[Int(entry.folder)] + "/" + entry.name, size: entry.size, mtimeNs: entry.mtimeNs,
                 updatedAt: Date(timeIntervalSince1970: Double(entry.mtimeNs) / 1e9))
         }
-        let track = known[Int(entry.known)]
+        let track = TrackScan.seen(known[Int(entry.known)], from: bucket)
         if entry.size < 0 { return TrackScan.following(track, size: nil, mtimeNs: nil) }
         return TrackScan.following(track, size: entry.size, mtimeNs: entry.mtimeNs)
     }

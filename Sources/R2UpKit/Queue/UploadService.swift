@@ -18,9 +18,12 @@ public struct RunOptions: Sendable, Equatable {
     /// The upper bound of `--concurrency`.
     public static let maximumConcurrency = DepthController.maximumDepth
 
-    /// The slots a run's requests share: pinned or adaptive.
-    public func makeSlots() -> TransferSlots {
-        TransferSlots(controller: concurrency.map { DepthController(pinned: $0) } ?? DepthController(ceiling: Self.descriptorCeiling()))
+    /// The slots a run's requests share: pinned or adaptive; they keep `tuning` (the engine's
+    /// low-speed limit and upload buffer size) in step with their depth and the link they measure.
+    public func makeSlots(tuning: TransferTuning? = nil) -> TransferSlots {
+        TransferSlots(
+            controller: concurrency.map { DepthController(pinned: $0) } ?? DepthController(ceiling: Self.descriptorCeiling()),
+            tuning: tuning)
     }
 
     /// Each request in flight holds a socket and often a file: the adaptive depth stays within
@@ -63,16 +66,32 @@ public struct PushRequest: Sendable, Equatable {
     /// nil (a file named on the command line): opened and checked before anything is written.
     public var seen: SeenFile?
 
+    /// Where a scan saw the file (device and inode), recorded on its track so a later sync
+    /// knows it after a rename. nil: not recorded.
+    public var place: FilePlace?
+
     /// Whether push found the file in a folder (not named on the command line): a failure to
     /// take it counts as a failed upload, not as bad input (`Diagnosis.ofFileFound`).
     public var isFolderFile: Bool { unlessUploaded }
 
-    public init(path: String, key: String, attributes: ObjectAttributes, unlessUploaded: Bool = false, seen: SeenFile? = nil) {
+    public init(
+        path: String, key: String, attributes: ObjectAttributes, unlessUploaded: Bool = false, seen: SeenFile? = nil,
+        place: FilePlace? = nil
+    ) {
         self.path = path
         self.key = key
         self.attributes = attributes
         self.unlessUploaded = unlessUploaded
         self.seen = seen
+        self.place = place
+    }
+
+    /// A scanned file's request, queued as the scan saw it.
+    public init(scanned file: ScannedFile, key: String, attributes: ObjectAttributes, unlessUploaded: Bool = true) {
+        self.init(
+            path: file.path, key: key, attributes: attributes, unlessUploaded: unlessUploaded,
+            seen: SeenFile(size: file.size, mtimeNs: file.mtimeNs),
+            place: file.inode == 0 ? nil : FilePlace(device: file.device, inode: file.inode))
     }
 }
 
@@ -81,8 +100,11 @@ public final class UploadService: Sendable {
     public let options: RunOptions
     public let endpoint: S3Endpoint
     public let bucket: String
-    public let client: S3Client
+    package let client: S3Client
     public let uploader: FileUploader
+    /// Each new transfer's low-speed limit and upload buffer cap, kept in step with the depth and
+    /// the measured link by the run's slots.
+    public let tuning = TransferTuning()
     /// The public URL base of `bucket`, checked.
     let publicBase: String?
 
@@ -108,6 +130,7 @@ public final class UploadService: Sendable {
         engineOptions.caBundle = configuration.caBundle
         engineOptions.bandwidthLimit = options.bandwidthLimit
         engineOptions.lowSpeedTimeSeconds = options.lowSpeedTimeSeconds
+        engineOptions.tuning = tuning
         engineOptions.connectTimeoutMilliseconds = options.connectTimeoutSeconds * 1000
         // Keep-alive connections up to the depth: none is set up twice in a run.
         engineOptions.maxConnections = max(16, options.maximumInFlight + 4)
@@ -117,7 +140,7 @@ public final class UploadService: Sendable {
         }
         client = S3Client(endpoint: endpoint, region: checked.region, credentials: checked.credentials, engine: engine)
         uploader = FileUploader(
-            client: client, settings: options.upload, slots: options.makeSlots())
+            client: client, settings: options.upload, slots: options.makeSlots(tuning: tuning))
     }
 
     deinit { client.engine.shutdown() }

@@ -154,8 +154,8 @@ public final class R2UpSession: Sendable {
             return paths.map {
                 R2UpFailure(path: $0, message: "\($0): another r2up (pid \(pid)) is uploading it", status: .locked)
             }
-        case .conflict(let path, let conflict):
-            return [R2UpFailure(path: path, message: "\(path): \(conflict.description)", status: .uploadFailed)]
+        case .conflict(let conflict):
+            return [R2UpFailure(path: conflict.path, message: conflict.diagnosis.message, status: .uploadFailed)]
         }
     }
 
@@ -189,17 +189,17 @@ public final class R2UpSession: Sendable {
             queued(job) { file in
                 emit(.started(file))
                 emit(.jobStateChanged(file, job.state))
-                emit(.trackStateChanged(path: job.path, .uploading))
+                emit(.trackStateChanged(path: job.path, job.state.trackState(heldByRun: true)))
             }
         case .completed(let job, let item, _):
             let file = file(job)
             emit(.jobStateChanged(file, job.state))
-            emit(.trackStateChanged(path: job.path, .uploaded))
+            emit(.trackStateChanged(path: job.path, job.state.trackState()))
             emit(.completed(file, item))
         case .failed(let job, let diagnosis, let next):
             let file = file(job)
             emit(.jobStateChanged(file, job.state))
-            emit(.trackStateChanged(path: job.path, job.state.trackState))
+            emit(.trackStateChanged(path: job.path, job.state.trackState()))
             emit(.failed(R2UpFailure(path: job.path, message: diagnosis.message, status: diagnosis.status, nextAttemptAt: next)))
         }
     }

@@ -1,6 +1,6 @@
 public import Foundation
 public import R2UpModel
-public import R2UpStore
+import R2UpStore
 
 /// A file a session's push took, as its events name it.
 public struct UploadFile: Sendable, Equatable, Identifiable {

@@ -11,6 +11,9 @@ public struct SyncFilter: Sendable, Equatable {
     /// Partial downloads and temporary files that must never be published.
     public static let defaultExcludes = ["*.part", "*.partial", "*.tmp", "*.crdownload", "*.download", "*~"]
 
+    /// The filter with only `defaultExcludes`: what `push DIR` and `status DIR` skip, as sync and watch do.
+    public static let temporaryNames = SyncFilter()
+
     public var includes: [String]
     public var excludes: [String]
     /// Off with --no-default-excludes, which also takes hidden files.

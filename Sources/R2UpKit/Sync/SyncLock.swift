@@ -20,7 +20,10 @@ public final class SyncLock: Sendable {
     public static func path(forDatabase database: String) -> String { database + ".sync-lock" }
 
     /// Takes the lock, or throws `.locked` at once when another process holds it.
-    /// - Parameter holder: the command taking it ("sync", "watch"), named to a second run.
+    /// - Parameters:
+    ///   - path: the lock file (``path(forDatabase:)``).
+    ///   - holder: the command taking it ("sync", "watch"), named to a second run.
+    /// - Returns: the lock, held until it is released or the process ends.
     public static func acquire(path: String, holder: String = "sync") throws(SyncError) -> SyncLock {
         let fd = try openFile(path)
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {

@@ -32,6 +32,7 @@ public struct SyncPlan: Sendable {
     /// - Parameters:
     ///   - prefix: the key prefix ("" or ending in "/").
     ///   - bucket: the bucket; a track uploaded to another one is uploaded again.
+    ///   - filter: the include and exclude globs a file must pass.
     ///   - remote: the listing by key (`--verify-remote`), nil when not asked.
     ///   - minAgeNs: how old a file must be to be taken.
     ///   - nowNs: the time, nanoseconds since 1970.
@@ -92,10 +93,11 @@ public struct SyncPlan: Sendable {
         for (key, candidates) in byKey {
             if candidates.count > 1 {
                 // Linux lets an NFD name and its NFC twin sit side by side; R2 has one key for both.
+                // Each file's line names the key, not the others: n files print n paths, not n².
                 let paths = candidates.map(\.file.path).sorted()
                 for path in paths {
                     rejected.append(SyncFailure(
-                        path: path, key: key, error: Self.clashMessage(paths: paths, key: key, templated: keyFor != nil)))
+                        path: path, key: key, error: Self.clashLine(others: paths.count - 1, key: key, templated: keyFor != nil)))
                 }
             } else if key.isEmpty || key.hasSuffix("/") {
                 rejected.append(SyncFailure(
@@ -138,6 +140,14 @@ public struct SyncPlan: Sendable {
         templated
             ? "\(paths.joined(separator: " and ")) map to the key '\(key)' with --key-template; tag them apart or change the template"
             : "\(paths.joined(separator: " and ")) map to the key '\(key)' (names that differ only in Unicode normalisation, or a --prefix or --key that folds them together); rename one or change the prefix"
+    }
+
+    /// Why one of the files that map to one key is refused, on its own line.
+    public static func clashLine(others: Int, key: String, templated: Bool) -> String {
+        let also = "as \(others) other \(others == 1 ? "file here does" : "files here do")"
+        return templated
+            ? "maps to the key '\(key)' with --key-template, \(also); tag them apart or change the template"
+            : "maps to the key '\(key)', \(also) (names that differ only in Unicode normalisation, or a --prefix or --key that folds them together); rename one or change the prefix"
     }
 
     /// The prefix as keys use it: NFC, "" or ending in "/".

@@ -1,4 +1,5 @@
 import Foundation
+import R2UpAudio
 import Synchronization
 public import R2UpModel
 public import R2UpStore
@@ -103,8 +104,10 @@ public struct SyncRunner: Sendable {
         // no-op sync took 170 MiB).
         if paths == nil && options.keyTemplate != nil { try tags.preload(under: root) }
         if let template = options.keyTemplate {
+            let keyer = TemplateKeys(template: template, tags: tags)
             plan.keyFor = { file in
-                prefix + template.key(tags: tags.tags(path: file.path, size: file.size, mtimeNs: file.mtimeNs), relativePath: file.relativePath)
+                let fileTags = AudioTagReader.isAudio(file.path) ? tags.tags(path: file.path, size: file.size, mtimeNs: file.mtimeNs) : nil
+                return prefix + keyer.key(path: file.path, relativePath: file.relativePath, tags: .some(fileTags))
             }
         }
         let scanner = SyncScanner(followSymlinks: options.followSymlinks, skipHidden: options.filter.usesDefaultExcludes)
@@ -131,17 +134,8 @@ public struct SyncRunner: Sendable {
             let sizes = Set(plan.uploads.filter { $0.reason == .new }.map(\.file.size))
             vanished = try store.vanishedTracks(under: root, bucket: service.bucket, sizes: sizes)
         }
-        // Uploaded tracks the scan passed over whose files are really gone (not skipped as hidden
-        // or unreadable): the new files among the uploads may be them, moved.
-        vanished.removeAll { track in
-            var info = stat()
-            return lstat(track.path, &info) == 0 || errno != ENOENT
-        }
-        let moved = MovePlan.match(plan.uploads, vanished: vanished) { file, recorded in
-            guard let local = try? LocalFile(path: file.path), local.size == file.size, local.modificationTimeNs == file.mtimeNs
-            else { return nil }
-            return try? ContentDigest.of(local, like: recorded)
-        }
+        // Tracks that follow their files (moved, or another prefix or template) are copies, not uploads.
+        let moved = try Intake.follow(plan.uploads, vanished: vanished, store: store, bucket: service.bucket)
         plan.uploads = moved.uploads
 
         var summary = SyncSummary()
@@ -212,54 +206,32 @@ public struct SyncRunner: Sendable {
         _ uploads: [PlannedUpload], moves: [PlannedMove], store: Store, options: SyncOptions, into summary: inout SyncSummary
     ) async throws {
         guard !uploads.isEmpty || !moves.isEmpty else { return }
-        let contentType = options.attributes.contentType
+        let intake = Intake(queue: UploadQueue(store: store, service: service))
         // The tracks that moved follow their files first: a move the store refuses is uploaded as usual.
-        let movesQueued = try store.enqueueMoves(
-            moves, bucket: service.bucket,
-            contentType: { contentType ?? ContentType.forFile(named: $0.upload.file.relativePath) }, replace: options.replace)
+        let movesQueued = try intake.enqueueMoves(
+            moves, contentType: options.attributes.contentType, intent: .scheduled, replace: options.replace)
         summary.renamed = movesQueued.renamed
-        for (move, conflict) in movesQueued.conflicts {
-            summary.failures.append(SyncFailure(
-                path: move.upload.file.path, key: move.upload.key,
-                error: "moved from \(move.track.path): \(conflict.description)"))
-            summary.exitCode = max(ExitStatus(rawValue: summary.exitCode) ?? .success, .uploadFailed).rawValue
+        for conflict in movesQueued.conflicts {
+            summary.fail(SyncFailure(path: conflict.path, key: conflict.key, error: conflict.reason))
         }
-        let uploads = uploads + movesQueued.uploads
-        let queue = UploadQueue(store: store, service: service)
-        // What earlier runs could not abort goes first (no request when there is none), then
-        // what a killed run left unrecorded on the server (one listing).
-        await queue.abortAbandonedUploads()
-        if options.abortsOrphans { await queue.abortOrphanedUploads() }
-        for (id, condition) in movesQueued.conditions {
-            queue.expect(condition, for: id, keyHeldElsewhere: movesQueued.heldElsewhere.contains(id))
-        }
-        if let onQueued = options.onQueued { for job in movesQueued.jobs { onQueued(job) } }
         // Queued a commit at a time while the first files upload (`JobFeed`); what waits is counted after.
         let waiting = Mutex(movesQueued.waiting)
-        let planned = uploads.map {
-            SyncUpload(
-                file: $0.file, key: $0.key,
-                contentType: options.attributes.contentType ?? ContentType.forFile(named: $0.file.relativePath),
-                unlessUploaded: $0.reason != .missingRemote)
+        let refused = Mutex<[(SyncFailure, ExitStatus)]>([])
+        let attributes = ObjectAttributes(contentType: options.attributes.contentType)
+        let requests = (uploads + movesQueued.uploads).map {
+            PushRequest(scanned: $0.file, key: $0.key, attributes: attributes, unlessUploaded: $0.reason != .missingRemote)
         }
-        let bucket = service.bucket
         let replace = options.replace
-        let onQueued = options.onQueued
-        let concurrency = service.options.concurrency ?? 64
-        let produce: @Sendable (JobFeed) async -> Void = { [queue] feed in
-            await feed.fill(count: planned.count, concurrency: concurrency) { (range) throws(StoreError) -> [UploadJob] in
-                let chunk = Array(planned[range])
-                let queued = try await queue.writer.perform { store throws(StoreError) in
-                    try store.enqueueSync(chunk, bucket: bucket, replace: replace)
+        let produce: @Sendable (JobFeed) async -> Void = { feed in
+            await intake.enqueue(requests, intent: .scheduled, replace: replace, into: feed) { request, result in
+                switch result {
+                case .success(let outcome):
+                    waiting.withLock { $0.append((outcome.job, outcome.disposition)) }
+                case .failure(let error):
+                    let diagnosis = Diagnosis(error).ofFileFound
+                    let failure = SyncFailure(path: request.path, key: request.key, error: diagnosis.message)
+                    refused.withLock { $0.append((failure, diagnosis.status)) }
                 }
-                for (id, condition) in queued.conditions {
-                    queue.expect(condition, for: id, keyHeldElsewhere: queued.heldElsewhere.contains(id))
-                }
-                if let onQueued { for job in queued.jobs { onQueued(job) } }
-                waiting.withLock { $0 += queued.waiting }
-                // Changed files' old multipart uploads (recorded and retried later if this fails).
-                for (key, uploadID) in queued.abandoned { await queue.abort(bucket: bucket, key: key, uploadID: uploadID) }
-                return queued.jobs
             }
         }
 
@@ -267,13 +239,17 @@ public struct SyncRunner: Sendable {
         let deleteAfter = options.deleteAfter
         let admitsMore = options.admitsMore
         let observer = options.onEvent
-        let result = await queue.run(
-            movesQueued.jobs, feeding: produce, attributes: RunAttributes(options.attributes, tagFeed: options.tagFeed), progress: options.progress,
+        let onQueued = options.onQueued
+        let result = await intake.run(
+            movesQueued.jobs, feeding: produce, abortsOrphans: options.abortsOrphans,
+            attributes: RunAttributes(options.attributes, tagFeed: options.tagFeed), progress: options.progress,
             admit: { job in (admitsMore?() ?? true) && Self.isAsQueued(job) },
             onEvent: { event in
                 defer { observer?(event) }
                 switch event {
-                case .queued, .started:
+                case .queued(let job):
+                    onQueued?(job)
+                case .started:
                     break
                 case .completed(let job, let item, _):
                     // Completed means the upload was verified; and the file must still be what was sent.
@@ -298,14 +274,12 @@ public struct SyncRunner: Sendable {
                     // The failure already names the file: keep the message alone.
                     let message = diagnosis.message.hasPrefix(job.path + ": ")
                         ? String(diagnosis.message.dropFirst(job.path.count + 2)) : diagnosis.message
-                    tally.withLock {
-                        $0.failures.append(SyncFailure(path: job.path, key: job.key, error: message))
-                        $0.exitCode = max(ExitStatus(rawValue: $0.exitCode) ?? .success, diagnosis.status).rawValue
-                    }
+                    tally.withLock { $0.fail(SyncFailure(path: job.path, key: job.key, error: message), status: diagnosis.status) }
                 }
             })
         let done = tally.withLock { $0 }
         Self.count(waiting: waiting.withLock { $0 }, into: &summary)
+        for (failure, status) in refused.withLock({ $0 }) { summary.fail(failure, status: status) }
         summary.uploaded += done.uploaded
         summary.copied += done.copied
         if options.deleteMoved { summary.movedDeleted = await deleteMoved(done.copiedFrom, store: store, into: &summary) }
@@ -322,8 +296,8 @@ public struct SyncRunner: Sendable {
         // being written is: not a failure of this run (its summary says 0 failed, so must its code).
         var settled = result
         settled.failed.removeAll { $0.job.state == .staged }
-        let status = max(ExitStatus(rawValue: done.exitCode) ?? .uploadFailed, settled.status)
-        summary.exitCode = max(ExitStatus(rawValue: summary.exitCode) ?? .uploadFailed, status).rawValue
+        summary.raise(ExitStatus(rawValue: done.exitCode) ?? .uploadFailed)
+        summary.raise(settled.status)
     }
 
     /// Counts the queued files a run leaves alone: in conflict with another track's key, waiting
@@ -332,8 +306,8 @@ public struct SyncRunner: Sendable {
         for (job, disposition) in waiting {
             switch disposition {
             case .conflict(let conflict):
-                summary.failures.append(SyncFailure(path: job.path, key: job.key, error: conflict.description))
-                summary.exitCode = max(ExitStatus(rawValue: summary.exitCode) ?? .success, .uploadFailed).rawValue
+                let refusal = Intake.Conflict(path: job.path, conflict)
+                summary.fail(SyncFailure(path: refusal.path, key: refusal.key, error: refusal.reason))
             case .waitsForRetry:
                 summary.awaitingRetry += 1
             case .waitsUntil(let date):

@@ -1,6 +1,6 @@
 public import Foundation
 public import R2UpModel
-public import R2UpTransfer
+import R2UpTransfer
 
 /// A file a dry run would upload.
 public struct SyncPlannedFile: Sendable, Equatable, Codable {
@@ -73,6 +73,17 @@ public struct SyncSummary: Sendable, Equatable, Encodable {
     var movedTracks: [VanishedTrack] = []
 
     public init() {}
+
+    /// Raises the exit code to `status` when that is more serious: the one fold of a run's statuses.
+    mutating func raise(_ status: ExitStatus) {
+        exitCode = max(ExitStatus(rawValue: exitCode) ?? .success, status).rawValue
+    }
+
+    /// A file that did not make it: listed, and the exit code raised.
+    mutating func fail(_ failure: SyncFailure, status: ExitStatus = .uploadFailed) {
+        failures.append(failure)
+        raise(status)
+    }
 
     enum CodingKeys: String, CodingKey {
         case dryRun, uploaded, uploadedBytes, copied, wouldCopy, renamed, movedDeleted, wouldUpload, wouldUploadBytes, failed, unchanged, waiting, deleted, cloudOnly, excluded, seconds

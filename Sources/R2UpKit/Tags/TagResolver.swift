@@ -24,7 +24,7 @@ public final class TagResolver: Sendable {
     private let store: Store?
 
     /// - Parameter store: where tags read before are looked up (nil: read every file).
-    public init(store: Store?) {
+    package init(store: Store?) {
         self.store = store
         state = Mutex(State(stored: [:]))
     }

@@ -69,8 +69,14 @@ public struct WatchRunner: Sendable {
     /// Watches until `stop` is requested or the task is cancelled. Throws what stops it
     /// before it starts: a folder that is not one, the lock held (`SyncError`), inotify
     /// (`WatchError`), the store.
-    /// - Parameter settled: called when uploads happened and nothing is pending any more
-    ///   (`--publish` republishes the catalog).
+    /// - Parameters:
+    ///   - folders: the folders to watch, each with its subfolders.
+    ///   - options: the keys, filters and tags the uploads use.
+    ///   - stop: requested to end the watch (a signal handler sets it).
+    ///   - onEvent: told each file queued, uploaded, copied or failed; called off the caller's task.
+    ///   - settled: called when uploads happened and nothing is pending any more
+    ///     (the command republishes the catalog then).
+    /// - Returns: what the watch did, once it stops.
     public func run(
         _ folders: [String], options: WatchOptions, stop: WatchStop,
         onEvent: @escaping @Sendable (WatchEvent) -> Void, settled: (@Sendable () async -> Void)? = nil

@@ -85,6 +85,10 @@ public enum FailureKind: Sendable, Equatable {
     case storeBusy
     /// Any other store failure: the database, not the file, is the problem.
     case store
+    /// A reply missing what S3 always sends (a 2xx without its ETag, XML cut short or not XML):
+    /// from a real server most often one damaged reply, so the request is tried again a few
+    /// times (`RequestRetryPolicy.maxMalformedReplyAttempts`) before it counts as the endpoint's.
+    case malformedReply(String)
     case other(String)
 
     /// DESIGN §5 and PEERS §3 item 14: network trouble, 5xx, 429, SlowDown, RequestTimeout,
@@ -92,7 +96,7 @@ public enum FailureKind: Sendable, Equatable {
     /// another try; auth failures, a missing bucket and bad input are not.
     public var retryClass: RetryClass {
         switch self {
-        case .connectionRefused, .connectionReset, .timeout:
+        case .connectionRefused, .connectionReset, .timeout, .malformedReply:
             return .retryable
         case .dnsFailure, .tlsFailure, .fileVanished, .fileUnreadable, .invalidInput, .cancelled, .other, .store,
             .keyConflict:

@@ -44,16 +44,20 @@ public struct RequestRetryPolicy: Sendable {
     public var cap: Duration
     /// BadDigest means the bytes arrived damaged; a few resends, then it is treated as permanent.
     public var maxBadDigestAttempts: Int
+    /// A reply that is not what S3 sends is tried this many times in all: one damaged reply is
+    /// retried, an endpoint that always answers so (not S3) fails the run soon after.
+    public var maxMalformedReplyAttempts: Int
     /// Returns a value in [0, 1); injected so tests can pin the jitter.
     public var random: @Sendable () -> Double
 
     public init(
         base: Duration = .milliseconds(200), cap: Duration = .seconds(20), maxBadDigestAttempts: Int = 3,
-        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+        maxMalformedReplyAttempts: Int = 3, random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) {
         self.base = base
         self.cap = cap
         self.maxBadDigestAttempts = maxBadDigestAttempts
+        self.maxMalformedReplyAttempts = maxMalformedReplyAttempts
         self.random = random
     }
 
@@ -61,6 +65,7 @@ public struct RequestRetryPolicy: Sendable {
     public func delayBeforeRetry(_ kind: FailureKind, attempt: Int) -> Duration? {
         guard kind.retryClass == .retryable else { return nil }
         if case .httpStatus(_, "BadDigest") = kind, attempt >= maxBadDigestAttempts { return nil }
+        if case .malformedReply = kind, attempt >= maxMalformedReplyAttempts { return nil }
         if kind == .fileChanged { return nil }  // handled by the caller: the job goes back to staged
         let delay = Backoff.delay(attempt: attempt, base: base, cap: cap, random: random())
         // R2 takes about one write a second per key: a retry sooner meets the same 429.
@@ -145,6 +150,8 @@ public struct JobRetryPolicy: Sendable {
             return streak < maxBadDigestAttempts ? .retryable : .permanent
         case .httpStatus(_, "SignatureDoesNotMatch") where duringUploadPart:
             return streak <= signatureMismatchRetries ? .retryable : .permanent
+        case .malformedReply:
+            return .permanent  // the request was tried again already (`RequestRetryPolicy`)
         default:
             return kind.retryClass
         }

@@ -1,10 +1,13 @@
 public import Foundation
 
-/// DESIGN §5's job state machine as a value: events go in, the action to take comes out.
+/// DESIGN §5's job state machine as a value: events go in, the answer comes out.
 ///
-/// It does no I/O and reads no clock; the driver performs each action and reports what
-/// happened. An event that makes no sense in the current state changes nothing and
-/// returns `.rejected`, so a confused caller gets an answer instead of a crash.
+/// It does no I/O and reads no clock. Events that choose what happens next (a start, a
+/// failure, an interruption, a requeue, a changed file) answer an `UploadJobAction` the driver
+/// performs; events the transfer layer sequences itself (an upload id, a part, the body sent,
+/// the check passed) answer an `UploadJobTransition`: the state entered, which the driver
+/// stores. An event that makes no sense in the current state changes nothing and answers
+/// `.rejected`, so a confused caller gets an answer instead of a crash; the driver stops on it.
 public struct UploadJobMachine: Sendable {
     /// The current state.
     public private(set) var state: UploadJobState
@@ -59,46 +62,49 @@ public struct UploadJobMachine: Sendable {
         }
     }
 
-    /// CreateMultipartUpload answered with an upload id.
-    public mutating func initiated(uploadID: String) -> UploadJobAction {
-        guard state == .staged else { return reject(.initiated) }
+    /// CreateMultipartUpload answered with an upload id: the parts go next.
+    public mutating func initiated(uploadID: String) -> UploadJobTransition {
+        guard state == .staged else { return refuse(.initiated) }
         state = .initiated
         self.uploadID = uploadID
-        return .uploadParts(uploadID: uploadID, listParts: false)
+        return .entered(state)
     }
 
     /// A resume found nothing to build on (the upload is gone, or its parts no longer fit the
-    /// file) and begins a new multipart upload: back to staged, then `initiated` again.
-    public mutating func resumeFailed() -> UploadJobAction {
-        guard state == .uploading, uploadID != nil else { return reject(.resumeFailed) }
-        return restage()
+    /// file; the transfer layer aborted what was left) and begins a new multipart upload: back
+    /// to staged, then `initiated` again.
+    public mutating func resumeFailed() -> UploadJobTransition {
+        guard state == .uploading, uploadID != nil else { return refuse(.resumeFailed) }
+        clearUpload()  // its abort is the transfer layer's, done already
+        return .entered(state)
     }
 
-    /// One part reached the server.
-    public mutating func partFinished() -> UploadJobAction {
-        guard state == .initiated || state == .uploading, uploadID != nil else { return reject(.partFinished) }
+    /// One part reached the server: it is recorded before the upload is completed.
+    public mutating func partFinished() -> UploadJobTransition {
+        guard state == .initiated || state == .uploading, uploadID != nil else { return refuse(.partFinished) }
         state = .uploading
         madeProgress()
-        return .recordPart
+        return .entered(state)
     }
 
     /// The whole body reached the server: the single PUT answered, or every part did.
-    public mutating func bodySent() -> UploadJobAction {
-        guard state == .uploading else { return reject(.bodySent) }
+    /// Completing (multipart) and checking the object come next.
+    public mutating func bodySent() -> UploadJobTransition {
+        guard state == .uploading else { return refuse(.bodySent) }
         state = .verifying
         // Not progress that a retry keeps (a single PUT's retry sends the body again): counting
         // it would let a check that always fails retry forever.
-        if let uploadID { return .completeMultipartUpload(uploadID: uploadID) }
-        return .verifyObject
+        return .entered(state)
     }
 
-    /// HEAD found the object with the expected size (and ETag where it can be checked).
-    public mutating func verified() -> UploadJobAction {
-        guard state == .verifying else { return reject(.verified) }
+    /// HEAD found the object with the expected size (and ETag where it can be checked): the
+    /// upload is published (history row, track uploaded, job completed, in one transaction).
+    public mutating func verified() -> UploadJobTransition {
+        guard state == .verifying else { return refuse(.verified) }
         state = .completed
         nextAttemptAt = nil
         madeProgress()
-        return .publish
+        return .entered(state)
     }
 
     /// A step failed.
@@ -188,12 +194,17 @@ public struct UploadJobMachine: Sendable {
 
     private mutating func restage() -> UploadJobAction {
         let abandoned = uploadID
+        clearUpload()
+        return .restage(abortUploadID: abandoned)
+    }
+
+    /// Back to staged with no upload: nothing sent counts any more.
+    private mutating func clearUpload() {
         uploadID = nil
         state = .staged
         nextAttemptAt = nil
         lastFailure = nil
         failureStreak = 0
-        return .restage(abortUploadID: abandoned)
     }
 
     private mutating func madeProgress() {
@@ -203,6 +214,10 @@ public struct UploadJobMachine: Sendable {
     }
 
     private func reject(_ event: UploadJobEvent) -> UploadJobAction {
+        .rejected(state: state, event: event)
+    }
+
+    private func refuse(_ event: UploadJobEvent) -> UploadJobTransition {
         .rejected(state: state, event: event)
     }
 }

@@ -37,13 +37,19 @@ public enum UploadJobState: String, Codable, Sendable, CaseIterable {
     /// Sending or checking: what only a live run can be doing (its lease says whether one is).
     public var isInFlight: Bool { self == .uploading || self == .verifying }
 
-    /// The upload state the job gives its track (seed 000): in flight is uploading, failed is
-    /// an error, completed is uploaded; queued or interrupted is not uploaded (yet).
-    public var trackState: UploadState {
+    /// The upload state the job gives its track (seed 000): the one rule, used by the driver,
+    /// the store and the session alike. A job a run holds shows uploading until the run's last
+    /// word on it (even staged before CreateMultipartUpload, or waiting for a retry in the run);
+    /// otherwise in flight is uploading, failed is an error, completed is uploaded, and queued
+    /// or interrupted is not uploaded (yet).
+    /// - Parameter heldByRun: whether a run is working on the job now (started, not yet
+    ///   completed, given up, failed for good, interrupted or set aside).
+    public func trackState(heldByRun: Bool = false) -> UploadState {
         switch self {
+        case .completed: .uploaded
+        case _ where heldByRun: .uploading
         case .uploading, .verifying: .uploading
         case .failedRetryable, .failedPermanent: .error
-        case .completed: .uploaded
         case .staged, .initiated: .none
         }
     }
@@ -54,7 +60,17 @@ public enum UploadJobEvent: String, Sendable, CaseIterable {
     case start, initiated, resumeFailed, partFinished, bodySent, verified, failed, interrupted, requeue, fileChanged
 }
 
-/// What the driver must do after an event.
+/// The answer to an event the transfer layer sequences itself (`initiated`, `partFinished`,
+/// `bodySent`, `verified`, `resumeFailed`): the state the job entered, which the driver stores
+/// as it is, or a refusal, on which the driver stops the upload.
+public enum UploadJobTransition: Sendable, Equatable {
+    /// The job is now in this state.
+    case entered(UploadJobState)
+    /// The event makes no sense in this state; nothing changed.
+    case rejected(state: UploadJobState, event: UploadJobEvent)
+}
+
+/// What the driver must do after an event that decides the next step.
 public enum UploadJobAction: Sendable, Equatable {
     /// Send CreateMultipartUpload, then report `initiated(uploadID:)`.
     case createMultipartUpload
@@ -62,14 +78,6 @@ public enum UploadJobAction: Sendable, Equatable {
     case putObject
     /// Send the parts not yet recorded; with `listParts`, reconcile with ListParts first (a resume).
     case uploadParts(uploadID: String, listParts: Bool)
-    /// Store the finished part (its ETag and checksum) before going on.
-    case recordPart
-    /// Send CompleteMultipartUpload, check the object with HEAD, then report `verified()`.
-    case completeMultipartUpload(uploadID: String)
-    /// Check the object with HEAD, then report `verified()`.
-    case verifyObject
-    /// Record the upload: history row, track uploaded, job completed (one transaction).
-    case publish
     /// Try again in this run after the delay.
     case retry(after: Duration)
     /// Stop for this run; a later run may try from `nextAttemptAt`.

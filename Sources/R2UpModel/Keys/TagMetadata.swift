@@ -9,7 +9,7 @@ public enum TagMetadata {
     /// R2's limit on an object's user metadata: names (with `x-amz-meta-`) and values, in bytes.
     public static let limitBytes = 8_192
     /// The metadata names r2up writes, in the order they are kept when space runs short.
-    public static let names = ["title", "artist", "album", "albumartist", "track", "disc", "year", "duration"]
+    public static let names = ["title", "artist", "album", "albumartist", "track", "disc", "year", "duration", "genre", "compilation"]
 
     /// The tags as metadata values (not yet encoded), in `names` order; absent tags are left out.
     public static func values(_ tags: AudioTags) -> [(name: String, value: String)] {
@@ -22,6 +22,8 @@ public enum TagMetadata {
         if let disc = tags.disc { values.append(("disc", String(disc))) }
         if let year = tags.year { values.append(("year", String(year))) }
         if let duration = tags.durationMs { values.append(("duration", seconds(milliseconds: duration))) }
+        if let genre = tags.genre { values.append(("genre", genre)) }
+        if tags.compilation == true { values.append(("compilation", "1")) }
         return values
     }
 

@@ -91,6 +91,28 @@ public struct DepthController: Sendable, Equatable {
     private var meanBytes: Double = 0
     private var smoothedLatency: Double = 0
 
+    /// The slowest a request may go (bytes a second, over curl's low-speed time) before it counts
+    /// as stalled: a 64th of its share of the measured link (the link's byte rate over the requests
+    /// in flight), so a request crawling far below its fellows is cut while a link that slows down
+    /// for all (a tenth of its rate) trips nothing. 1 (only a full stall) until a rate is measured,
+    /// for 0-byte requests, and at most 64 KiB/s.
+    public var lowSpeedLimit: Int {
+        guard !pinned, lastRate > 0, meanBytes > 0, depth > 0 else { return 1 }
+        let share = lastRate * meanBytes / Double(depth)
+        return Int(max(1, min(Double(Self.lowSpeedCeiling), share / 64)))
+    }
+
+    /// The highest `lowSpeedLimit`: 64 KiB a second.
+    public static let lowSpeedCeiling = 64 << 10
+
+    /// The upload buffer each request may take at this depth: its share of `bufferBudget` less
+    /// `requestOverhead`, from curl's minimum (16 KiB) to `bufferCap`. A pinned depth of hundreds
+    /// then stays within the budget too (512 requests of 3 MiB parts no longer hold 512 KiB each).
+    public var uploadBufferCap: Int {
+        let share = Self.bufferBudget / Int64(max(1, depth)) - Self.requestOverhead
+        return Int(max(16 << 10, min(Self.bufferCap, share)))
+    }
+
     /// A depth that never changes.
     public init(pinned depth: Int) {
         pinned = true
@@ -117,7 +139,8 @@ public struct DepthController: Sendable, Equatable {
     /// ones (one transfers while the other waits for its reply).
     package static func floor(meanBytes: Double) -> Int {
         guard meanBytes > 0 else { return 2 }
-        return min(4, max(2, Int((8.0 * 1_048_576) / meanBytes)))
+        // Clamped as a Double: HEADs and DELETEs (0 bytes) drive the mean towards 0.
+        return Int(min(4.0, max(2.0, (8.0 * 1_048_576) / meanBytes)))
     }
 
     /// The most requests whose memory fits the budget.

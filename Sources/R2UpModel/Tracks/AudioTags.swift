@@ -10,6 +10,9 @@ public struct AudioTags: Sendable, Equatable, Codable {
     public var year: Int?
     public var track: Int?
     public var disc: Int?
+    public var genre: String?
+    /// The compilation flag (ID3 TCMP, MP4 cpil, Vorbis COMPILATION): true when set, nil otherwise.
+    public var compilation: Bool?
     public var durationMs: Int?
     public var bitrateKbps: Int?
     public var sampleRate: Int?
@@ -17,8 +20,8 @@ public struct AudioTags: Sendable, Equatable, Codable {
 
     public init(
         title: String? = nil, artist: String? = nil, albumArtist: String? = nil, album: String? = nil,
-        year: Int? = nil, track: Int? = nil, disc: Int? = nil, durationMs: Int? = nil,
-        bitrateKbps: Int? = nil, sampleRate: Int? = nil, channels: Int? = nil
+        year: Int? = nil, track: Int? = nil, disc: Int? = nil, genre: String? = nil, compilation: Bool? = nil,
+        durationMs: Int? = nil, bitrateKbps: Int? = nil, sampleRate: Int? = nil, channels: Int? = nil
     ) {
         self.title = title
         self.artist = artist
@@ -27,6 +30,8 @@ public struct AudioTags: Sendable, Equatable, Codable {
         self.year = year
         self.track = track
         self.disc = disc
+        self.genre = genre
+        self.compilation = compilation
         self.durationMs = durationMs
         self.bitrateKbps = bitrateKbps
         self.sampleRate = sampleRate
@@ -36,6 +41,7 @@ public struct AudioTags: Sendable, Equatable, Codable {
     /// Whether any tag (not just audio properties) was found.
     public var hasTags: Bool {
         title != nil || artist != nil || albumArtist != nil || album != nil || year != nil || track != nil || disc != nil
+            || genre != nil || compilation != nil
     }
 
     /// The longest a stored text tag may be, in UTF-8 bytes: longer ones are cut at a character

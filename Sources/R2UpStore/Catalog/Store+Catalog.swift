@@ -23,6 +23,19 @@ extension Store {
         }
     }
 
+    /// The local files of tracks uploaded to `bucket` under a prefix, by key (for `catalog
+    /// publish` to find their album art on this machine).
+    public func localPaths(bucket: String, prefix: String) throws(StoreError) -> [String: String] {
+        try read { db in
+            var result: [String: String] = [:]
+            let rows = try Row.fetchCursor(
+                db, sql: #"SELECT "key", path FROM tracks WHERE bucket = ? AND "key" IS NOT NULL AND substr("key", 1, ?) = ?"#,
+                arguments: [bucket, prefix.utf8.count, prefix])
+            while let row = try rows.next() { result[row["key"]] = row["path"] }
+            return result
+        }
+    }
+
     /// Records what HEADs told, and forgets objects that are gone, in one transaction.
     public func updateCatalogObjects(bucket: String, saving: [String: CatalogObject], removing: [String]) throws(StoreError) {
         guard !saving.isEmpty || !removing.isEmpty else { return }

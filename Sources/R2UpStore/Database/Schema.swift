@@ -16,6 +16,7 @@ enum Schema {
         migrator.registerMigration("v5-audio", migrate: v5Audio)
         migrator.registerMigration("v6-track-keys", migrate: v6TrackKeys)
         migrator.registerMigration("v7-track-moves", migrate: v7TrackMoves)
+        migrator.registerMigration("v8-genre-compilation", migrate: v8GenreCompilation)
         return migrator
     }
 
@@ -174,6 +175,16 @@ enum Schema {
             ALTER TABLE jobs ADD COLUMN copySourceETag TEXT;
             ALTER TABLE jobs ADD COLUMN digest TEXT;
             ALTER TABLE history ADD COLUMN copiedFrom TEXT;
+            """)
+    }
+
+    /// Genre and the compilation flag on tracks. Tags read before had neither: marked unread
+    /// (`tagsSize` NULL), so the next run reads them again.
+    private static func v8GenreCompilation(_ db: Database) throws {
+        try db.execute(sql: """
+            ALTER TABLE tracks ADD COLUMN genre TEXT;
+            ALTER TABLE tracks ADD COLUMN compilation INTEGER;
+            UPDATE tracks SET tagsSize = NULL, tagsMtimeNs = NULL WHERE tagsSize IS NOT NULL;
             """)
     }
 }

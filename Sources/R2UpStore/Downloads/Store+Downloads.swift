@@ -1,6 +1,6 @@
 import Foundation
 internal import GRDB
-import R2UpModel
+public import R2UpModel
 
 extension Store {
     /// Marks the track at `path` as downloading from `cloud`, creating its row if r2up did not know it.

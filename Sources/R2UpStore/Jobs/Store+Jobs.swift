@@ -41,11 +41,16 @@ extension Store {
 
     /// Queues many jobs in one transaction, each as `enqueue(_:)` does, and records each
     /// file's size and mtime on its track (created when new): one commit for a whole folder.
-    /// - Parameter unlessUploaded: jobs planned because their track was not uploaded as the file
-    ///   is (a folder's files): one whose track another run has uploaded since is not queued
-    ///   (`JobDisposition.uploaded`). A file named on its own is uploaded again when asked.
+    /// The one batch enqueue of push, sync and watch (`Intake` in R2UpKit).
+    /// - Parameters:
+    ///   - unlessUploaded: jobs planned because their track was not uploaded as the file is (a
+    ///     folder's files): one whose track another run has uploaded since is not queued
+    ///     (`JobDisposition.uploaded`). A file named on its own is uploaded again when asked.
+    ///   - places: where each job's file lives (a scan's device and inode), recorded on its
+    ///     track so a later sync knows the file after a rename (`MovePlan`).
     public func enqueue(
-        _ jobs: [UploadJob], intent: EnqueueIntent = .asked, replace: ReplacePolicy = .guarded, unlessUploaded: Set<UUID> = []
+        _ jobs: [UploadJob], intent: EnqueueIntent = .asked, replace: ReplacePolicy = .guarded, unlessUploaded: Set<UUID> = [],
+        places: [UUID: FilePlace] = [:]
     ) throws(StoreError) -> [EnqueueResult] {
         let time = now()
         return try write { db in
@@ -53,7 +58,11 @@ extension Store {
                 if unlessUploaded.contains(job.id), try Self.isUploadedAsIs(db, job) {
                     return EnqueueResult(job: job, isNew: false, abandonedUploadID: nil, disposition: .uploaded)
                 }
-                try Self.noteTrackFile(db, path: job.path, size: job.length, mtimeNs: job.mtimeNs, at: time, onlyIfChanged: true)
+                try Self.noteTrackFile(db, path: job.path, size: job.length, mtimeNs: job.mtimeNs, at: time)
+                if let place = places[job.id] {
+                    try db.cachedStatement(sql: "UPDATE tracks SET device = ?, inode = ? WHERE path = ?")
+                        .execute(arguments: [place.device, place.inode, job.path])
+                }
                 return try Self.enqueue(db, job, at: time, intent: intent, replace: replace)
             }
         }
@@ -74,9 +83,12 @@ extension Store {
         case .other(let otherPath) where replace == .guarded:
             let conflict = KeyConflict(
                 key: job.key, otherPath: otherPath, uploadedAt: try Self.lastUploadDate(db, bucket: job.bucket, key: job.key))
-            // Nothing is queued: the track shows the refusal until a push with --overwrite or another key.
-            try db.cachedStatement(sql: "UPDATE tracks SET uploadState = 'error', lastError = ?, updatedAt = ? WHERE path = ?")
-                .execute(arguments: ["\(job.path): \(conflict.description)", StoreDate.text(time), job.path])
+            // Nothing is queued: a file with no upload shows the refusal until a push with --overwrite
+            // or another key; a track uploaded to this bucket keeps its state (its object is intact).
+            try db.cachedStatement(sql: """
+                UPDATE tracks SET uploadState = 'error', lastError = ?, updatedAt = ?
+                WHERE path = ? AND NOT (uploadState = 'uploaded' AND bucket IS ?)
+                """).execute(arguments: ["\(job.path): \(conflict.description)", StoreDate.text(time), job.path, job.bucket])
             return EnqueueResult(job: job, isNew: false, abandonedUploadID: nil, disposition: .conflict(conflict))
         case .own(let etag) where replace == .guarded:
             condition = etag.map(WriteCondition.etag)
@@ -93,6 +105,11 @@ extension Store {
         return result
     }
 
+    /// SQL: whether a track's key is one it holds, not only the source of a download there (a
+    /// pulled copy: downloaded, never uploaded). A pulled copy never refuses another track's upload
+    /// nor loses its record when that track writes the key.
+    static let holdsKey = "(uploadState IN ('uploaded', 'uploading') OR downloadState = 'none')"
+
     /// Who holds a key, as the store knows it.
     private enum KeyClaim {
         case none
@@ -101,11 +118,12 @@ extension Store {
         case other(path: String)
     }
 
-    /// One cached query on `tracks_on_key`: each file of a push asks it.
+    /// One cached query on `tracks_on_key`: each file of a push asks it. A track tied to the key
+    /// only by a download (`Store.holdsKey`) holds nothing: a pulled copy is not an upload.
     private static func keyClaim(_ db: Database, bucket: String, key: String, path: String) throws -> KeyClaim {
         let rows = try Row.fetchAll(
-            db.cachedStatement(sql: #"SELECT path, etag FROM tracks WHERE bucket = ? AND "key" = ? LIMIT 2"#),
-            arguments: [bucket, key])
+            db.cachedStatement(sql: #"SELECT path, etag FROM tracks WHERE bucket = ? AND "key" = ? AND (path = ? OR "# + holdsKey + ") LIMIT 2"),
+            arguments: [bucket, key, path])
         // Bytes, not String ==: an NFD path and its NFC twin are two files (and two tracks).
         let own = Array(path.utf8)
         if let other = rows.first(where: { ($0["path"] as String?).map { Array($0.utf8) } != own }),
@@ -171,13 +189,16 @@ extension Store {
         }
         var machine = existing.machine()
         // A run that died mid-upload left it in flight: it is interrupted, not uploading.
-        if existing.state.isInFlight { _ = machine.interrupted() }
+        if existing.state.isInFlight { try Self.expect(.suspend, machine.interrupted(), job: existing.id) }
         var abandoned: String?
         let changed = existing.length != job.length || existing.mtimeNs != job.mtimeNs
         if changed {
-            // Whatever was sent belongs to the old content.
-            abandoned = machine.uploadID
-            _ = machine.fileChanged()
+            // Whatever was sent belongs to the old content: the machine names the upload to abort.
+            let restaged = machine.fileChanged()
+            guard case .restage(let abortUploadID) = restaged else {
+                throw StoreError.conflict("job \(existing.id): the job machine answered \(restaged) to a changed file")
+            }
+            abandoned = abortUploadID
             existing.length = job.length
             existing.mtimeNs = job.mtimeNs
             existing.contentType = job.contentType
@@ -186,12 +207,12 @@ extension Store {
             guard intent == .asked else {
                 return EnqueueResult(job: existing, isNew: false, abandonedUploadID: nil, disposition: .waitsForRetry)
             }
-            _ = machine.requeue()
+            try Self.expect(.requeued, machine.requeue(), job: existing.id)
         } else if machine.state == .failedRetryable {
             if intent == .scheduled, let next = existing.nextAttemptAt, next > time {
                 return EnqueueResult(job: existing, isNew: false, abandonedUploadID: nil, disposition: .waitsUntil(next))
             }
-            if intent == .asked { _ = machine.requeue() }
+            if intent == .asked { try Self.expect(.requeued, machine.requeue(), job: existing.id) }
         }
         let before = existing.state
         existing.apply(machine)
@@ -236,17 +257,25 @@ extension Store {
             ])
     }
 
-    /// The job (as its machine started it: a single PUT is uploading at once) and its track
-    /// uploading, with no last error.
-    static func markStarted(_ db: Database, id: UUID, at time: Date) throws {
+    /// The job in the state its machine started it in (a single PUT is uploading at once) and
+    /// its track as the one rule says for a job a run holds, with no last error.
+    static func markStarted(_ db: Database, _ job: UploadJob, at time: Date) throws {
         try db.cachedStatement(sql: """
-            UPDATE jobs SET state = 'uploading', lastError = NULL, updatedAt = ? WHERE id = ?
-            """).execute(arguments: [StoreDate.text(time), id.uuidString])
-        guard db.changesCount > 0 else { throw StoreError.notFound("job \(id)") }
+            UPDATE jobs SET state = ?, lastError = NULL, updatedAt = ? WHERE id = ?
+            """).execute(arguments: [job.state.rawValue, StoreDate.text(time), job.id.uuidString])
+        guard db.changesCount > 0 else { throw StoreError.notFound("job \(job.id)") }
         try db.cachedStatement(sql: """
-            UPDATE tracks SET uploadState = 'uploading', lastError = NULL, updatedAt = ?
+            UPDATE tracks SET uploadState = ?, lastError = NULL, updatedAt = ?
             WHERE path = (SELECT path FROM jobs WHERE id = ?)
-            """).execute(arguments: [StoreDate.text(time), id.uuidString])
+            """).execute(arguments: [job.state.trackState(heldByRun: true).rawValue, StoreDate.text(time), job.id.uuidString])
+    }
+
+    /// The machine's answer the store's step relies on; any other is a defect, said out loud
+    /// instead of writing a state the machine did not give.
+    static func expect(_ expected: UploadJobAction, _ answer: UploadJobAction, job id: UUID) throws {
+        guard answer == expected else {
+            throw StoreError.conflict("job \(id): the job machine answered \(answer), not \(expected)")
+        }
     }
 
     /// The job with this id.

@@ -27,7 +27,7 @@ extension Store {
         if job.state.isInFlight {
             // Its run died in the middle: interrupted, resumed from its parts.
             var machine = job.machine()
-            _ = machine.interrupted()
+            try expect(.suspend, machine.interrupted(), job: job.id)
             job.apply(machine)
             try job.update(db)
             try syncTrackState(db, job: job, error: nil)
@@ -78,12 +78,12 @@ extension Store {
         }
     }
 
-    /// The track of a job shows the job's state (seed 000): uploading while in flight, an
-    /// error when failed, not uploaded when queued again.
+    /// The track of a job no run holds shows the job's state by the one rule (seed 000,
+    /// `UploadJobState.trackState(heldByRun:)`): an error when failed, not uploaded when queued again.
     static func syncTrackState(_ db: Database, job: UploadJob, error: String?) throws {
         guard job.state != .completed else { return }
         try db.cachedStatement(sql: "UPDATE tracks SET uploadState = ?, lastError = ?, updatedAt = ? WHERE path = ?")
-            .execute(arguments: [job.state.trackState.rawValue, error, StoreDate.text(job.updatedAt), job.path])
+            .execute(arguments: [job.state.trackState().rawValue, error, StoreDate.text(job.updatedAt), job.path])
     }
 
     // MARK: - Multipart uploads left on the server

@@ -1,25 +1,25 @@
 public import Foundation
 internal import GRDB
-import R2UpModel
+public import R2UpModel
 
 extension Store {
-    /// Publishes a verified upload in ONE transaction: the job becomes completed, its parts
-    /// go, the history row is written and the track is marked uploaded with its cloud copy.
-    /// A crash leaves all of it or none of it.
+    /// Publishes a verified upload in ONE transaction: the job is stored completed, as its
+    /// machine answered (`UploadJobMachine.verified()`), its parts go, the history row is
+    /// written and the track is marked uploaded with its cloud copy. A crash leaves all of it
+    /// or none of it. The store does not decide the state: a job its machine has not completed
+    /// is refused (`StoreError.conflict`).
     /// - Parameters:
-    ///   - id: the job.
+    ///   - job: the job as its machine left it, with the digest the upload computed (a copy keeps its track's).
     ///   - historyItem: the history row for it.
-    /// - Returns: the completed job.
+    /// - Returns: the completed job as stored.
     @discardableResult
-    public func completeJob(id: UUID, historyItem: UploadItem, digest: String? = nil) throws(StoreError) -> UploadJob {
+    public func completeJob(_ job: UploadJob, historyItem: UploadItem) throws(StoreError) -> UploadJob {
         let time = now()
         return try write { db in
-            guard var job = try Self.fetchJob(db, id: id) else { throw StoreError.notFound("job \(id)") }
-            // The digest the upload computed (`ContentDigest`) goes to the track; a copy keeps its track's.
-            if let digest { job.digest = digest }
-            guard job.state != .completed else { throw StoreError.conflict("job \(id) is already completed") }
-            job.state = .completed
-            job.nextAttemptAt = nil
+            guard let stored = try Self.fetchJob(db, id: job.id) else { throw StoreError.notFound("job \(job.id)") }
+            guard stored.state != .completed else { throw StoreError.conflict("job \(job.id) is already completed") }
+            var job = job
+            job.lease = nil
             job.lastError = nil
             job.bytesSent = job.length
             job.updatedAt = time
@@ -28,13 +28,13 @@ extension Store {
         }
     }
 
-    /// Small jobs' steps in ONE commit (`BatchedJobRecorder`): each start marks its job and
-    /// track uploading with one more attempt; each completion does what `completeJob` does,
-    /// from the job as the queue holds it. Every step lands or fails on its own: when one
+    /// Small jobs' steps in ONE commit (`BatchedJobRecorder`): each start and each body sent
+    /// stores its job in the state its machine answered (its track by the one rule, held by the
+    /// run); each completion does what `completeJob` does, from the job as the queue holds it. Every step lands or fails on its own: when one
     /// fails, the batch is rolled back and each step is committed alone.
     /// - Returns: the completions' outcomes, in order.
     package func recordBatch(
-        starts: [UUID], verifying: [UUID], completions: [(job: UploadJob, item: UploadItem)]
+        starts: [UploadJob], verifying: [UploadJob], completions: [(job: UploadJob, item: UploadItem)]
     ) throws(StoreError) -> [Result<Void, StoreError>] {
         let time = now()
         // A job that starts and completes within one batch is written once, completed: no reader
@@ -42,32 +42,40 @@ extension Store {
         let completing = Set(completions.map(\.job.id))
         let all: Result<Void, StoreError> = Result { () throws(StoreError) in
             try write { db in
-                for id in starts where !completing.contains(id) { try Self.markStarted(db, id: id, at: time) }
-                for id in verifying {
-                    try db.cachedStatement(sql: "UPDATE jobs SET state = 'verifying', updatedAt = ? WHERE id = ? AND state = 'uploading'")
-                        .execute(arguments: [StoreDate.text(time), id.uuidString])
+                for job in starts where !completing.contains(job.id) { try Self.markStarted(db, job, at: time) }
+                for job in verifying {
+                    // Only over the state the body was sent from: a later step already stored wins.
+                    try db.cachedStatement(sql: "UPDATE jobs SET state = ?, updatedAt = ? WHERE id = ? AND state = ?")
+                        .execute(arguments: [
+                            job.state.rawValue, StoreDate.text(time), job.id.uuidString, UploadJobState.uploading.rawValue,
+                        ])
                 }
                 for (job, item) in completions { try Self.publish(db, job: job, item: item, at: time) }
             }
         }
         if case .success = all { return Array(repeating: .success(()), count: completions.count) }
-        for id in starts {
-            _ = try? write { db in try Self.markStarted(db, id: id, at: time) }
+        for job in starts {
+            _ = try? write { db in try Self.markStarted(db, job, at: time) }
         }
         return completions.map { job, item in
             Result { () throws(StoreError) in try write { db in try Self.publish(db, job: job, item: item, at: time) } }
         }
     }
 
-    /// The job completed, its parts gone, its history row, its track uploaded.
+    /// The job completed (the state its machine answered), its parts gone, its history row,
+    /// its track uploaded.
     static func publish(_ db: Database, job: UploadJob, item historyItem: UploadItem, at time: Date) throws {
         let id = job.id
+        guard job.state == .completed else {
+            throw StoreError.conflict("job \(id) is \(job.state.rawValue): only a verified upload is published")
+        }
+        let completed = job.state.rawValue
         // Hand-written, cached statements: this runs once per file, thousands of times a push.
         try db.cachedStatement(sql: """
-            UPDATE jobs SET state = 'completed', nextAttemptAt = NULL, lastError = NULL, bytesSent = length,
+            UPDATE jobs SET state = ?, nextAttemptAt = NULL, lastError = NULL, bytesSent = length,
                             ownerPID = NULL, ownerStartTime = NULL, heartbeatAt = NULL, updatedAt = ?
-            WHERE id = ? AND state != 'completed'
-            """).execute(arguments: [StoreDate.text(time), id.uuidString])
+            WHERE id = ? AND state != ?
+            """).execute(arguments: [completed, StoreDate.text(time), id.uuidString, completed])
         guard db.changesCount > 0 else { throw StoreError.conflict("job \(id) is already completed or gone") }
         try Self.deleteParts(db, jobID: id)
         try db.cachedStatement(sql: """
@@ -80,21 +88,22 @@ extension Store {
             ])
         try db.cachedStatement(sql: """
             INSERT INTO tracks (path, size, mtimeNs, uploadState, bucket, "key", etag, lastError, updatedAt, digest)
-            VALUES (?, ?, ?, 'uploaded', ?, ?, ?, NULL, ?, ?)
+            VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)
             ON CONFLICT(path) DO UPDATE SET
-                size = excluded.size, mtimeNs = excluded.mtimeNs, uploadState = 'uploaded',
+                size = excluded.size, mtimeNs = excluded.mtimeNs, uploadState = excluded.uploadState,
                 bucket = excluded.bucket, "key" = excluded."key", etag = excluded.etag,
                 lastError = NULL, updatedAt = excluded.updatedAt, digest = excluded.digest
             """).execute(arguments: [
-                job.path, job.length, job.mtimeNs, job.bucket, job.key, historyItem.etag, StoreDate.text(time), job.digest,
+                job.path, job.length, job.mtimeNs, job.state.trackState().rawValue, job.bucket, job.key, historyItem.etag,
+                StoreDate.text(time), job.digest,
             ])
         // The object is this track's now: a track whose upload it replaced (--overwrite) no
         // longer claims it and shows as not uploaded; its history row stays.
         try db.cachedStatement(sql: """
             UPDATE tracks SET bucket = NULL, "key" = NULL, etag = NULL,
                 uploadState = CASE WHEN uploadState = 'uploaded' THEN 'none' ELSE uploadState END, updatedAt = ?
-            WHERE bucket = ? AND "key" = ? AND path != ?
-            """).execute(arguments: [StoreDate.text(time), job.bucket, job.key, job.path])
+            WHERE bucket = ? AND "key" = ? AND path != ? AND
+            """ + holdsKey).execute(arguments: [StoreDate.text(time), job.bucket, job.key, job.path])
     }
 
     /// `r2up retry ID…`: failed jobs go back in the queue (initiated when their multipart
@@ -133,9 +142,9 @@ extension Store {
         job.lastError = nil
         job.updatedAt = time
         try job.update(db)
-        // Seed 000: the red mark clears on retry.
+        // Seed 000: the red mark clears on retry (the track follows the queued job).
         try db.execute(
-            sql: "UPDATE tracks SET uploadState = 'none', lastError = NULL, updatedAt = ? WHERE path = ? AND uploadState = 'error'",
-            arguments: [time, job.path])
+            sql: "UPDATE tracks SET uploadState = ?, lastError = NULL, updatedAt = ? WHERE path = ? AND uploadState = ?",
+            arguments: [job.state.trackState().rawValue, time, job.path, UploadState.error.rawValue])
     }
 }

@@ -65,23 +65,6 @@ public struct SyncTrackLookup {
     }
 }
 
-/// A file sync is about to queue, with the key it maps to.
-public struct SyncUpload: Sendable, Equatable {
-    public var file: ScannedFile
-    public var key: String
-    public var contentType: String
-    /// Planned because the track was not uploaded as the file is: another run that uploaded it
-    /// since leaves nothing to do. False for a file whose object is missing (`--verify-remote`).
-    public var unlessUploaded: Bool
-
-    public init(file: ScannedFile, key: String, contentType: String, unlessUploaded: Bool = true) {
-        self.file = file
-        self.key = key
-        self.contentType = contentType
-        self.unlessUploaded = unlessUploaded
-    }
-}
-
 extension Store {
     /// Runs `body` with the tracks under `folder` in path order, in ONE read: the no-op sync's
     /// only query, walked beside a scan in the same order so neither is held in memory.
@@ -103,51 +86,6 @@ extension Store {
                 arguments: [prefix + "/", prefix + "0"])
             var lookup = SyncTrackLookup(rows: rows, bucket: bucket)
             return try body(&lookup)
-        }
-    }
-
-    /// Records the files and queues their jobs in ONE transaction (thousands of files at a
-    /// first sync: one commit, not three per file). An unfinished job for the same file and
-    /// key is reused, as `enqueue` does; one whose file moved on starts over as staged.
-    /// A scheduled run honours each job's retry rules: a failed job whose time has not come
-    /// is in `waiting`, not run, and so is one another live process is uploading.
-    /// - Returns: the jobs to run, those that wait, and multipart uploads abandoned by restaged
-    ///   jobs (abort them).
-    public func enqueueSync(
-        _ uploads: [SyncUpload], bucket: String, intent: EnqueueIntent = .scheduled, replace: ReplacePolicy = .guarded
-    ) throws(StoreError) -> SyncQueued {
-        let time = now()
-        return try write { db in
-            var jobs: [UploadJob] = []
-            var conditions: [UUID: WriteCondition?] = [:]
-            var heldElsewhere: Set<UUID> = []
-            var waiting: [(job: UploadJob, disposition: JobDisposition)] = []
-            var abandoned: [(String, String)] = []
-            for upload in uploads {
-                let file = upload.file
-                let planned = UploadJob(
-                    path: file.path, bucket: bucket, key: upload.key, contentType: upload.contentType,
-                    length: file.size, mtimeNs: file.mtimeNs, createdAt: time)
-                if upload.unlessUploaded, try Self.isUploadedAsIs(db, planned) {
-                    waiting.append((planned, .uploaded))
-                    continue
-                }
-                // Queued means "not (or no longer) in the cloud as it is on disk".
-                try Self.noteTrackFile(db, path: file.path, size: file.size, mtimeNs: file.mtimeNs, at: time, onlyIfChanged: false)
-                // Where the file lives, so a later sync knows it after a rename (`MovePlan`).
-                try db.cachedStatement(sql: "UPDATE tracks SET device = ?, inode = ? WHERE path = ?")
-                    .execute(arguments: [file.device, file.inode, file.path])
-                let queued = try Self.enqueue(db, planned, at: time, intent: intent, replace: replace)
-                if let uploadID = queued.abandonedUploadID { abandoned.append((upload.key, uploadID)) }
-                if queued.disposition == .ready {
-                    jobs.append(queued.job)
-                    conditions.updateValue(queued.condition, forKey: queued.job.id)
-                    if queued.keyHeldElsewhere { heldElsewhere.insert(queued.job.id) }
-                } else {
-                    waiting.append((queued.job, queued.disposition))
-                }
-            }
-            return SyncQueued(jobs: jobs, waiting: waiting, abandoned: abandoned, conditions: conditions, heldElsewhere: heldElsewhere)
         }
     }
 
@@ -192,15 +130,4 @@ extension Store {
             return count
         }
     }
-}
-
-/// What `enqueueSync` queued: the jobs to run (with the condition each key must meet), the
-/// files left waiting and why, and the multipart uploads of changed files to abort.
-public struct SyncQueued: Sendable {
-    public var jobs: [UploadJob]
-    public var waiting: [(job: UploadJob, disposition: JobDisposition)]
-    public var abandoned: [(key: String, uploadID: String)]
-    public var conditions: [UUID: WriteCondition?]
-    /// Jobs whose key holds another track's upload (`EnqueueResult.keyHeldElsewhere`).
-    public var heldElsewhere: Set<UUID>
 }

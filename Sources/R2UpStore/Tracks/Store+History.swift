@@ -1,6 +1,6 @@
 import Foundation
 internal import GRDB
-import R2UpModel
+public import R2UpModel
 
 extension Store {
     /// The latest uploads, newest first; served from the `uploadDate` index however long the history.

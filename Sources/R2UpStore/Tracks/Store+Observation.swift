@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 internal import GRDB
-import R2UpModel
+public import R2UpModel
 
 extension Store {
     /// The tracks under `folder` (nil: every track), by path: the current rows first, then

@@ -1,15 +1,6 @@
-public import Foundation
+import Foundation
 internal import GRDB
-import R2UpModel
-
-/// A track with what offloading and fetching need beyond `TrackRecord`: the content digest its
-/// upload recorded and when its cloud copy was last made (its newest history row, else the
-/// track's last update, as for a track r2up only downloaded).
-public struct StoredTrack: Sendable, Equatable {
-    public var track: TrackRecord
-    public var digest: String?
-    public var uploadedAt: Date
-}
+public import R2UpModel
 
 extension Store {
     /// The tracks at `path` (a file) or under it (a folder), by path, with digest and upload date.

@@ -1,6 +1,6 @@
 public import Foundation
 internal import GRDB
-import R2UpModel
+public import R2UpModel
 
 extension Store {
     /// After `r2up rm` deleted `keys` from `bucket`: each deletion is recorded (history rows
@@ -58,6 +58,23 @@ extension Store {
             arguments += [limit.map { max($0, 0) } ?? -1]  // SQLite: LIMIT -1 is no limit
             return try UploadItem.fetchAll(
                 db, sql: "SELECT * FROM history \(filter) ORDER BY uploadDate DESC LIMIT ?", arguments: arguments)
+        }
+    }
+}
+
+extension Store {
+    /// The paths of the tracks whose cloud copy is one of `keys` in `bucket`, by key (`rm`'s
+    /// guard for offloaded tracks: it checks which of those files are gone).
+    public func trackPaths(bucket: String, keys: [String]) throws(StoreError) -> [String: [String]] {
+        guard !keys.isEmpty else { return [:] }
+        return try read { db in
+            var found: [String: [String]] = [:]
+            let statement = try db.cachedStatement(sql: #"SELECT path FROM tracks WHERE bucket = ? AND "key" = ? ORDER BY path"#)
+            for key in Set(keys) {
+                let paths = try String.fetchAll(statement, arguments: [bucket, key])
+                if !paths.isEmpty { found[key] = paths }
+            }
+            return found
         }
     }
 }

@@ -17,7 +17,7 @@ public struct StoredTags: Sendable, Equatable {
 }
 
 extension Store {
-    static let tagColumns = #"path, title, artist, albumArtist, album, year, trackNumber, discNumber, durationMs, bitrateKbps, sampleRate, channels, tagsSize, tagsMtimeNs"#
+    static let tagColumns = #"path, title, artist, albumArtist, album, year, trackNumber, discNumber, genre, compilation, durationMs, bitrateKbps, sampleRate, channels, tagsSize, tagsMtimeNs"#
 
     /// The stored tags of tracks in a folder and its subfolders (or of every track: folder nil), by path.
     public func storedTags(under folder: String?) throws(StoreError) -> [String: StoredTags] {
@@ -56,7 +56,8 @@ extension Store {
     static func storedTags(_ row: Row) -> StoredTags {
         let tags = AudioTags(
             title: row["title"], artist: row["artist"], albumArtist: row["albumArtist"], album: row["album"],
-            year: row["year"], track: row["trackNumber"], disc: row["discNumber"], durationMs: row["durationMs"],
+            year: row["year"], track: row["trackNumber"], disc: row["discNumber"], genre: row["genre"],
+            compilation: (row["compilation"] as Int?).map { $0 != 0 }, durationMs: row["durationMs"],
             bitrateKbps: row["bitrateKbps"], sampleRate: row["sampleRate"], channels: row["channels"])
         let empty = AudioTags()
         return StoredTags(size: row["tagsSize"], mtimeNs: row["tagsMtimeNs"], tags: tags == empty ? nil : tags)
@@ -71,11 +72,12 @@ extension Store {
         try write { db in
             let statement = try db.cachedStatement(sql: """
                 INSERT INTO tracks (path, size, mtimeNs, updatedAt, title, artist, albumArtist, album, year, trackNumber,
-                    discNumber, durationMs, bitrateKbps, sampleRate, channels, tagsSize, tagsMtimeNs)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    discNumber, genre, compilation, durationMs, bitrateKbps, sampleRate, channels, tagsSize, tagsMtimeNs)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(path) DO UPDATE SET title = excluded.title, artist = excluded.artist,
                     albumArtist = excluded.albumArtist, album = excluded.album, year = excluded.year,
                     trackNumber = excluded.trackNumber, discNumber = excluded.discNumber,
+                    genre = excluded.genre, compilation = excluded.compilation,
                     durationMs = excluded.durationMs, bitrateKbps = excluded.bitrateKbps,
                     sampleRate = excluded.sampleRate, channels = excluded.channels,
                     tagsSize = excluded.tagsSize, tagsMtimeNs = excluded.tagsMtimeNs
@@ -85,6 +87,7 @@ extension Store {
                 let values: [(any DatabaseValueConvertible)?] = [
                     path, stored.size, stored.mtimeNs, time,
                     tags.title, tags.artist, tags.albumArtist, tags.album, tags.year, tags.track, tags.disc,
+                    tags.genre, tags.compilation == true ? 1 : nil,
                     tags.durationMs, tags.bitrateKbps, tags.sampleRate, tags.channels, stored.size, stored.mtimeNs,
                 ]
                 try statement.execute(arguments: StatementArguments(values))

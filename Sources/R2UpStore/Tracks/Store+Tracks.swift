@@ -1,6 +1,6 @@
 import Foundation
 package import GRDB
-import R2UpModel
+public import R2UpModel
 
 extension Store {
     /// The track at `path`, if r2up knows it.
@@ -8,20 +8,18 @@ extension Store {
         try read { db in try Self.fetchTrack(db, path: path) }
     }
 
-    /// Records a queued file's size and mtime on its track (created when new); an uploaded
-    /// track is no longer "uploaded". One cached statement: a push or sync queues thousands.
-    /// With `onlyIfChanged` (push) a track whose size and mtime are the same is left as it is;
-    /// sync queues such a file only when its cloud copy is missing, so there it goes back to
-    /// "none" too.
-    static func noteTrackFile(
-        _ db: Database, path: String, size: Int64, mtimeNs: Int64, at time: Date, onlyIfChanged: Bool
-    ) throws {
+    /// Records a queued file's size and mtime on its track (created when new); a track whose file
+    /// changed is no longer "uploaded". A track whose size and mtime are the same is left as it
+    /// is: queueing changes no state (a refused file keeps its own), its job's start and end do.
+    /// One cached statement: a push or sync queues thousands.
+    static func noteTrackFile(_ db: Database, path: String, size: Int64, mtimeNs: Int64, at time: Date) throws {
         try db.cachedStatement(sql: """
             INSERT INTO tracks (path, size, mtimeNs, updatedAt) VALUES (?, ?, ?, ?)
             ON CONFLICT(path) DO UPDATE SET size = excluded.size, mtimeNs = excluded.mtimeNs,
                 uploadState = CASE WHEN uploadState = 'uploaded' THEN 'none' ELSE uploadState END,
                 updatedAt = excluded.updatedAt
-            """ + (onlyIfChanged ? " WHERE size != excluded.size OR mtimeNs != excluded.mtimeNs" : ""))
+            WHERE size != excluded.size OR mtimeNs != excluded.mtimeNs
+            """)
             .execute(arguments: [path, size, mtimeNs, StoreDate.text(time)])
     }
 

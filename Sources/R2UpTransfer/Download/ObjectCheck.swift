@@ -1,4 +1,5 @@
 import CChecksum
+import R2UpModel
 import CZlib
 import Foundation
 import SigV4

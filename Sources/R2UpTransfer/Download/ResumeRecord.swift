@@ -1,4 +1,5 @@
 import CZlib
+import R2UpModel
 import Foundation
 
 /// The sidecar kept next to a partial download: which object it is and which parts are on disk.

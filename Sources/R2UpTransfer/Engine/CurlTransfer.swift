@@ -92,7 +92,7 @@ final class CurlTransfer {
             try set(CURLOPT_CAINFO, string: bundle)
         }
         try set(CURLOPT_CONNECTTIMEOUT_MS, options.connectTimeoutMilliseconds)
-        try set(CURLOPT_LOW_SPEED_LIMIT, options.lowSpeedLimitBytesPerSecond)
+        try set(CURLOPT_LOW_SPEED_LIMIT, options.tuning?.lowSpeedLimit ?? options.lowSpeedLimitBytesPerSecond)
         try set(CURLOPT_LOW_SPEED_TIME, options.lowSpeedTimeSeconds)
         try set(CURLOPT_TCP_KEEPALIVE, 1)
         try set(CURLOPT_USERAGENT, string: options.userAgent)
@@ -125,8 +125,10 @@ final class CurlTransfer {
                 try set(CURLOPT_READDATA, pointer: context)
                 try check(r2_easy_setopt_seek_callback(handle, curlSeekBody), CURLOPT_SEEKFUNCTION)
                 try set(CURLOPT_SEEKDATA, pointer: context)
-                // curl allocates this buffer per handle: a small body needs no more than curl's minimum.
-                try set(CURLOPT_UPLOAD_BUFFERSIZE, Int(min(Int64(options.uploadBufferSize), max(16_384, request.body.length))))
+                // curl allocates this buffer per handle: a small body needs no more than curl's
+                // minimum, and a deep pool gets smaller ones (its memory stays within the budget).
+                let cap = min(options.uploadBufferSize, options.tuning?.uploadBufferCap ?? options.uploadBufferSize)
+                try set(CURLOPT_UPLOAD_BUFFERSIZE, Int(min(Int64(cap), max(16_384, request.body.length))))
             }
             if request.method != "PUT" {
                 try set(CURLOPT_CUSTOMREQUEST, string: request.method)

@@ -1,5 +1,6 @@
 internal import CCurl
 import Foundation
+import SigV4
 import Synchronization
 
 /// Runs HTTP transfers with libcurl's multi interface on one dedicated thread.
@@ -28,6 +29,10 @@ public final class TransferEngine: TaskExecutor, Sendable {
         public var maxConnections = 16
         /// Total rate across all transfers (request and response bodies), bytes a second; nil is unlimited.
         public var bandwidthLimit: Int64?
+        /// When set, each transfer's low-speed limit and largest upload buffer are read here as it
+        /// starts (the run's slots keep them in step with the depth and the measured link),
+        /// instead of `lowSpeedLimitBytesPerSecond` and `uploadBufferSize` alone.
+        public var tuning: TransferTuning?
 
         public init() {}
     }
@@ -58,6 +63,8 @@ public final class TransferEngine: TaskExecutor, Sendable {
     }
 
     public let options: Options
+    /// Finished transfers' handles kept for reuse, at most.
+    static let idleHandleLimit = 64
     private let inbox = Mutex(Inbox())
     private let multi: MultiHandle
     /// The engine thread, once it runs (tests check that tasks run there).
@@ -104,13 +111,13 @@ public final class TransferEngine: TaskExecutor, Sendable {
     /// Performs one HTTP exchange. Throws `TransferError` when no response came,
     /// `CancellationError` when the task was cancelled.
     public func perform(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let id = inbox.withLock { inbox -> UInt64 in
+        let id = withInbox { inbox -> UInt64 in
             defer { inbox.nextID += 1 }
             return inbox.nextID
         }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let accepted = inbox.withLock { inbox -> Bool? in
+                let accepted = withInbox { inbox -> Bool? in
                     guard !inbox.stopping else { return nil }
                     inbox.submissions.append(Submission(id: id, request: request, continuation: continuation))
                     // A cancel that raced ahead of the submission is replayed here.
@@ -126,14 +133,14 @@ public final class TransferEngine: TaskExecutor, Sendable {
                 }
             }
         } onCancel: {
-            inbox.withLock { _ = $0.cancellations.insert(id) }
+            withInbox { _ = $0.cancellations.insert(id) }
             curl_multi_wakeup(multi.pointer)
         }
     }
 
     public func enqueue(_ job: consuming ExecutorJob) {
         let unownedJob = UnownedJob(job)
-        let wake = inbox.withLock { inbox -> Bool? in
+        let wake = withInbox { inbox -> Bool? in
             guard !inbox.finished else { return nil }
             inbox.jobs.append(unownedJob)
             defer { inbox.polling = false }
@@ -150,14 +157,19 @@ public final class TransferEngine: TaskExecutor, Sendable {
 
     /// Ends the engine thread once running transfers are done; new ones are refused.
     public func shutdown() {
-        inbox.withLock { $0.stopping = true }
+        withInbox { $0.stopping = true }
         curl_multi_wakeup(multi.pointer)
+    }
+
+    /// The inbox under its lock, the hand-off told to ThreadSanitizer (`RaceDetector`).
+    private func withInbox<T: Sendable>(_ body: (inout Inbox) -> T) -> T {
+        inbox.withLock { inbox in RaceDetector.section(self) { body(&inbox) } }
     }
 
     /// Called by the loop before it polls: false when something arrived meanwhile, so it
     /// loops again instead; true means later submissions will wake it.
     fileprivate func mayPoll() -> Bool {
-        inbox.withLock { inbox in
+        withInbox { inbox in
             guard inbox.submissions.isEmpty, inbox.cancellations.isEmpty, inbox.jobs.isEmpty else { return false }
             inbox.polling = true
             return true
@@ -166,7 +178,7 @@ public final class TransferEngine: TaskExecutor, Sendable {
 
     /// Runs the task jobs queued so far (they may queue requests and more jobs).
     fileprivate func runJobs() {
-        let jobs = inbox.withLock { inbox in
+        let jobs = withInbox { inbox in
             defer { inbox.jobs.removeAll(keepingCapacity: true) }
             return inbox.jobs
         }
@@ -175,7 +187,7 @@ public final class TransferEngine: TaskExecutor, Sendable {
 
     /// Called by a stopping loop with no transfer left: true (and no more jobs taken) when no job is queued.
     fileprivate func finishIfIdle() -> Bool {
-        inbox.withLock { inbox in
+        withInbox { inbox in
             guard inbox.jobs.isEmpty, inbox.submissions.isEmpty else { return false }
             inbox.finished = true
             return true
@@ -183,7 +195,7 @@ public final class TransferEngine: TaskExecutor, Sendable {
     }
 
     fileprivate func takeInbox() -> (submissions: [Submission], cancellations: Set<UInt64>, stopping: Bool) {
-        inbox.withLock { inbox in
+        withInbox { inbox in
             defer {
                 inbox.submissions.removeAll()
                 inbox.cancellations.removeAll()
@@ -290,9 +302,11 @@ public final class TransferEngine: TaskExecutor, Sendable {
         }
 
         /// Resets a handle whose transfer is over (its results read) and keeps it for the next one.
+        /// At most `idleHandleLimit` wait: each keeps its buffers (16 KiB to receive, up to the
+        /// upload buffer), so a burst of hundreds in flight does not stay in memory after it.
         private func recycle(_ handle: UnsafeMutableRawPointer) {
             curl_easy_reset(handle)
-            if idleHandles.count < max(4, options.maxConnections) {
+            if idleHandles.count < max(4, min(TransferEngine.idleHandleLimit, options.maxConnections)) {
                 idleHandles.append(handle)
             } else {
                 curl_easy_cleanup(handle)

@@ -17,6 +17,8 @@ public final class S3Client: Sendable {
     /// Whether any request of this process got a reply: until one does, a refused connection is
     /// about the endpoint (a stopped server, a wrong port), not about the file being sent.
     private let answered = Atomic<Bool>(false)
+    /// The `Server` header of the first reply that had one: which implementation answers.
+    private let serverHeader = Mutex<String?>(nil)
 
     public init(endpoint: S3Endpoint, region: String, credentials: Credentials, engine: TransferEngine) {
         self.endpoint = endpoint
@@ -31,6 +33,9 @@ public final class S3Client: Sendable {
 
     /// Whether the server has answered any request of this client (with any status).
     public var hasAnswered: Bool { answered.load(ordering: .relaxed) }
+
+    /// The `Server` header the endpoint answered with, once any reply came (`ServerProfile.identify`).
+    public var server: String? { serverHeader.withLock { $0 } }
 
     /// The clock correction in seconds currently applied (server minus local).
     var clockSkew: TimeInterval { clockOffset.withLock { $0 } }
@@ -77,6 +82,7 @@ public final class S3Client: Sendable {
                 throw .transfer(TransferError(kind: .cancelled, message: "cancelled"))
             }
             answered.store(true, ordering: .relaxed)
+            if let server = response.header("server") { serverHeader.withLock { if $0 == nil { $0 = server } } }
             // A 2xx is judged by what each call needs from it (an ETag, an XML root), never by its
             // Content-Type: moto answers a good PUT with an empty text/html body.
             if (200..<300).contains(response.status) { return response }

@@ -7,8 +7,14 @@ public import R2UpModel
 extension S3ClientError: ClassifiedError {
     public var failureKind: FailureKind {
         switch self {
-        case .service(let failure): return .httpStatus(failure.status, code: failure.code)
-        case .unexpectedResponse(let text): return .other(text)
+        case .service(let failure):
+            // A 3xx or 4xx whose body is no S3 error document (a success body under a damaged
+            // status, a page) is as likely one bad reply as the endpoint's answer: tried again first.
+            if failure.message.hasPrefix("the reply is not an S3 error document"), failure.status < 500, failure.status != 429 {
+                return .malformedReply(failure.description)
+            }
+            return .httpStatus(failure.status, code: failure.code)
+        case .unexpectedResponse(let text): return .malformedReply(text)
         case .transfer(let failure):
             switch failure.kind {
             case .connectionRefused: return .connectionRefused
@@ -87,7 +93,7 @@ extension UploadError: ClassifiedError {
         case .notARegularFile, .invalidPartSize, .fileTooLarge, .invalidKey: return .invalidInput
         case .fileUnreadable: return .fileUnreadable
         case .fileChanged: return .fileChanged
-        case .verificationFailed(_, let reason): return .other(reason)
+        case .verificationFailed(_, let reason), .unconfirmed(_, let reason): return .other(reason)
         case .s3(let error): return error.failureKind
         case .store(let error): return error.failureKind
         case .keyConflict: return .keyConflict

@@ -90,8 +90,13 @@ public struct FileUploader: Sendable {
     /// Which server answered, learnt from the first reply's `Server` header and shared by copies.
     public let profile: ServerProfileCache
 
-    /// The checksum requests carry: the configured one, else the endpoint's default.
-    var check: IntegrityCheck { settings.integrityCheck ?? IntegrityCheck.defaultCheck(for: client.endpoint) }
+    /// The checksum requests carry: the configured one, else the endpoint's default, by the
+    /// server once a reply said which it is (read when an upload's first request goes out).
+    var check: IntegrityCheck {
+        if let configured = settings.integrityCheck { return configured }
+        let known = profile.value ?? client.server.map { ServerProfile.identify(endpoint: client.endpoint, serverHeader: $0) }
+        return IntegrityCheck.defaultCheck(for: client.endpoint, profile: known)
+    }
 
     public init(
         client: S3Client, settings: UploadSettings, slots: TransferSlots, retry: RequestRetryPolicy = RequestRetryPolicy(),
@@ -115,9 +120,11 @@ public struct FileUploader: Sendable {
             return try await putWhole(
                 file, bucket: bucket, key: key, attributes: attributes, journal: journal, condition: condition)
         }
+        // One check for every part of an upload: a resumed one keeps the check its parts carry.
+        let resumed = settings.integrityCheck == nil ? checkpoint?.parts.first?.checksum?.check : nil
         return try await MultipartUpload(
             uploader: self, file: file, bucket: bucket, key: key, attributes: attributes, journal: journal,
-            condition: condition
+            condition: condition, check: resumed ?? check
         ).run(checkpoint: checkpoint)
     }
 
@@ -202,7 +209,9 @@ public struct FileUploader: Sendable {
         _ file: LocalFile, bucket: String, key: String, attributes: ObjectAttributes, journal: (any UploadJournal)?,
         condition: WriteCondition?
     ) async throws(UploadError) -> UploadOutcome {
-        let checksum = try check.checksum(of: file, offset: 0, length: file.size)
+        // Hashed when the first PUT goes out: after the HEAD an unknown server gets first, whose
+        // reply says which checksum it verifies (`check`).
+        var hashed: PayloadChecksum?
         let sent = ByteCounter()
         var retrying = false
         // A stored object that does not match (after a second HEAD) is uploaded once more before the job fails.
@@ -211,8 +220,10 @@ public struct FileUploader: Sendable {
         while true {
             uploads += 1
             let reply = try await putOnce(
-                file, bucket: bucket, key: key, attributes: attributes, checksum: checksum, sent: sent, retrying: &retrying,
+                file, bucket: bucket, key: key, attributes: attributes, checksum: &hashed, sent: sent, retrying: &retrying,
                 journal: journal, condition: condition)
+            // An object found at the key as an earlier try's upload: no PUT went out, hash it now.
+            let checksum = if let hashed { hashed } else { try check.checksum(of: file, offset: 0, length: file.size) }
             let etag = reply.etag
             // Sent again below, the key holds what this PUT stored: that is what must be replaced.
             if condition != nil, !etag.isEmpty { condition = .etag(etag) }
@@ -240,7 +251,7 @@ public struct FileUploader: Sendable {
 
     /// One PUT of the whole file, with request retries; the file must not have moved since it was hashed.
     private func putOnce(
-        _ file: LocalFile, bucket: String, key: String, attributes: ObjectAttributes, checksum: PayloadChecksum,
+        _ file: LocalFile, bucket: String, key: String, attributes: ObjectAttributes, checksum hashed: inout PayloadChecksum?,
         sent: ByteCounter, retrying: inout Bool, journal: (any UploadJournal)?, condition: WriteCondition?
     ) async throws(UploadError) -> PutReply {
         // An object with this file's size and MD5 at a key that must be empty is an earlier try's
@@ -255,6 +266,8 @@ public struct FileUploader: Sendable {
             // Opened and hashed a moment ago; a retry comes later, when the file may have moved.
             if retrying { guard file.isUnchanged() else { throw file.changeError } }
             retrying = true
+            let checksum = if let hashed { hashed } else { try check.checksum(of: file, offset: 0, length: file.size) }
+            hashed = checksum
             let body = RequestBody.file(FileSlice(descriptor: file.descriptor, offset: 0, length: file.size))
             return try await slots.withTypedSlot(bytes: file.size) { () throws(UploadError) -> PutReply in
                 do {
@@ -284,7 +297,9 @@ public struct FileUploader: Sendable {
             // this one would lose that too. Where the server checked the body against the hash, it
             // stored the file as it was read, whole: a version, not a torn object, and it stands.
             // The track then shows the file changed since upload, or gone (cloud only).
-            if !reply.adopted, condition != .absent, Self.storedAsHashed(reply, checksum: checksum, endpoint: client.endpoint) {
+            if !reply.adopted, condition != .absent, let checksum = hashed,
+                Self.storedAsHashed(reply, checksum: checksum, endpoint: client.endpoint)
+            {
                 return reply
             }
             // A key that was empty is left empty: the file goes up whole on the next run. Elsewhere
@@ -350,6 +365,10 @@ public struct FileUploader: Sendable {
                     reason: "the server's HEAD replies carry no ETag, which S3 always sends, so the upload cannot be confirmed (the object is there, unconfirmed; a juicefs gateway needs --keep-etag)")
             }
             throw .s3(.transfer(failure))
+        } catch .s3(let failure) where failure.failureKind.retryClass == .retryable {
+            // The write was answered; only the check failed. Trying the whole upload again would
+            // meet its own object at the key (a 412 read as another's object): say what happened.
+            throw .unconfirmed(key: key, reason: "its verifying HEAD kept failing (last: \(failure))")
         }
         guard let info else { throw .verificationFailed(key: key, reason: "the object is missing after upload") }
         guard info.size == size else {

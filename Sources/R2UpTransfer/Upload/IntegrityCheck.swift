@@ -11,9 +11,13 @@ public enum IntegrityCheck: String, Sendable, CaseIterable {
     /// `x-amz-checksum-crc32c`: one SSE 4.2 instruction per 8 bytes, about 8 GB/s here.
     case crc32c
 
-    /// The check for an endpoint when none is configured: MD5 for R2, CRC-32C elsewhere.
-    public static func defaultCheck(for endpoint: S3Endpoint) -> IntegrityCheck {
-        endpoint.isR2 ? .md5 : .crc32c
+    /// The check for an endpoint when none is configured: MD5 for R2, CRC-32C elsewhere, and
+    /// MD5 for a server known (`profile`, from a reply) to verify Content-MD5 but not CRC-32C:
+    /// MinIO's gateway code as juicefs runs it stores a body whose CRC-32C is wrong.
+    public static func defaultCheck(for endpoint: S3Endpoint, profile: ServerProfile? = nil) -> IntegrityCheck {
+        if endpoint.isR2 { return .md5 }
+        if let profile, !profile.verifiesCRC32C, profile.verifiesContentMD5 { return .md5 }
+        return .crc32c
     }
 
     /// The checksum of a byte range of `file`, in this check's form.

@@ -14,6 +14,8 @@ struct MultipartUpload: Sendable {
     let journal: (any UploadJournal)?
     /// What the key must hold when the upload completes (nil: anything).
     let condition: WriteCondition?
+    /// The checksum every part carries, chosen once for the upload.
+    let check: IntegrityCheck
 
     private var client: S3Client { uploader.client }
 
@@ -30,7 +32,7 @@ struct MultipartUpload: Sendable {
             uploadID = try await uploader.withRetries("CreateMultipartUpload \(key)") { () throws(UploadError) -> String in
                 do {
                     return try await client.createMultipartUpload(
-                        bucket: bucket, key: key, attributes: attributes, check: uploader.check)
+                        bucket: bucket, key: key, attributes: attributes, check: check)
                 } catch {
                     throw .s3(S3ClientError(error))
                 }
@@ -54,7 +56,10 @@ struct MultipartUpload: Sendable {
                 throw UploadError.verificationFailed(key: key, reason: "the parts do not add up to the file")
             }
             do { try await journal?.bodySent(etag: nil) } catch { throw UploadError.store(error) }
-            let etag = try await uploader.conditioned(condition, bucket: bucket, key: key, multipart: true) {
+            // An earlier try's completion of these parts is taken, and this upload aborted.
+            let taken = Taken()
+            let own = adoption(of: parts, taken: taken)
+            let etag = try await uploader.conditioned(condition, bucket: bucket, key: key, multipart: true, adopting: own) {
                 (condition) throws(UploadError) -> String in
                 try await uploader.withRetries("CompleteMultipartUpload \(key)") { () throws(UploadError) -> String in
                     do {
@@ -65,16 +70,15 @@ struct MultipartUpload: Sendable {
                         // An attempt before completed it and its reply was lost: the object carries
                         // these parts' multipart ETag.
                         if condition != nil, case .service(let refused) = failure, refused.status == 412,
-                            let expected = Self.multipartETag(parts.map(\.etag)),
-                            let info = try? await client.headObject(bucket: bucket, key: key), info.etag == expected,
-                            info.size == file.size
+                            let info = try? await client.headObject(bucket: bucket, key: key), let adopted = await own?(info)
                         {
-                            return info.etag
+                            return adopted
                         }
                         throw FileUploader.conflict(failure, key: key, condition: condition)
                     }
                 }
             }
+            if taken.flag.load(ordering: .relaxed) { await abort(uploadID) }
             try await uploader.verify(bucket: bucket, key: key, size: file.size, etag: nil)
             return UploadOutcome(
                 bucket: bucket, key: key, etag: etag, size: file.size, bytesSent: sent.value,
@@ -86,6 +90,18 @@ struct MultipartUpload: Sendable {
         } catch {
             if !uploader.settings.keepPartsOnFailure { await abort(uploadID) }
             throw .s3(.transfer(TransferError(kind: .cancelled, message: "cancelled")))
+        }
+    }
+
+    /// An object at the key made of these very parts (its multipart ETag says so) is an earlier
+    /// try's completion whose confirmation was lost: it is taken (`taken` set), never replaced.
+    private func adoption(of parts: [UploadedPart], taken: Taken) -> ((ObjectInfo) async -> String?)? {
+        guard journal?.mayAdoptObjectAtKey ?? true, let expected = Self.multipartETag(parts.map(\.etag)) else { return nil }
+        let size = file.size
+        return { info in
+            guard info.etag == expected, info.size == size else { return nil }
+            taken.flag.store(true, ordering: .relaxed)
+            return info.etag
         }
     }
 
@@ -114,7 +130,7 @@ struct MultipartUpload: Sendable {
         }
         // Parts sent with another kind of checksum (the setting changed) cannot be completed
         // consistently: start over.
-        guard checkpoint.parts.allSatisfy({ $0.checksum?.check == uploader.check }) else {
+        guard checkpoint.parts.allSatisfy({ $0.checksum?.check == check }) else {
             await abort(checkpoint.uploadID)
             return .restart
         }
@@ -208,7 +224,7 @@ struct MultipartUpload: Sendable {
         _ number: Int, plan: PartPlan, uploadID: String, sent: ByteCounter, tally: ProgressTally
     ) async throws(UploadError) -> UploadedPart {
         let (offset, length) = plan.range(ofPart: number)
-        let checksum = try uploader.check.checksum(of: file, offset: offset, length: length)
+        let checksum = try check.checksum(of: file, offset: offset, length: length)
         let journal = journal
         let etag = try await uploader.withRetries("UploadPart \(number) of \(key)") { () throws(UploadError) -> String in
             guard file.isUnchanged() else { throw file.changeError }
@@ -238,6 +254,11 @@ struct MultipartUpload: Sendable {
             }
         }
     }
+}
+
+/// Whether an upload took the object an earlier try completed (then its own is aborted).
+final class Taken: Sendable {
+    let flag = Atomic<Bool>(false)
 }
 
 /// Sums the bytes sent by parts in flight for one progress figure.

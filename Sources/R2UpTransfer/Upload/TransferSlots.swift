@@ -15,6 +15,8 @@ public final class TransferSlots: Sendable {
     }
     private let state: Mutex<State>
     private let clock: @Sendable () -> Double
+    /// Where the engine reads each new transfer's low-speed limit and upload buffer size.
+    private let tuning: TransferTuning?
 
     /// A fixed limit.
     public convenience init(limit: Int) {
@@ -22,9 +24,15 @@ public final class TransferSlots: Sendable {
     }
 
     /// `clock` gives seconds on a monotonic scale (injected by tests).
-    public init(controller: DepthController, clock: @escaping @Sendable () -> Double = TransferSlots.monotonicSeconds) {
+    /// `tuning`: what the engine gives each new transfer, set here from the depth and the link.
+    public init(
+        controller: DepthController, tuning: TransferTuning? = nil,
+        clock: @escaping @Sendable () -> Double = TransferSlots.monotonicSeconds
+    ) {
         state = Mutex(State(controller: controller))
         self.clock = clock
+        self.tuning = tuning
+        tuning?.update(controller)
     }
 
     @Sendable public static func monotonicSeconds() -> Double {
@@ -70,11 +78,30 @@ public final class TransferSlots: Sendable {
     /// Frees a slot and tells the depth how the request went.
     public func release(bytes: Int64, seconds: Double, outcome: DepthController.Outcome) {
         let now = clock()
-        let next = state.withLock { state in
+        let (next, controller) = state.withLock { state in
             state.controller.record(bytes: bytes, seconds: seconds, outcome: outcome, inFlight: state.inUse, now: now)
-            return Self.handOut(&state, freeing: 1)
+            return (Self.handOut(&state, freeing: 1), state.controller)
         }
+        tuning?.update(controller)
         for waiter in next { waiter.resume() }
+    }
+
+    /// Runs one S3 call in a slot and tells the depth how it went (a HEAD's `bytes` is 0): the
+    /// way in for callers outside this module (offload's HEADs).
+    public func withSlot<T: Sendable>(
+        bytes: Int64 = 0, _ body: () async throws(S3ClientError) -> T
+    ) async throws(S3ClientError) -> T {
+        await acquire(bytes: bytes)
+        let start = clock()
+        do {
+            let value = try await body()
+            release(bytes: bytes, seconds: clock() - start, outcome: .completed)
+            return value
+        } catch {
+            let kind = error.failureKind
+            if kind == .cancelled { release() } else { release(bytes: bytes, seconds: clock() - start, outcome: DepthController.Outcome(kind)) }
+            throw error
+        }
     }
 
     /// Seconds on this slots' clock.
@@ -93,40 +120,6 @@ public final class TransferSlots: Sendable {
     }
 }
 
-/// The depth a run used, for `--json` summaries and `-v`.
-public struct DepthReport: Sendable, Equatable, Codable {
-    public var mode: String
-    public var settled: Int
-    public var peak: Int
-    public var final: Int
-    public var reason: String
-    public var throttledReplies: Int
-    /// Timeouts and broken connections.
-    public var failedReplies: Int
-    public var cuts: Int
-
-    init(_ controller: DepthController) {
-        mode = controller.pinned ? "pinned" : "adaptive"
-        settled = controller.settledDepth
-        peak = controller.peakDepth
-        final = controller.depth
-        reason = controller.settledReason.rawValue
-        throttledReplies = controller.throttledReplies
-        failedReplies = controller.failedReplies
-        cuts = controller.cuts
-    }
-
-    /// One line for `-v`.
-    public var line: String {
-        if mode == "pinned" { return "requests in flight: \(settled) (pinned by --concurrency)" }
-        var text = "requests in flight: settled at \(settled) (\(reason)), peak \(peak)"
-        if throttledReplies > 0 || failedReplies > 0 {
-            text += ", \(throttledReplies) throttled replies, \(failedReplies) timeouts or resets, \(cuts) cuts"
-        }
-        return text
-    }
-}
-
 extension DepthController.Outcome {
     /// What a failed request tells the depth: throttling, an overloaded link, or nothing (the
     /// server answered; its reply time counts like any other).
@@ -139,5 +132,25 @@ extension DepthController.Outcome {
         default:
             self = .completed
         }
+    }
+}
+
+/// What each new transfer is set up with, from the run's depth and the link it measured: the
+/// engine reads it as a transfer starts, the run's slots write it. Several slots (a push's and a
+/// pull's) may feed one.
+public final class TransferTuning: Sendable {
+    private let lowSpeed = Atomic<Int>(1)
+    private let uploadBuffer: Atomic<Int>
+
+    public init(uploadBufferCap: Int = Int(DepthController.bufferCap)) { uploadBuffer = Atomic(uploadBufferCap) }
+
+    /// curl's low-speed limit, bytes a second (`DepthController.lowSpeedLimit`).
+    public var lowSpeedLimit: Int { lowSpeed.load(ordering: .relaxed) }
+    /// The largest upload buffer a transfer gets (`DepthController.uploadBufferCap`).
+    public var uploadBufferCap: Int { uploadBuffer.load(ordering: .relaxed) }
+
+    func update(_ controller: DepthController) {
+        lowSpeed.store(controller.lowSpeedLimit, ordering: .relaxed)
+        uploadBuffer.store(controller.uploadBufferCap, ordering: .relaxed)
     }
 }

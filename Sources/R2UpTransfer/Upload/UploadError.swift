@@ -15,6 +15,10 @@ public enum UploadError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidKey(String)
     /// The server stored something other than what was sent.
     case verificationFailed(key: String, reason: String)
+    /// The server answered the write, but the check that the object is there failed for good
+    /// (its HEAD kept failing): the object is most likely stored, unconfirmed; `r2up retry`
+    /// looks again and takes it when it is this file's.
+    case unconfirmed(key: String, reason: String)
     case s3(S3ClientError)
     /// The store could not record a step of the upload (the database, not the file).
     case store(JournalError)
@@ -42,6 +46,8 @@ public enum UploadError: Error, Sendable, Equatable, CustomStringConvertible {
         case .fileTooLarge(let size): return "\(size) bytes is more than 10,000 parts of 5 GiB can hold"
         case .invalidKey(let reason): return "invalid object key: \(reason)"
         case .verificationFailed(let key, let reason): return "\(key): the stored object does not match: \(reason)"
+        case .unconfirmed(let key, let reason):
+            return "\(key): the upload was answered but could not be confirmed: \(reason); r2up retry tries again"
         case .s3(let error): return error.description
         case .store(let error): return error.description
         case .keyConflict(let key, let reason): return "the key '\(key)' \(reason); not replaced (--overwrite replaces it)"

@@ -1,6 +1,5 @@
 import Foundation
 import R2UpKit
-import R2UpModel
 
 extension DoctorCheck {
     /// `✓ endpoint: http://127.0.0.1:8333 answered (HTTP 403)`, `✗ bucket: … — check …`;

@@ -1,6 +1,5 @@
 public import Foundation
-import R2UpModel
-public import R2UpStore
+public import R2UpKit
 
 /// `r2up history` for people: one line per upload, newest first as given.
 ///

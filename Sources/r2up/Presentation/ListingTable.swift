@@ -1,6 +1,5 @@
 public import Foundation
 public import R2UpKit
-import R2UpModel
 
 /// `r2up ls` for people: folders first ("DIR"), then objects with their date and size.
 ///

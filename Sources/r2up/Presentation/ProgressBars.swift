@@ -1,4 +1,3 @@
-import R2UpModel
 public import R2UpKit
 /// The lines of a progress display: one bar per file in flight, then a total with rate and
 /// ETA. Pure text, every line at most `width` columns, so a display can move its cursor

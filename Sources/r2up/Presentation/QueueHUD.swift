@@ -1,6 +1,4 @@
 public import Foundation
-import R2UpModel
-import R2UpStore
 public import R2UpKit
 
 /// `r2up queue --watch`: seed 003's HUD as lines, redrawn by the CLI every interval. Counts,

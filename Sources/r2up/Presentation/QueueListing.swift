@@ -1,6 +1,4 @@
 public import Foundation
-import R2UpModel
-import R2UpStore
 public import R2UpKit
 
 /// `r2up queue` as plain text: the counts, then what is uploading, interrupted, up next and

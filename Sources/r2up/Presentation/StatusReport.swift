@@ -1,7 +1,5 @@
 import Foundation
-public import R2UpModel
-public import R2UpStore
-import R2UpKit
+public import R2UpKit
 
 /// How a terminal can draw icons: Unicode glyphs or ASCII, with or without ANSI colour.
 public struct TerminalStyle: Sendable, Equatable {
@@ -56,6 +54,8 @@ public struct StatusReport: Sendable, Equatable {
         public var icon: TrackIcon
         /// Its tags, when grouping by album or artist.
         public var tags: AudioTags? = nil
+        /// In an album filed under "Various Artists": the row names the track's artist.
+        public var inCompilation = false
 
         /// The file's name, without its folder.
         public var name: String { (record.path as NSString).lastPathComponent }
@@ -68,6 +68,16 @@ public struct StatusReport: Sendable, Equatable {
         public var tracks: [Track]
         /// The album or artist the group stands for; nil for a folder group.
         public var heading: GroupHeading? = nil
+        /// An album's discs, in `tracks` order, when it has more than one; empty otherwise.
+        public var discs: [Disc] = []
+    }
+
+    /// A section of an album's tracks: `count` tracks from where the previous section ends.
+    public struct Disc: Sendable, Equatable {
+        public var number: Int
+        /// "Disc 2", as the catalog names it.
+        public var title: String
+        public var count: Int
     }
 
     /// Groups ordered by folder, tracks by path.
@@ -143,7 +153,15 @@ public struct StatusReport: Sendable, Equatable {
         let label = group.summary.label(ascii: style.ascii)
         if !label.isEmpty { header += "  " + style.paint(label, group.summary.colour) }
         lines.append(header)
-        for track in group.tracks {
+        // Section lines before the first track of each disc.
+        var sections: [Int: String] = [:]
+        var start = 0
+        for disc in group.discs {
+            sections[start] = "  " + disc.title
+            start += disc.count
+        }
+        for (index, track) in group.tracks.enumerated() {
+            if let section = sections[index] { lines.append(section) }
             let glyph = track.icon.glyph(ascii: style.ascii, colour: style.colour)
             var line = "  " + (glyph.map { style.paint($0, track.icon.colour) } ?? " ") + " "
             line += TextColumns.printable(group.heading.map { track.taggedName(by: $0.by) } ?? track.name)
@@ -176,7 +194,10 @@ extension StatusReport: Encodable {
 }
 
 extension StatusReport.Group: Encodable {
-    private enum CodingKeys: String, CodingKey { case folder, summary, tracks, by, album, artist, year, duration }
+    private enum CodingKeys: String, CodingKey {
+        case folder, summary, tracks, by, album, artist, year, duration, genre, compilation, discs
+    }
+    private enum DiscKeys: String, CodingKey { case disc, title, tracks }
     private enum SummaryKeys: String, CodingKey { case name, uploaded, total, errors, uploading }
 
     public func encode(to encoder: any Encoder) throws {
@@ -195,6 +216,15 @@ extension StatusReport.Group: Encodable {
             try container.encode(heading.artist, forKey: .artist)
             try container.encode(heading.year, forKey: .year)
             try container.encode(heading.durationMs.map { Double($0) / 1000 }, forKey: .duration)
+            try container.encode(heading.genre, forKey: .genre)
+            try container.encode(heading.isCompilation, forKey: .compilation)
+            var discs = container.nestedUnkeyedContainer(forKey: .discs)
+            for disc in self.discs {
+                var entry = discs.nestedContainer(keyedBy: DiscKeys.self)
+                try entry.encode(disc.number, forKey: .disc)
+                try entry.encode(disc.title, forKey: .title)
+                try entry.encode(disc.count, forKey: .tracks)
+            }
         }
     }
 }
@@ -202,7 +232,7 @@ extension StatusReport.Group: Encodable {
 extension StatusReport.Track: Encodable {
     private enum CodingKeys: String, CodingKey {
         case path, icon, uploadState, downloadState, key, etag, lastError, interrupted, changedSinceUpload, title, artist, album, track, disc, year
-        case duration
+        case duration, albumArtist, genre, compilation
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -224,6 +254,9 @@ extension StatusReport.Track: Encodable {
             try container.encode(tags.disc, forKey: .disc)
             try container.encode(tags.year, forKey: .year)
             try container.encode(tags.durationMs.map { Double($0) / 1000 }, forKey: .duration)
+            try container.encode(tags.albumArtist, forKey: .albumArtist)
+            try container.encode(tags.genre, forKey: .genre)
+            try container.encode(tags.compilation == true, forKey: .compilation)
         }
     }
 }

@@ -19,7 +19,7 @@ struct CatalogIndexTests {
             CatalogTrack(key: "p/b/Demo.take2.mp3", url: "https://x/p/b/Demo.take2.mp3", details: bare),
         ])
         #expect(String(decoding: index.encoded(), as: UTF8.self) == #"""
-            {"bucket":"music","prefix":"p/","schema":"r2up-catalog","tracks":[{"album":"B","albumArtist":"AA","artist":"A","contentType":"audio/flac","duration":61.5,"etag":"e1","key":"p/a/01 Song.flac","size":2048,"title":"Björk","track":2,"uploaded":"2025-06-15T15:06:40Z","url":"https://x/p/a/01%20Song.flac","year":1995},{"etag":"e2","key":"p/b/Demo.take2.mp3","size":1,"title":"Demo.take2","url":"https://x/p/b/Demo.take2.mp3"}],"version":1}
+            {"albums":[{"album":"B","artist":"AA","compilation":false,"discs":[],"duration":61.5,"tracks":["p/a/01 Song.flac"],"year":1995},{"album":"Unknown Album","artist":"Unknown Artist","compilation":false,"discs":[],"tracks":["p/b/Demo.take2.mp3"]}],"bucket":"music","prefix":"p/","schema":"r2up-catalog","tracks":[{"album":"B","albumArtist":"AA","artist":"A","contentType":"audio/flac","duration":61.5,"etag":"e1","key":"p/a/01 Song.flac","size":2048,"title":"Björk","track":2,"uploaded":"2025-06-15T15:06:40Z","url":"https://x/p/a/01%20Song.flac","year":1995},{"etag":"e2","key":"p/b/Demo.take2.mp3","size":1,"title":"Demo.take2","url":"https://x/p/b/Demo.take2.mp3"}],"version":1}
             """#)
     }
 

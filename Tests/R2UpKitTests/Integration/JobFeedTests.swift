@@ -43,11 +43,11 @@ struct JobFeedTests {
         let summary = await queue.run(
             [],
             feeding: { feed in
-                await queue.enqueue(files.prefix(5).map(\.request), into: feed) { request, _ in
+                await Intake(queue: queue).enqueue(files.prefix(5).map(\.request), into: feed) { request, _ in
                     Issue.record("\(request.path) not queued")
                 }
                 for await _ in firstUploaded.stream { break }
-                await queue.enqueue(files.dropFirst(5).map(\.request), into: feed) { request, _ in
+                await Intake(queue: queue).enqueue(files.dropFirst(5).map(\.request), into: feed) { request, _ in
                     Issue.record("\(request.path) not queued")
                 }
             },
@@ -76,7 +76,7 @@ struct JobFeedTests {
         let summary = await queue.run(
             [],
             feeding: { feed in
-                await queue.enqueue(files.prefix(4).map(\.request), into: feed) { _, _ in }
+                await Intake(queue: queue).enqueue(files.prefix(4).map(\.request), into: feed) { _, _ in }
                 feed.fail(.busy(path: directory.path + "/r2up.sqlite"))
             },
             attributes: RunAttributes(), admit: { _ in true }
@@ -103,11 +103,11 @@ struct JobFeedTests {
             await queue.run(
                 [],
                 feeding: { feed in
-                    await queue.enqueue(files.prefix(2).map(\.request), into: feed) { _, _ in }
+                    await Intake(queue: queue).enqueue(files.prefix(2).map(\.request), into: feed) { _, _ in }
                     queuedSome.continuation.yield()
                     // Holds the run waiting for more until it is cancelled.
                     while feed.isOpen { try? await Task.sleep(for: .milliseconds(20)) }
-                    await queue.enqueue(files.dropFirst(2).map(\.request), into: feed) { _, _ in }
+                    await Intake(queue: queue).enqueue(files.dropFirst(2).map(\.request), into: feed) { _, _ in }
                 },
                 attributes: RunAttributes(), admit: { _ in true }
             ) { _ in }

@@ -91,7 +91,7 @@ struct ResumeTests {
         let queue = UploadQueue(store: store, service: service)
         let key = scope + "take.wav"
         // A previous run that got one part up, then stopped.
-        let job = try await queue.enqueue(PushRequest(path: file.path, key: key, attributes: ObjectAttributes())).job
+        let job = try await Intake(queue: queue).enqueue(PushRequest(path: file.path, key: key, attributes: ObjectAttributes())).job
         let uploadID = try await service.client.createMultipartUpload(bucket: server.bucket, key: key)
         let handle = try #require(FileHandle(forReadingAtPath: file.path))
         let md5 = try LocalFile(path: file.path).md5Base64(offset: 0, length: 8 << 20)
@@ -99,6 +99,8 @@ struct ResumeTests {
             bucket: server.bucket, key: key, uploadID: uploadID, partNumber: 1,
             body: FileSlice(descriptor: handle.fileDescriptor, offset: 0, length: 8 << 20), contentMD5: md5)
         _ = try store.updateJob(id: job.id) {
+            // As the job's machine recorded CreateMultipartUpload's answer.
+            $0.state = .initiated
             $0.uploadID = uploadID
             $0.partSize = 8 << 20
         }
@@ -124,9 +126,11 @@ struct ResumeTests {
         let key = scope + "set.flac"
         // A previous run: both parts sent and recorded, the upload completed, then it died.
         let queue = UploadQueue(store: store, service: service)
-        let job = try await queue.enqueue(PushRequest(path: file.path, key: key, attributes: ObjectAttributes())).job
+        let job = try await Intake(queue: queue).enqueue(PushRequest(path: file.path, key: key, attributes: ObjectAttributes())).job
         let uploadID = try await service.client.createMultipartUpload(bucket: server.bucket, key: key)
         _ = try store.updateJob(id: job.id) {
+            // As the job's machine recorded CreateMultipartUpload's answer.
+            $0.state = .initiated
             $0.uploadID = uploadID
             $0.partSize = 8 << 20
         }

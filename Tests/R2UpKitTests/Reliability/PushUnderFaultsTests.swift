@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import R2UpModel
 @testable import R2UpStore
 import R2UpTestSupport
 

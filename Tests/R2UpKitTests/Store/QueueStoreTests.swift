@@ -172,7 +172,8 @@ struct QueueStoreTests {
         }
         try store.completeJob(id: done.id, historyItem: Sample.item("3.flac", key: "3.flac"))
 
-        #expect(try store.recordBatch(starts: [first.id, second.id], verifying: [second.id], completions: []).isEmpty)
+        let started = [first, second].map { $0.driven(to: .uploading) }
+        #expect(try store.recordBatch(starts: started, verifying: [second.driven(to: .verifying)], completions: []).isEmpty)
         #expect(try store.job(id: first.id)?.state == .uploading)
         #expect(try store.job(id: second.id)?.state == .verifying)
         #expect(try store.track(path: "/m/2.flac")?.uploadState == .uploading)
@@ -180,9 +181,9 @@ struct QueueStoreTests {
         let outcomes = try store.recordBatch(
             starts: [], verifying: [],
             completions: [
-                (first, Sample.item("1.flac", key: "1.flac", size: 100)),
-                (done, Sample.item("3.flac", key: "3.flac", size: 300)),
-                (second, Sample.item("2.flac", key: "2.flac", size: 200)),
+                (first.driven(to: .completed), Sample.item("1.flac", key: "1.flac", size: 100)),
+                (done.driven(to: .completed), Sample.item("3.flac", key: "3.flac", size: 300)),
+                (second.driven(to: .completed), Sample.item("2.flac", key: "2.flac", size: 200)),
             ])
         #expect(outcomes.map { (try? $0.get()) != nil } == [true, false, true])
         #expect(try store.job(id: second.id)?.state == .completed)

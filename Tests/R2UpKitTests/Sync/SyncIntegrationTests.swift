@@ -207,13 +207,14 @@ struct SyncIntegrationTests {
         try folder.makeFile("library/growing.flac", size: 50)
         let store = try Store(path: folder.path + "/db/r2up.sqlite")
         let file = SyncScanner().scan(folder.path + "/library").files[0]
-        let queued = try store.enqueueSync(
-            [SyncUpload(file: file, key: prefix + "growing.flac", contentType: "audio/flac")], bucket: server.bucket)
-        try folder.makeFile("library/growing.flac", size: 80)
         let queue = UploadQueue(store: store, service: try server.service())
-        let result = await queue.run(queued.jobs, attributes: RunAttributes(), admit: SyncRunner.isAsQueued, onEvent: { _ in })
+        let queued = try await Intake(queue: queue).enqueue(
+            [PushRequest(scanned: file, key: prefix + "growing.flac", attributes: ObjectAttributes())], intent: .scheduled
+        ).map { try $0.get().job }
+        try folder.makeFile("library/growing.flac", size: 80)
+        let result = await queue.run(queued, attributes: RunAttributes(), admit: SyncRunner.isAsQueued, onEvent: { _ in })
         #expect(result.deferred.count == 1 && result.completed.isEmpty && result.failed.isEmpty)
-        #expect(try store.job(id: queued.jobs[0].id)?.state == .staged)
+        #expect(try store.job(id: queued[0].id)?.state == .staged)
         #expect(try await remoteTimes(prefix: prefix).isEmpty)
     }
 
@@ -226,11 +227,12 @@ struct SyncIntegrationTests {
         let sync = try runner(folder)
         let store = try Store(path: sync.databasePath)
         let files = SyncScanner().scan(library(folder)).files
-        let queued = try store.enqueueSync(
-            files.map { SyncUpload(file: $0, key: prefix + $0.relativePath, contentType: "audio/flac") }, bucket: server.bucket)
-        try FileManager.default.removeItem(atPath: library(folder) + "/gone.flac")
         let queue = UploadQueue(store: store, service: sync.service)
-        let result = await queue.run(queued.jobs, attributes: RunAttributes(), admit: SyncRunner.isAsQueued, onEvent: { _ in })
+        let queued = try await Intake(queue: queue).enqueue(
+            files.map { PushRequest(scanned: $0, key: prefix + $0.relativePath, attributes: ObjectAttributes()) }, intent: .scheduled
+        ).map { try $0.get().job }
+        try FileManager.default.removeItem(atPath: library(folder) + "/gone.flac")
+        let result = await queue.run(queued, attributes: RunAttributes(), admit: SyncRunner.isAsQueued, onEvent: { _ in })
         #expect(result.completed.map(\.fileName) == ["kept.flac"] && result.deferred.count == 1)
         #expect(try await sync.settleDeferred(result.deferred, store: store) == 0)
         #expect(try store.jobs(in: [.staged, .initiated, .uploading, .verifying, .failedRetryable]).isEmpty)

@@ -46,7 +46,9 @@ struct SyncScannerTests {
         let wanted = [folder.path + "/Cafe\u{301}.m4a", folder.path + "/a/x.m4a"].map { Array($0.utf8) }
         let known = all.filter { wanted.contains(Array($0.path.utf8)) }
         #expect(known.count == 2)
-        _ = try store.enqueueSync(known.map { SyncUpload(file: $0, key: $0.relativePath, contentType: "audio/mp4") }, bucket: "b")
+        _ = try store.enqueue(known.map {
+            UploadJob(path: $0.path, bucket: "b", key: $0.relativePath, contentType: "audio/mp4", length: $0.size, mtimeNs: $0.mtimeNs, createdAt: Date())
+        })
         let found = try store.withSyncStates(under: folder.path) { tracks in
             var found: [String] = []
             _ = try SyncScanner().scan(folder.path) { file in

@@ -101,6 +101,8 @@ struct RetryPolicyTests {
         (.httpStatus(503, code: "SlowDown"), 1, 1, .retry(after: .milliseconds(500))),
         (.httpStatus(403, code: "AccessDenied"), 1, 1, .permanent),
         (.fileVanished, 1, 1, .permanent),
+        // The request was tried again already: a reply not like S3's that persists is the endpoint's.
+        (.malformedReply("no ETag"), 1, 1, .permanent),
     ]
 
     @Test(
@@ -110,5 +112,15 @@ struct RetryPolicyTests {
         let made = Self.policy.decide(
             kind, streak: 1, attempts: attempts, attemptsThisRun: attemptsThisRun, duringUploadPart: false, now: Self.now)
         #expect(made == decision)
+    }
+
+    @Test("one reply not like S3's is tried again, at most 3 times in all; a BadDigest likewise")
+    func malformedReplyRetried() {
+        let requests = RequestRetryPolicy(random: { 0.5 })
+        #expect(FailureKind.malformedReply("no ETag").retryClass == .retryable)
+        #expect(requests.delayBeforeRetry(.malformedReply("no ETag"), attempt: 1) == .milliseconds(100))
+        #expect(requests.delayBeforeRetry(.malformedReply("no ETag"), attempt: 2) == .milliseconds(200))
+        #expect(requests.delayBeforeRetry(.malformedReply("no ETag"), attempt: 3) == nil)
+        #expect(requests.delayBeforeRetry(.httpStatus(400, code: "BadDigest"), attempt: 3) == nil)
     }
 }

@@ -30,20 +30,34 @@ enum JobEvent: Sendable, CustomTestStringConvertible {
 
     var testDescription: String { "\(self)" }
 
-    func send(to machine: inout UploadJobMachine, now: Date) -> UploadJobAction {
+    func send(to machine: inout UploadJobMachine, now: Date) -> Answer {
         switch self {
-        case .start(let multipart): machine.start(multipart: multipart)
-        case .initiated(let id): machine.initiated(uploadID: id)
-        case .partFinished: machine.partFinished()
-        case .bodySent: machine.bodySent()
-        case .verified: machine.verified()
-        case .failed(let kind): machine.failed(kind, now: now)
-        case .requeue: machine.requeue()
-        case .fileChanged: machine.fileChanged()
-        case .interrupted: machine.interrupted()
-        case .resumeFailed: machine.resumeFailed()
+        case .start(let multipart): .action(machine.start(multipart: multipart))
+        case .initiated(let id): .transition(machine.initiated(uploadID: id))
+        case .partFinished: .transition(machine.partFinished())
+        case .bodySent: .transition(machine.bodySent())
+        case .verified: .transition(machine.verified())
+        case .failed(let kind): .action(machine.failed(kind, now: now))
+        case .requeue: .action(machine.requeue())
+        case .fileChanged: .action(machine.fileChanged())
+        case .interrupted: .action(machine.interrupted())
+        case .resumeFailed: .transition(machine.resumeFailed())
         }
     }
+
+    /// The refusal of this event in `state`, in the shape its answer takes.
+    func rejected(in state: UploadJobState) -> Answer {
+        switch self {
+        case .initiated, .partFinished, .bodySent, .verified, .resumeFailed: .transition(.rejected(state: state, event: name))
+        case .start, .failed, .requeue, .fileChanged, .interrupted: .action(.rejected(state: state, event: name))
+        }
+    }
+}
+
+/// What the machine answered: an action for the driver, or the state a transition entered.
+enum Answer: Sendable, Equatable {
+    case action(UploadJobAction)
+    case transition(UploadJobTransition)
 }
 
 /// A state (with or without a multipart upload id) the table starts from.
@@ -62,9 +76,24 @@ struct JobStart: Sendable, Hashable, CustomTestStringConvertible {
 
 /// What an accepted transition leads to; nil in the table means rejected, nothing changed.
 struct Outcome: Sendable {
-    var action: UploadJobAction
+    var answer: Answer
     var state: UploadJobState
     var uploadID: String?
+
+    init(action: UploadJobAction, state: UploadJobState, uploadID: String? = nil) {
+        self.init(answer: .action(action), state: state, uploadID: uploadID)
+    }
+
+    /// An accepted transition: the answer names the state the machine is now in.
+    init(entered state: UploadJobState, uploadID: String? = nil) {
+        self.init(answer: .transition(.entered(state)), state: state, uploadID: uploadID)
+    }
+
+    init(answer: Answer, state: UploadJobState, uploadID: String?) {
+        self.answer = answer
+        self.state = state
+        self.uploadID = uploadID
+    }
 }
 
 @Suite("The upload job state machine")
@@ -87,7 +116,7 @@ struct UploadJobMachineTests {
         JobStart(state: .uploading): [Outcome(action: .suspend, state: .staged), nil],
         JobStart(state: .uploading, uploadID: "U1"): [
             Outcome(action: .suspend, state: .initiated, uploadID: "U1"),
-            Outcome(action: .restage(abortUploadID: "U1"), state: .staged),
+            Outcome(entered: .staged),
         ],
         JobStart(state: .verifying): [Outcome(action: .suspend, state: .staged), nil],
         JobStart(state: .verifying, uploadID: "U1"): [Outcome(action: .suspend, state: .initiated, uploadID: "U1"), nil],
@@ -100,7 +129,7 @@ struct UploadJobMachineTests {
     static let base: [JobStart: [Outcome?]] = [
         JobStart(state: .staged): [
             Outcome(action: .createMultipartUpload, state: .staged), Outcome(action: .putObject, state: .uploading),
-            Outcome(action: .uploadParts(uploadID: "U2", listParts: false), state: .initiated, uploadID: "U2"),
+            Outcome(entered: .initiated, uploadID: "U2"),
             nil, nil, nil,
             Outcome(action: retry, state: .failedRetryable),
             Outcome(action: .failPermanently(abortUploadID: nil), state: .failedPermanent),
@@ -111,7 +140,7 @@ struct UploadJobMachineTests {
         JobStart(state: .initiated, uploadID: "U1"): [
             Outcome(action: .uploadParts(uploadID: "U1", listParts: true), state: .uploading, uploadID: "U1"),
             nil, nil,
-            Outcome(action: .recordPart, state: .uploading, uploadID: "U1"),
+            Outcome(entered: .uploading, uploadID: "U1"),
             nil, nil,
             Outcome(action: retry, state: .failedRetryable, uploadID: "U1"),
             Outcome(action: .failPermanently(abortUploadID: "U1"), state: .failedPermanent),
@@ -121,7 +150,7 @@ struct UploadJobMachineTests {
         ],
         JobStart(state: .uploading): [
             nil, nil, nil, nil,
-            Outcome(action: .verifyObject, state: .verifying),
+            Outcome(entered: .verifying),
             nil,
             Outcome(action: retry, state: .failedRetryable),
             Outcome(action: .failPermanently(abortUploadID: nil), state: .failedPermanent),
@@ -131,8 +160,8 @@ struct UploadJobMachineTests {
         ],
         JobStart(state: .uploading, uploadID: "U1"): [
             nil, nil, nil,
-            Outcome(action: .recordPart, state: .uploading, uploadID: "U1"),
-            Outcome(action: .completeMultipartUpload(uploadID: "U1"), state: .verifying, uploadID: "U1"),
+            Outcome(entered: .uploading, uploadID: "U1"),
+            Outcome(entered: .verifying, uploadID: "U1"),
             nil,
             Outcome(action: retry, state: .failedRetryable, uploadID: "U1"),
             Outcome(action: .failPermanently(abortUploadID: "U1"), state: .failedPermanent),
@@ -142,7 +171,7 @@ struct UploadJobMachineTests {
         ],
         JobStart(state: .verifying): [
             nil, nil, nil, nil, nil,
-            Outcome(action: .publish, state: .completed),
+            Outcome(entered: .completed),
             Outcome(action: retry, state: .failedRetryable),
             Outcome(action: .failPermanently(abortUploadID: nil), state: .failedPermanent),
             Outcome(action: .suspend, state: .staged),
@@ -151,7 +180,7 @@ struct UploadJobMachineTests {
         ],
         JobStart(state: .verifying, uploadID: "U1"): [
             nil, nil, nil, nil, nil,
-            Outcome(action: .publish, state: .completed, uploadID: "U1"),
+            Outcome(entered: .completed, uploadID: "U1"),
             Outcome(action: retry, state: .failedRetryable, uploadID: "U1"),
             Outcome(action: .failPermanently(abortUploadID: "U1"), state: .failedPermanent),
             Outcome(action: .suspend, state: .initiated, uploadID: "U1"),
@@ -190,17 +219,17 @@ struct UploadJobMachineTests {
         let event = JobEvent.all[eventIndex]
         let expected = try #require(Self.table[start])[eventIndex]
         var machine = UploadJobMachine(state: start.state, uploadID: start.uploadID, attempts: 0, policy: Self.policy)
-        let action = event.send(to: &machine, now: Self.now)
+        let answer = event.send(to: &machine, now: Self.now)
         guard let expected else {
-            #expect(action == .rejected(state: start.state, event: event.name), "\(start) + \(event)")
+            #expect(answer == event.rejected(in: start.state), "\(start) + \(event)")
             #expect(machine.state == start.state)
             #expect(machine.uploadID == start.uploadID)
             return
         }
-        #expect(action == expected.action, "\(start) + \(event)")
+        #expect(answer == expected.answer, "\(start) + \(event)")
         #expect(machine.state == expected.state, "\(start) + \(event)")
         #expect(machine.uploadID == expected.uploadID, "\(start) + \(event)")
-        if expected.action == Self.retry {
+        if expected.answer == .action(Self.retry) {
             #expect(machine.attempts == 1)
             #expect(machine.nextAttemptAt == Self.now.addingTimeInterval(0.5))
         }

@@ -11,8 +11,8 @@ struct UploadJobScenarioTests {
     func singlePut() {
         var job = UploadJobMachine(policy: Self.policy)
         #expect(job.start(multipart: false) == .putObject)
-        #expect(job.bodySent() == .verifyObject)
-        #expect(job.verified() == .publish)
+        #expect(job.bodySent() == .entered(.verifying))
+        #expect(job.verified() == .entered(.completed))
         #expect(job.state == .completed)
         #expect(job.start(multipart: false) == .rejected(state: .completed, event: .start))
     }
@@ -21,11 +21,12 @@ struct UploadJobScenarioTests {
     func multipart() {
         var job = UploadJobMachine(policy: Self.policy)
         #expect(job.start(multipart: true) == .createMultipartUpload)
-        #expect(job.initiated(uploadID: "U") == .uploadParts(uploadID: "U", listParts: false))
+        #expect(job.initiated(uploadID: "U") == .entered(.initiated))
         #expect(job.state == .initiated)
-        for _ in 1...3 { #expect(job.partFinished() == .recordPart) }
-        #expect(job.bodySent() == .completeMultipartUpload(uploadID: "U"))
-        #expect(job.verified() == .publish)
+        for _ in 1...3 { #expect(job.partFinished() == .entered(.uploading)) }
+        #expect(job.bodySent() == .entered(.verifying))
+        #expect(job.uploadID == "U")
+        #expect(job.verified() == .entered(.completed))
         #expect(job.state == .completed)
         #expect(job.uploadID == "U")
     }
@@ -71,7 +72,7 @@ struct UploadJobScenarioTests {
                 _ = job.resumeFailed()
                 _ = job.initiated(uploadID: "U\(attempt)")
             }
-            for _ in 1...3 { #expect(job.partFinished() == .recordPart) }
+            for _ in 1...3 { #expect(job.partFinished() == .entered(.uploading)) }
             _ = job.bodySent()
             actions.append(job.failed(.connectionReset, now: Self.now))
         }
@@ -144,7 +145,7 @@ struct UploadJobScenarioTests {
         #expect(job.failed(gone, now: Self.now) == .restage(abortUploadID: nil))
         #expect(job.state == .staged)
         #expect(job.start(multipart: true) == .createMultipartUpload)
-        #expect(job.initiated(uploadID: "U2") == .uploadParts(uploadID: "U2", listParts: false))
+        #expect(job.initiated(uploadID: "U2") == .entered(.initiated))
         #expect(job.failed(gone, now: Self.now) == .failPermanently(abortUploadID: "U2"))
     }
 

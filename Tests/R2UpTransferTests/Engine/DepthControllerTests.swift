@@ -43,6 +43,33 @@ struct DepthControllerTests {
         #expect(DepthReport(controller).line == "requests in flight: 6 (pinned by --concurrency)")
     }
 
+    @Test("HEADs (0-byte requests, as offload sends) run for thousands of replies: the depth grows past the start and never traps")
+    func zeroByteRequests() {
+        var controller = DepthController()
+        controller.start(requestBytes: 0, now: 0)
+        let end = Link(latency: 0.04, rate: 1e9, bytes: 0).run(&controller, from: 0, until: 30)
+        #expect(end >= 30)
+        #expect(controller.depth >= 4)
+        #expect(controller.peakDepth >= 128)
+    }
+
+    @Test("the low-speed limit follows the measured link: a 64th of a request's share, so a link at a tenth of its rate trips nothing")
+    func lowSpeedLimit() {
+        var controller = DepthController()
+        #expect(controller.lowSpeedLimit == 1, "nothing measured: only a full stall counts")
+        let rate = 2.5e6  // 20 Mbit/s
+        _ = Link(latency: 0.04, rate: rate, bytes: 3 << 20).run(&controller, from: 0, until: 60)
+        let share = rate / Double(controller.depth)
+        #expect(controller.lowSpeedLimit > 1)
+        #expect(Double(controller.lowSpeedLimit) < share / 10 / 2, "limit \(controller.lowSpeedLimit), share \(share)")
+        var fast = DepthController()
+        _ = Link(latency: 0.001, rate: 1e10, bytes: 64 << 20).run(&fast, from: 0, until: 10)
+        #expect(fast.lowSpeedLimit == DepthController.lowSpeedCeiling)
+        var pinned = DepthController(pinned: 8)
+        _ = Link(latency: 0.04, rate: rate, bytes: 3 << 20).run(&pinned, from: 0, until: 10)
+        #expect(pinned.lowSpeedLimit == 1)
+    }
+
     @Test("the start is sized to the first request: 2 MiB in flight, between the floor and 128, within the memory budget")
     func startingDepth() {
         func start(_ bytes: Int64) -> Int {

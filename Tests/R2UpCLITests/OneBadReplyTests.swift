@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+
+/// Issue 28's pending decisions, each through tools/faultproxy.py in front of a real server:
+/// one reply missing what S3 sends is tried again (it no longer stops the run); a verifying
+/// HEAD that keeps failing says so (not "412 already holds"); a juicefs gateway gets a checksum
+/// it verifies.
+@Suite("One bad reply: retried, named, verified")
+struct OneBadReplyTests {
+    static func key(_ name: String) -> String { "bad-reply-\(UUID().uuidString.prefix(8))/\(name)" }
+
+    static func requests(_ log: String) -> [String] {
+        ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+    }
+
+    @Test("one PUT reply without its ETag is tried again: exit 0, the file's bytes, one history row")
+    func oneReplyWithoutETagRetried() async throws {
+        let server = try CoreServer.named(CoreServer.seaweedFS)
+        let folder = try TemporaryFolder()
+        let bytes = TwoServerCoreTests.bytes(70_000, seed: 21)
+        let source = folder.path + "/a.m4a"
+        try bytes.write(to: URL(fileURLWithPath: source))
+        let log = folder.path + "/faults.jsonl"
+        let proxy = try await IntegrityCommandTests.proxy(
+            server, ["--only-methods", "PUT", "--drop-etag", "1.0", "--max-faults", "1"], log: log)
+        defer { proxy.stop() }
+        var env = server.environment(home: folder.path)
+        env["R2UP_ENDPOINT"] = proxy.endpoint
+        let key = Self.key("a.m4a")
+        let db = folder.path + "/db.sqlite"
+        let push = try await CLI.run(["push", source, "--key", key, "--db", db], environment: env)
+        #expect(IntegrityCommandTests.faults(log, "drop-etag") == 1)
+        #expect(push.status == 0, "\(push.stderr)")
+        #expect(try await server.stored(under: key) == [key: TwoServerCoreTests.fingerprint(bytes)])
+        let history = try await CLI.run(["history", "--json", "--db", db], environment: env)
+        let rows = try JSONSerialization.jsonObject(with: Data(history.stdout.utf8)) as? [[String: Any]] ?? []
+        #expect(rows.count == 1 && rows.first?["r2Key"] as? String == key, "\(history.stdout)")
+    }
+
+    @Test("a multipart push whose verifying HEAD always answers 503 ends: exit 1, one line naming the HEAD, not started over; r2up retry then takes the object")
+    func headAlways503() async throws {
+        let server = try CoreServer.named(CoreServer.seaweedFS)
+        let folder = try TemporaryFolder()
+        let log = folder.path + "/faults.jsonl"
+        let proxy = try await IntegrityCommandTests.proxy(
+            server, ["--only-methods", "HEAD", "--error-rate", "1.0", "--error-statuses", "503", "--log-all"], log: log)
+        defer { proxy.stop() }
+        var env = server.environment(home: folder.path)
+        env["R2UP_ENDPOINT"] = proxy.endpoint
+        let source = folder.path + "/three.bin"
+        try TwoServerCoreTests.bytes(11 << 20, seed: 22).write(to: URL(fileURLWithPath: source))
+        let key = Self.key("three.bin")
+        let db = folder.path + "/db.sqlite"
+        // Over the 8 MiB threshold: two parts of 8 MiB and 3 MiB.
+        let push = try await CLI.run(["push", source, "--key", key, "--db", db], environment: env)
+        #expect(push.status == 1, "\(push.stderr)")
+        let lines = push.stderr.split(separator: "\n")
+        #expect(lines.count == 1, "\(push.stderr)")
+        #expect(push.stderr.contains("\(key): the upload was answered but could not be confirmed: its verifying HEAD kept failing"), "\(push.stderr)")
+        #expect(push.stderr.contains("503"), "\(push.stderr)")
+        #expect(!push.stderr.contains("412") && !push.stderr.contains("already holds"), "\(push.stderr)")
+        let requests = Self.requests(log)
+        let creates = requests.filter { $0.contains("\"method\": \"POST\"") && $0.contains("?uploads") }.count
+        #expect(creates == 1, "one multipart upload, not started over: \(creates)")
+        let history = try await CLI.run(["history", "--json", "--db", db], environment: env)
+        #expect(history.stdout == "[]\n", "no history row for an unconfirmed upload")
+        // With HEAD answering again, the retry sends the parts, finds the object they make at
+        // the key (its multipart ETag) and takes it: no 412, no second object, no upload left.
+        let direct = server.environment(home: folder.path)
+        let retry = try await CLI.run(["retry", "--all", "--db", db], environment: direct)
+        #expect(retry.status == 0, "\(retry.stderr)")
+        let after = try await CLI.run(["history", "--json", "--db", db], environment: direct)
+        let rows = try JSONSerialization.jsonObject(with: Data(after.stdout.utf8)) as? [[String: Any]] ?? []
+        #expect(rows.count == 1 && rows.first?["r2Key"] as? String == key, "\(after.stdout)")
+        let leftOpen = try await CLI.run(["queue", "--json", "--db", db], environment: direct)
+        let queue = try JSONSerialization.jsonObject(with: Data(leftOpen.stdout.utf8)) as? [String: Any] ?? [:]
+        #expect(queue["leftOnServer"] as? Int == 0 && (queue["failed"] as? [Any])?.isEmpty == true, "\(leftOpen.stdout)")
+    }
+
+    @Test("a juicefs gateway gets Content-MD5, which it verifies: a body damaged once on the way is refused and sent again")
+    func juicefsVerifiesWhatItGets() async throws {
+        let server = try CoreServer.named(CoreServer.minIO)
+        let folder = try TemporaryFolder()
+        let bytes = TwoServerCoreTests.bytes(300_000, seed: 23)
+        let source = folder.path + "/one.bin"
+        try bytes.write(to: URL(fileURLWithPath: source))
+        let log = folder.path + "/faults.jsonl"
+        let proxy = try await IntegrityCommandTests.proxy(
+            server, ["--only-methods", "PUT", "--corrupt-body-rate", "1.0", "--max-faults", "1", "--log-all"], log: log)
+        defer { proxy.stop() }
+        var env = server.environment(home: folder.path)
+        env["R2UP_ENDPOINT"] = proxy.endpoint
+        let key = Self.key("one.bin")
+        let push = try await CLI.run(["push", source, "--key", key, "--db", folder.path + "/db.sqlite"], environment: env)
+        #expect(IntegrityCommandTests.faults(log, "corrupt-body") == 1)
+        #expect(push.status == 0, "\(push.stderr)")
+        #expect(try await server.stored(under: key) == [key: TwoServerCoreTests.fingerprint(bytes)], "the file's bytes, not the damaged ones")
+        let puts = Self.requests(log).filter { $0.contains("\"method\": \"PUT\"") }
+        #expect(puts.count == 2, "the damaged PUT refused (BadDigest), then sent again: \(puts)")
+    }
+}

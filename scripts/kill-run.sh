@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# scripts/kill-run.sh — SIGKILL r2up push, sync and pull at many moments (issue 28 item 6).
+#
+#   scripts/kill-run.sh [--kills 200] [--seed 1] [--bwlimit 8M] [--span 2.4] [--keep]
+#
+# Starts a private SeaweedFS (scripts/seaweedfs.sh) and tools/faultproxy.py --log-all in front
+# of it (no faults: it logs every request, so each kill's step is known and a rerun that
+# re-sends an acknowledged part is caught). tools/killrun.py then, per moment, starts one
+# operation slowed by --bwlimit, SIGKILLs it after a seeded delay (the moments of each
+# operation spread over 0.01 s to --span), checks the store and the queue, reruns it
+# unhindered and checks the bucket, the history and the files (see tools/killrun.py).
+# One line per moment, a summary at the end; exit 1 if any check failed. Needs the built
+# binary (.build/debug/r2up, or R2UP_BIN) and .venv (scripts/setup.sh).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+ROOT=$PWD
+KEEP=0
+args=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --keep) KEEP=1; shift ;;
+    --kills|--seed|--bwlimit|--span|--start) args+=("$1" "$2"); shift 2 ;;
+    *) echo "kill-run.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+BIN=${R2UP_BIN:-$ROOT/.build/debug/r2up}
+[ -x "$BIN" ] || { echo "kill-run.sh: no r2up binary at $BIN (swift build first)" >&2; exit 2; }
+export VIRTUAL_ENV=$ROOT/.venv PATH=$ROOT/.venv/bin:$PATH
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/r2up-kill.XXXXXX")
+proxy_pid=""
+cleanup() {
+  local rc=$?
+  [ -n "$proxy_pid" ] && kill "$proxy_pid" 2>/dev/null || true
+  bash "$ROOT/scripts/seaweedfs.sh" stop "$WORK/server" >/dev/null 2>&1 || true
+  if [ "$KEEP" = 1 ]; then echo "kill-run.sh: kept $WORK" >&2; else rm -rf "$WORK"; fi
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+mkdir -p "$WORK/server"
+bash scripts/seaweedfs.sh start "$WORK/server" >/dev/null </dev/null
+# shellcheck source=/dev/null
+. "$WORK/server/env"
+export TZ=UTC HOME=$WORK/home XDG_CONFIG_HOME=$WORK/home/.config XDG_DATA_HOME=$WORK/home/.local/share
+mkdir -p "$HOME"
+
+python3 tools/faultproxy.py --upstream "${R2UP_ENDPOINT#http://}" --log-all --log "$WORK/proxy.jsonl" \
+  --max-seconds 86400 >"$WORK/proxy.out" 2>/dev/null &
+proxy_pid=$!
+for _ in $(seq 1 300); do grep -q '^PORT ' "$WORK/proxy.out" 2>/dev/null && break; sleep 0.1; done
+port=$(sed -n 's/^PORT //p' "$WORK/proxy.out")
+[ -n "$port" ] || { echo "kill-run.sh: faultproxy did not start" >&2; exit 1; }
+
+python3 tools/killrun.py --bin "$BIN" --work "$WORK" --proxy-port "$port" --proxy-log "$WORK/proxy.jsonl" ${args[@]+"${args[@]}"}
