@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Synchronization
 import R2UpKit
 
 extension R2Up {
@@ -8,7 +9,11 @@ extension R2Up {
             abstract: "Upload files (or a folder's tracks) and print their public URLs.",
             discussion: """
                 A folder uploads its tracks that are not uploaded yet, failed, or changed since \
-                (hidden files skipped, links not followed); keys are the paths inside the folder.
+                (hidden files, temporary names such as *.part, *.crdownload or ~*.tmp skipped, links \
+                not followed). A folder keeps its name, as cp -r and rsync do: push "Artist/Album (2019)" \
+                makes keys under Album (2019)/; push DIR/ (a trailing /) pushes its contents. URLs print in \
+                track order (disc, track number, name); a folder push ends with one summary line on stderr. \
+                --dry-run lists what would be uploaded, copied or skipped and sends nothing.
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -38,6 +43,9 @@ extension R2Up {
 
         @Flag(help: "Print a JSON array of the uploads instead of URLs.")
         var json = false
+
+        @Flag(name: .customLong("dry-run"), help: "List what would be uploaded, copied or skipped; send nothing.")
+        var dryRun = false
 
         @OptionGroup var replace: ReplaceOptions
 
@@ -77,10 +85,18 @@ extension R2Up {
             request.metadata = metadata
             request.tagMetadata = !tagOptions.noTagMetadata
             request.replace = replace.policy
+            request.folderNames = true
+            if dryRun {
+                try preview(request, runner: runner)
+                return
+            }
+            let started = ContinuousClock.now
             let quiet = global.quiet || json
             let progress = TransferProgress(limit: transfer.runOptions.bandwidthLimit)
             let display = ProgressDisplay.make(for: progress, quiet: quiet)
             let result: PushRunner.Summary
+            // Printed in track order once the run ends, whatever order the uploads finished in.
+            let urls = Mutex<[(path: String, url: String)]>([])
             do {
                 result = try await runner.run(
                     request, progress: display == nil ? nil : progress,  // counted only when drawn
@@ -90,17 +106,18 @@ extension R2Up {
                         display?.finish()
                         return summary
                     },
-                    admit: { _ in Terminal.admitsMoreWork },  // a closed stdout starts nothing new
+                    admit: { _ in Terminal.checkOutputReader() },  // a closed stdout starts nothing new
                     onNotice: { notice in say(notice) }
                 ) { event in
-                    if case .completed(_, let item, _) = event, !quiet {
-                        if let display { display.print(item.publicURL.absoluteString) } else { Terminal.output(item.publicURL.absoluteString) }
+                    if case .completed(let job, let item, _) = event, !quiet {
+                        urls.withLock { $0.append((job.path, item.publicURL.absoluteString)) }
                     }
                 }
             } catch {
                 throw CommandFailure(error.diagnosis)
             }
             let summary = result.run
+            for entry in PushOrder.sorted(urls.withLock { $0 }, path: \.path, store: runner.store) { Terminal.output(entry.url) }
             for (_, diagnosis) in summary.failed { Terminal.error("r2up: \(TextColumns.printable(diagnosis.message))") }
             for line in summary.stopLines { Terminal.error(TextColumns.printable(line)) }
             if global.verbose { Terminal.error("r2up: \(runner.service.depthLine)") }
@@ -112,6 +129,10 @@ extension R2Up {
                         etag: $0.etag ?? "", id: $0.id, depth: depth)
                 }
                 Terminal.output(JSONOutput.encode(items))
+            }
+            // A run that stopped or was interrupted has said so in its one line.
+            if result.hasFolders && !quiet && !Terminal.isOutputClosed && summary.stoppedBy == nil && !summary.interrupted {
+                Terminal.error(PushLine.text(result, seconds: (ContinuousClock.now - started) / .seconds(1)))
             }
             if result.status != .success { throw CommandFailure(status: result.status) }
         }

@@ -9,7 +9,11 @@ extension R2Up {
             discussion: """
                 Unchanged files cost no request: their size and mtime are compared with the last \
                 upload in the database. Files changed in the last --min-age wait for the next run. \
-                One sync per database at a time (exit 4). Prints one summary line.
+                One sync per database at a time (exit 4). Prints one summary line. The keys are the \
+                paths inside the folder (DIR and DIR/ alike) under --prefix. --delete removes from the \
+                bucket the objects r2up uploaded from files now gone or moved, never another's; it \
+                refuses an empty or unreadable folder (exit 2), and more than 10% of the folder's \
+                objects at once without --delete-max N or --force (exit 1, nothing deleted).
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -117,6 +121,7 @@ extension R2Up {
             }
             for problem in summary.problems { Terminal.error("r2up: \(TextColumns.printable(problem.path)): \(TextColumns.printable(problem.message))") }
             for failure in summary.failures { Terminal.error("r2up: \(TextColumns.printable(failure.path)): \(TextColumns.printable(failure.error))") }
+            if let refused = summary.deletionRefused { Terminal.error("r2up: --delete: \(TextColumns.printable(refused))") }
             if let line = RunEnding.line(
                 stoppedBy: summary.stoppedBy, interrupted: summary.interrupted, leftResumable: summary.leftResumable,
                 resume: "the next sync takes them")
@@ -131,6 +136,10 @@ extension R2Up {
                 } else {
                     Terminal.output("would upload \(TextColumns.printable(file.key)) (\(ByteCount.string(file.size)), \(file.reason.rawValue))")
                 }
+            }
+            for deletion in summary.deletions {
+                let why = deletion.reason == "moved" ? "moved" : "file gone"
+                Terminal.output("\(dryRun ? "would delete" : "deleted") \(TextColumns.printable(deletion.key)) (\(why))")
             }
             Terminal.output(summary.line)
         }

@@ -12,7 +12,8 @@ extension R2Up {
                 was closed or moved in and has been quiet for --min-age; temporary names never. A full \
                 pass runs every --rescan. Holds the sync lock of the database while it runs. Prints each \
                 upload's URL, or JSON Lines events with --json. SIGINT/SIGTERM: no new upload starts, \
-                those in flight get 10 s to finish (else they are left to resume), exit 0.
+                those in flight get 10 s to finish (else they are left to resume), exit 0. With --delete, \
+                each full pass then removes the objects of files gone or moved, as sync --delete does.
                 """)
 
         @OptionGroup var global: GlobalOptions

@@ -206,6 +206,16 @@ struct BadInputContext: Sendable {
         guard first.status == 0 else { throw HarnessError("first push: \(first.stderr)") }
     }
 
+    /// `lib/a.m4a` synced into the row's prefix (one object, one history row), then removed
+    /// from the folder, which is left empty.
+    func syncedOneThenEmptied() async throws {
+        try FileManager.default.createDirectory(atPath: folder + "/lib", withIntermediateDirectories: true)
+        let path = try file("lib/a.m4a")
+        let first = try await ProcessRunner.r2up(sync(folder + "/lib"), environment: environment, unprivileged: false)
+        guard first.status == 0 else { throw HarnessError("first sync: \(first.stderr)") }
+        try FileManager.default.removeItem(atPath: path)
+    }
+
     /// `push PATH` into the row's prefix, plus `extra` arguments.
     func push(_ path: String, _ extra: [String] = []) -> [String] {
         ["push", path, "--prefix", scope, "--db", database] + extra
@@ -239,9 +249,12 @@ struct BadInputSetup: Sendable {
 extension BadInputRow {
     /// `album/locked.m4a` (mode 000) beside `album/ok.m4a`, taken by `command` run as nobody: exit 1,
     /// ok.m4a uploaded, and the locked file's job failed for good, waiting for r2up retry.
-    static func unreadableFileInFolder(_ command: String, arguments: @escaping @Sendable (BadInputContext) -> [String]) -> BadInputRow {
+    static func unreadableFileInFolder(
+        _ command: String, summaryLines: Int = 0, arguments: @escaping @Sendable (BadInputContext) -> [String]
+    ) -> BadInputRow {
         BadInputRow(
-            id: "unreadable file, in \(command)", status: 1, phrase: "locked.m4a: cannot be read: Permission denied", objects: ["ok.m4a"]
+            id: "unreadable file, in \(command)", status: 1, phrase: "locked.m4a: cannot be read: Permission denied", objects: ["ok.m4a"],
+            summaryLines: summaryLines
         ) { c in
             try c.unreadableFile(in: "album")
             var setup = BadInputSetup(arguments(c), environment: c.environment, database: c.database, unprivileged: true)
@@ -274,7 +287,8 @@ extension BadInputRow {
         },
         // A folder's file r2up cannot read fails as an upload (exit 1), its neighbours uploaded;
         // push and sync both leave it a failed job (its track shows why), waiting for r2up retry.
-        unreadableFileInFolder("push DIR") { c in c.push(c.folder + "/album") },
+        // A folder push ends with its summary line (push: … 1 failed …); DIR/ keys its contents.
+        unreadableFileInFolder("push DIR", summaryLines: 1) { c in c.push(c.folder + "/album/") },
         unreadableFileInFolder("sync") { c in c.sync(c.folder + "/album") },
         // A subfolder sync cannot read hides its files: not all done (exit 1); the folder named: exit 2.
         BadInputRow(id: "unreadable subfolder, in sync", status: 1, phrase: "locked: cannot be read: Permission denied",
@@ -308,7 +322,7 @@ extension BadInputRow {
             try c.unreadableFolder("locked")
             return BadInputSetup(c.sync(c.folder + "/locked/inner"), environment: c.environment, database: c.database, unprivileged: true)
         },
-        BadInputRow(id: "unreadable folder, pushed", status: 2, phrase: "locked: cannot be read: Permission denied") { c in
+        BadInputRow(id: "unreadable folder, pushed", status: 2, phrase: "locked: cannot be read: Permission denied", summaryLines: 1) { c in
             try c.unreadableFolder("locked")
             return BadInputSetup(c.push(c.folder + "/locked"), environment: c.environment, database: c.database, unprivileged: true)
         },
@@ -348,11 +362,13 @@ extension BadInputRow {
             return setup
         },
         // A folder's file deleted before its turn: said, exit 1, and nothing left queued or shown for it.
-        BadInputRow(id: "a folder's file deleted before its turn", status: 1, phrase: "b.m4a: no such file", objects: ["a.flac"]) { c in
+        BadInputRow(
+            id: "a folder's file deleted before its turn", status: 1, phrase: "b.m4a: no such file", objects: ["a.flac"], summaryLines: 1
+        ) { c in
             try FileManager.default.createDirectory(atPath: c.folder + "/album", withIntermediateDirectories: true)
             _ = try c.file("album/a.flac", bytes: 3 << 20)
             let late = try c.file("album/b.m4a")
-            let arguments = c.push(c.folder + "/album", ["--bwlimit", "1M", "--concurrency", "1"])
+            let arguments = c.push(c.folder + "/album/", ["--bwlimit", "1M", "--concurrency", "1"])
             var setup = BadInputSetup(arguments, environment: c.environment, database: c.database)
             let environment = c.environment
             setup.run = { _ in
@@ -378,7 +394,7 @@ extension BadInputRow {
                     objects: ["sub/a.m4a"]) { c in
             _ = try c.folder("album/sub")
             try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: c.folder)
-            let pushed = try await ProcessRunner.r2up(c.push(c.folder + "/album"), environment: c.environment, unprivileged: true)
+            let pushed = try await ProcessRunner.r2up(c.push(c.folder + "/album/"), environment: c.environment, unprivileged: true)
             guard pushed.status == 0 else { throw HarnessError("push failed: \(pushed.stderr)") }
             try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: c.folder + "/album/sub")
             var setup = BadInputSetup(
@@ -455,6 +471,34 @@ extension BadInputRow {
         BadInputRow(id: "rm --prefix /", status: 2, phrase: "rm --prefix '/' would be the whole bucket", objects: ["a.m4a"]) { c in
             try await c.pushedOne()
             return BadInputSetup(["rm", "--prefix", "/", "--yes", "--db", c.database], environment: c.environment, database: c.database)
+        },
+        // A disk not mounted must never empty the bucket: --delete refuses an empty or missing folder.
+        BadInputRow(id: "sync --delete of an empty folder", status: 2, phrase: "is empty; sync --delete refuses", objects: ["a.m4a"]) { c in
+            try await c.syncedOneThenEmptied()
+            return BadInputSetup(c.sync(c.folder + "/lib", ["--delete", "--force"]), environment: c.environment, database: c.database)
+        },
+        BadInputRow(id: "sync --delete of a missing folder", status: 2, phrase: "lib: no such folder", objects: ["a.m4a"]) { c in
+            try await c.syncedOneThenEmptied()
+            try FileManager.default.removeItem(atPath: c.folder + "/lib")
+            return BadInputSetup(c.sync(c.folder + "/lib", ["--delete", "--force"]), environment: c.environment, database: c.database)
+        },
+        BadInputRow(id: "sync --delete of an unreadable folder", status: 2, phrase: "lib: cannot be read: Permission denied",
+                    objects: ["a.m4a"]) { c in
+            try await c.syncedOneThenEmptied()
+            _ = try c.file("lib/b.m4a")
+            try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: c.folder)
+            try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: c.folder + "/lib")
+            // The database written by root in the setup: nobody must be able to open it.
+            for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: c.database + suffix) {
+                try FileManager.default.setAttributes([.posixPermissions: 0o666], ofItemAtPath: c.database + suffix)
+            }
+            return BadInputSetup(
+                c.sync(c.folder + "/lib", ["--delete", "--force"]), environment: c.environment, database: c.database, unprivileged: true)
+        },
+        BadInputRow(id: "a key template that makes an empty key", status: 2, phrase: "--key-template makes an empty key for this file") { c in
+            BadInputSetup(
+                ["push", try c.file("a.m4a"), "--key-template", "{folder}", "--db", c.database], environment: c.environment,
+                database: c.database)
         },
         BadInputRow(id: "pull KEY FILE where the file is a folder", status: 2, phrase: "out/a.m4a: is a folder, not a file; nothing was written",
                     objects: ["a.m4a"]) { c in
@@ -709,9 +753,9 @@ extension BadInputRow {
             return setup
         },
         BadInputRow(id: "a file name that is not UTF-8, in push DIR", status: 1,
-                    phrase: "\\xFF.m4a: the file name is not valid UTF-8, so it cannot be a key", objects: ["ok.m4a"]) { c in
+                    phrase: "\\xFF.m4a: the file name is not valid UTF-8, so it cannot be a key", objects: ["ok.m4a"], summaryLines: 1) { c in
             try c.notUTF8File(in: "album")
-            return BadInputSetup(c.push(c.folder + "/album"), environment: c.environment, database: c.database)
+            return BadInputSetup(c.push(c.folder + "/album/"), environment: c.environment, database: c.database)
         },
         BadInputRow(id: "a file name that is not UTF-8, in sync", status: 0,
                     phrase: "\\xFF.m4a: the file name is not valid UTF-8, so it cannot be a key", objects: ["ok.m4a"]) { c in

@@ -76,7 +76,7 @@ struct DuCommandTests {
         ], in: dir)
         let prefix = PullFixtures.scratchPrefix("du-album")
         let lib = OffloadFixtures.Library(dir: dir, prefix: prefix, db: folder.path + "/db.sqlite", env: try PullFixtures.env(folder))
-        let push = try await CLI.run(lib.r2up(["push", dir, "--prefix", prefix]), environment: lib.env)
+        let push = try await CLI.run(lib.r2up(["push", dir + "/", "--prefix", prefix]), environment: lib.env)
         #expect(push.status == 0, "stderr: \(push.stderr)")
         let offload = try await CLI.run(lib.r2up(["offload", dir + "/B/a.flac"]), environment: lib.env)
         #expect(offload.status == 0, "stderr: \(offload.stderr)")

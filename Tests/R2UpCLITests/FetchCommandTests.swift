@@ -76,7 +76,7 @@ struct FetchCommandTests {
         let original = try await PullFixtures.sha256(dir + "/big.flac")
         let prefix = PullFixtures.scratchPrefix("fetch-kill")
         let lib = OffloadFixtures.Library(dir: dir, prefix: prefix, db: folder.path + "/db.sqlite", env: try PullFixtures.env(folder))
-        let push = try await CLI.run(lib.r2up(["push", dir, "--prefix", prefix]), environment: lib.env)
+        let push = try await CLI.run(lib.r2up(["push", dir + "/", "--prefix", prefix]), environment: lib.env)
         #expect(push.status == 0, "stderr: \(push.stderr)")
         let offload = try await CLI.run(lib.r2up(["offload", dir]), environment: lib.env)
         #expect(offload.stderr == "Offloaded 1 file (48 MB freed).\n")

@@ -227,7 +227,7 @@ enum OffloadFixtures {
         try StatusFiles.make(dir, names)
         let prefix = PullFixtures.scratchPrefix("offload")
         let lib = Library(dir: dir, prefix: prefix, db: folder.path + "/db.sqlite", env: try PullFixtures.env(folder))
-        let push = try await CLI.run(lib.r2up(["push", dir, "--prefix", prefix]), environment: lib.env)
+        let push = try await CLI.run(lib.r2up(["push", dir + "/", "--prefix", prefix]), environment: lib.env)
         guard push.status == 0 else { throw HarnessError("push failed: \(push.stderr)") }
         return lib
     }

@@ -102,7 +102,7 @@ struct PullCommandTests {
         let dir = folder.path + "/album"
         try StatusFiles.make(dir, ["a.bin", "b.bin"])
         let env = try PullFixtures.env(folder)
-        let push = try await CLI.run(["push", dir, "--prefix", prefix, "--db", folder.path + "/db.sqlite"], environment: env)
+        let push = try await CLI.run(["push", dir + "/", "--prefix", prefix, "--db", folder.path + "/db.sqlite"], environment: env)
         #expect(push.status == 0, "stderr: \(push.stderr)")
         // Pushed and unchanged: r2up's own copy may be replaced (here: it is identical, so skipped).
         try Data("edited locally, 100,011 bytes in the issue".utf8).write(to: URL(fileURLWithPath: dir + "/b.bin"))

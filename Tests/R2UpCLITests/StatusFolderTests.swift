@@ -56,7 +56,7 @@ struct StatusFolderTests {
         try StatusFiles.make(dir, ["a.bin", "b.bin", "c.bin"])
         let env = try PullFixtures.env(folder)
         let db = ["--db", folder.path + "/db.sqlite"]
-        let push = try await CLI.run(["push", dir, "--prefix", PullFixtures.scratchPrefix("status-edit")] + db, environment: env)
+        let push = try await CLI.run(["push", dir + "/", "--prefix", PullFixtures.scratchPrefix("status-edit")] + db, environment: env)
         #expect(push.status == 0, "stderr: \(push.stderr)")
         try Data("edited after its upload".utf8).write(to: URL(fileURLWithPath: dir + "/b.bin"))
         try FileManager.default.removeItem(atPath: dir + "/c.bin")
@@ -83,7 +83,7 @@ struct StatusFolderTests {
         let env = try PullFixtures.env(folder)
         let db = ["--db", folder.path + "/db.sqlite"]
         let prefix = PullFixtures.scratchPrefix("status-remote")
-        let push = try await CLI.run(["push", dir, "--prefix", prefix] + db, environment: env)
+        let push = try await CLI.run(["push", dir + "/", "--prefix", prefix] + db, environment: env)
         #expect(push.status == 0, "stderr: \(push.stderr)")
         try await PullFixtures.put([(prefix + "c.bin", .text("only in the cloud"))])
 

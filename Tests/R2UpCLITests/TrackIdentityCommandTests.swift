@@ -142,7 +142,7 @@ struct TrackIdentityCommandTests {
         let db = folder.path + "/db.sqlite"
         let prefix = Self.prefix("clash")
         let env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
-        let run = try await CLI.run(["push", folder.path, "--prefix", prefix, "--db", db], environment: env)
+        let run = try await CLI.run(["push", folder.path + "/", "--prefix", prefix, "--db", db], environment: env)
         #expect(run.status == 2)
         let paths = [nfc, nfd].sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         #expect(run.stderr == "r2up: \(paths[0]) and \(paths[1]) map to the key '\(prefix)/Caf\u{E9}.mp3' (names that differ only in Unicode normalisation, or a --prefix or --key that folds them together); rename one or change the prefix; nothing was sent\n")

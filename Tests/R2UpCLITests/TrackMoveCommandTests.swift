@@ -280,7 +280,7 @@ struct TrackMoveCommandTests {
         let db = folder.path + "/db.sqlite"
         let prefix = Self.prefix("push")
         var env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
-        let push = ["push", album, "--prefix", prefix, "--db", db]
+        let push = ["push", album + "/", "--prefix", prefix, "--db", db]
         #expect(try await CLI.run(push, environment: env).status == 0)
         try FileManager.default.moveItem(atPath: album + "/a.m4a", toPath: album + "/a (renamed).m4a")
 
@@ -304,7 +304,9 @@ struct TrackMoveCommandTests {
         try FileManager.default.moveItem(atPath: album + "/b.m4a", toPath: album + "/c.m4a")
         let refused = try await CLI.run(push, environment: env)
         #expect(refused.status == 1)
-        #expect(refused.stderr.split(separator: "\n").count == 1, "\(refused.stderr)")
+        // The refusal, then the folder push's summary line (issue 29 item 5).
+        #expect(refused.stderr.split(separator: "\n").count == 2, "\(refused.stderr)")
+        #expect(refused.stderr.contains("\npush: 0 uploaded (0 bytes), 0 copied, 1 skipped (unchanged), 1 failed in "), "\(refused.stderr)")
         #expect(
             refused.stderr.hasPrefix("r2up: \(album)/c.m4a: moved from \(album)/b.m4a: the key '\(prefix)/c.m4a' holds \(third) uploaded 20"),
             "\(refused.stderr)")
@@ -322,13 +324,13 @@ struct TrackMoveCommandTests {
         let first = Self.prefix("first")
         let second = Self.prefix("second")
         var env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
-        #expect(try await CLI.run(["push", album, "--prefix", first, "--db", db], environment: env).status == 0)
+        #expect(try await CLI.run(["push", album + "/", "--prefix", first, "--db", db], environment: env).status == 0)
 
         let log = folder.path + "/relay.jsonl"
         let relay = try await Self.relay(log: log)
         defer { relay.stop() }
         env["R2UP_ENDPOINT"] = relay.endpoint
-        let run = try await CLI.run(["push", album, "--prefix", second, "--db", db], environment: env)
+        let run = try await CLI.run(["push", album + "/", "--prefix", second, "--db", db], environment: env)
         #expect(run.status == 0, "stderr: \(run.stderr)")
         #expect(run.stdout.split(separator: "\n").count == 2, "\(run.stdout)")
         let requests = try Self.requests(log)
@@ -341,7 +343,7 @@ struct TrackMoveCommandTests {
         let url = try await CLI.run(["copy-url", album + "/b.m4a", "--db", db], environment: env)
         #expect(url.stdout.hasSuffix("/\(second)/b.m4a\n"), "\(url.stdout)")
         // The same push again has nothing to do.
-        let again = try await CLI.run(["push", album, "--prefix", second, "--db", db], environment: env)
+        let again = try await CLI.run(["push", album + "/", "--prefix", second, "--db", db], environment: env)
         #expect(again.status == 0)
         #expect(again.stderr.contains("nothing to upload"), "\(again.stderr)")
     }

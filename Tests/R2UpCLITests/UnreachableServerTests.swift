@@ -37,7 +37,7 @@ struct UnreachableServerTests {
             of: "https://SERVER", with: server["R2UP_ENDPOINT"]!.replacingOccurrences(of: "http://", with: "https://"))
         let started = Date()
         let run = try await CLI.run(
-            ["push", album, "--prefix", scope, "--db", database, "--endpoint", target], environment: env)
+            ["push", album + "/", "--prefix", scope, "--db", database, "--endpoint", target], environment: env)
         let elapsed = Date().timeIntervalSince(started)
         #expect(run.status == 3, "\(name): \(run.stderr)")
         let lines = run.stderr.split(separator: "\n")

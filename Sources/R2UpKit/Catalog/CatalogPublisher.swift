@@ -93,6 +93,14 @@ public struct CatalogPublisher: Sendable {
         } catch {
             throw .s3(error)
         }
+        // The old object of a track that moved (still there without --delete-moved or sync --delete)
+        // is not a second track: left out while it holds what this store wrote there.
+        let superseded: [String: String?]
+        do { superseded = try store.supersededKeys(bucket: service.bucket, prefix: prefix) } catch { throw .store(error) }
+        for (key, etag) in superseded {
+            guard let listed = objects[key], let etag else { continue }
+            if listed.etag.trimmingCharacters(in: ["\""]) == etag.trimmingCharacters(in: ["\""]) { objects[key] = nil }
+        }
         return objects
     }
 

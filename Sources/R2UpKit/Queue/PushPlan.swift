@@ -27,6 +27,10 @@ public struct PushPlan: Sendable {
     public var skipped: [Skipped] = []
     /// Folders with nothing to push, each with the line that says so.
     public var nothingToPush: [String] = []
+    /// Folders' files left alone: uploaded and unchanged at the key this push gives them.
+    public var unchanged: [(path: String, key: String)] = []
+    /// Whether a folder was named (a folder push ends with a summary line).
+    public var hasFolders = false
 
     /// - Parameters:
     ///   - paths: the command line's files and folders.
@@ -39,6 +43,8 @@ public struct PushPlan: Sendable {
     ///   - tags: the tags a template reads (preloaded here for each folder).
     ///   - bucket: where the push goes; a folder's new files are matched with its vanished
     ///     tracks there (`MovePlan`). nil: no moves.
+    ///   - folderNames: a folder named without a trailing `/` keeps its name in the keys
+    ///     (`Album/01.m4a`, as `cp -r` and rsync do); `DIR/` gives its contents. False: always its contents.
     /// The attributes each request gets.
     private let attributes: @Sendable (String) -> ObjectAttributes
 
@@ -49,7 +55,7 @@ public struct PushPlan: Sendable {
 
     public init(
         paths: [String], undecodable: [String: [UInt8]] = [:], key: String?, prefix: String?, template: KeyTemplate?,
-        onlyFailed: Bool, store: Store, tags: TagResolver, bucket: String? = nil,
+        onlyFailed: Bool, store: Store, tags: TagResolver, bucket: String? = nil, folderNames: Bool = false,
         attributes: @escaping @Sendable (String) -> ObjectAttributes
     ) throws {
         self.attributes = attributes
@@ -64,6 +70,8 @@ public struct PushPlan: Sendable {
                 if key != nil {
                     throw Refusal(diagnosis: Diagnosis(status: .badInput, message: "--key cannot name a folder's files; use --prefix"))
                 }
+                hasFolders = true
+                let named = folderNames ? Self.folderName(path) : nil
                 let found = try TrackFolder.scan(path, store: store, bucket: bucket, onlyFailed: onlyFailed)
                 // The folder named cannot be read: bad input (exit 2), as sync says; within it, a failed upload (1).
                 let root = URL(fileURLWithPath: path).standardizedFileURL.path
@@ -75,7 +83,7 @@ public struct PushPlan: Sendable {
                 let keyer = template.map { TemplateKeys(template: $0, tags: tags) }
                 func keyOf(_ file: ScannedFile) -> String {
                     let name = keyer?.key(path: file.path, relativePath: file.relativePath)
-                    return ObjectKey.forFile(named: name ?? file.relativePath, prefix: prefix)
+                    return ObjectKey.forFile(named: name ?? named.map { $0 + "/" + file.relativePath } ?? file.relativePath, prefix: prefix)
                 }
                 var planned = found.files.map { PlannedUpload(file: $0.file, key: keyOf($0.file), reason: $0.isKnown ? .changed : .new) }
                 // Uploaded, unchanged tracks whose key this push names differently (another --prefix or
@@ -95,6 +103,7 @@ public struct PushPlan: Sendable {
                     let waiting = Set(found.uploaded.map { Array($0.file.path.utf8) })
                     planned.removeAll { $0.reason == .changed && waiting.contains(Array($0.file.path.utf8)) }
                 }
+                unchanged += found.uploaded.filter { keyOf($0.file) == $0.key }.map { ($0.file.path, $0.key) }
                 if planned.isEmpty && found.problems.isEmpty && !moves.contains(where: { $0.upload.file.path.hasPrefix(root + "/") }) {
                     nothingToPush.append(
                         onlyFailed
@@ -114,6 +123,14 @@ public struct PushPlan: Sendable {
         try Self.checkKeys(all, templated: template != nil)
     }
 
+    /// The name a folder keeps in its keys: its last component, unless the path ends with `/`
+    /// (or names `.` or `..`), which gives its contents, as rsync reads a trailing slash.
+    static func folderName(_ path: String) -> String? {
+        guard !path.hasSuffix("/") else { return nil }
+        guard let last = path.split(separator: "/").last, last != ".", last != ".." else { return nil }
+        return ObjectKey.nfc(String(last))
+    }
+
     /// Two files for one key (names that differ only in Unicode normalisation, a --prefix
     /// or --key-template that folds them together), or a templated key over 1,024 bytes,
     /// stop the push before anything is sent (exit 2), naming the files.
@@ -124,6 +141,10 @@ public struct PushPlan: Sendable {
                 message: SyncPlan.clashMessage(paths: clash.paths, key: clash.key, templated: templated) + "; nothing was sent"))
         }
         for request in requests where templated {
+            if request.key.isEmpty || request.key.hasSuffix("/") {
+                throw Refusal(diagnosis: Diagnosis(
+                    status: .badInput, message: "\(request.path): --key-template makes an empty key for this file; change the template; nothing was sent"))
+            }
             if request.key.utf8.count > ObjectKey.maximumBytes {
                 throw Refusal(diagnosis: Diagnosis(
                     status: .badInput,

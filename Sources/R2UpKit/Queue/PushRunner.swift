@@ -24,6 +24,8 @@ public struct PushRunner: Sendable {
         /// Send each audio file's tags as metadata (they are read and stored either way).
         public var tagMetadata = true
         public var replace: ReplacePolicy = .guarded
+        /// A folder named without a trailing `/` keeps its name in the keys (`r2up push`); false: its contents.
+        public var folderNames = false
 
         public init(paths: [String]) { self.paths = paths }
     }
@@ -53,6 +55,12 @@ public struct PushRunner: Sendable {
     public struct Summary: Sendable {
         public var run: QueueRunSummary
         public var status: ExitStatus
+        /// Folders' files left alone, uploaded and unchanged.
+        public var unchanged = 0
+        /// Whether a folder was pushed.
+        public var hasFolders = false
+        /// Files that could not be queued or were skipped (counted as failed in the summary line).
+        public var notQueued = 0
     }
 
     package let store: Store
@@ -83,8 +91,10 @@ public struct PushRunner: Sendable {
             worst = max(worst, problem.status)
         }
         // Tracks that moved inside a pushed folder follow their files: a copy in the bucket each.
+        var refusedMoves = 0
         do {
             let moved = try intake.enqueueMoves(plan.moves, contentType: request.contentType, intent: .asked, replace: request.replace)
+            refusedMoves = moved.conflicts.count
             for conflict in moved.conflicts {
                 onNotice(.moveRefused(conflict.diagnosis))
                 worst = max(worst, .uploadFailed)
@@ -121,9 +131,17 @@ public struct PushRunner: Sendable {
                 },
                 attributes: runAttributes, progress: progress, admit: admit, onEvent: onEvent)
         }
-        worst = max(worst, Self.report(notQueued.withLock { $0 }, onNotice: onNotice))
+        let refused = notQueued.withLock { $0 }
+        worst = max(worst, Self.report(refused, onNotice: onNotice))
         do { try await tags.save() } catch { throw Failure(diagnosis: Diagnosis(error)) }
-        return Summary(run: summary, status: max(worst, summary.status))
+        return Summary(
+            run: summary, status: max(worst, summary.status), unchanged: plan.unchanged.count, hasFolders: plan.hasFolders,
+            notQueued: refused.filter { Self.isRefusal($0.result) }.count + plan.skipped.count + refusedMoves)
+    }
+
+    /// What `push --dry-run` shows: the plan alone, nothing queued and nothing sent.
+    public func preview(_ request: Request) throws(Failure) -> PushPlan {
+        try plan(request, tags: TagResolver(store: store))
     }
 
     /// The files to push, the tracks that moved, what was skipped.
@@ -133,7 +151,8 @@ public struct PushRunner: Sendable {
         do {
             return try PushPlan(
                 paths: request.paths, undecodable: request.undecodable, key: request.key, prefix: request.prefix,
-                template: request.template, onlyFailed: request.onlyFailed, store: store, tags: tags, bucket: service.bucket
+                template: request.template, onlyFailed: request.onlyFailed, store: store, tags: tags, bucket: service.bucket,
+                folderNames: request.folderNames
             ) { path in
                 var own = attributes
                 own.contentType = contentType ?? ContentType.forFile(named: (path as NSString).lastPathComponent)
@@ -144,6 +163,13 @@ public struct PushRunner: Sendable {
         } catch {
             throw Failure(diagnosis: Diagnosis(error))
         }
+    }
+
+    /// Whether a file that was not queued counts as failed: an error or a conflict (not one another run is uploading).
+    private static func isRefusal(_ result: Result<EnqueueResult, any Error>) -> Bool {
+        guard case .success(let outcome) = result else { return true }
+        if case .conflict = outcome.disposition { return true }
+        return false
     }
 
     /// What was not queued: files held by another run (grouped by its pid), conflicts, failures.

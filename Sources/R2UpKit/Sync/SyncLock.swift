@@ -89,6 +89,9 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A folder that exists and cannot be read or entered (permissions).
     case cannotRead(String, reason: String)
 
+    /// `--delete` of a folder with nothing in it: a disk not mounted must never empty the bucket.
+    case emptyForDelete(String, command: String = "sync")
+
     /// Checks the folder a sync or watch is given: there, a folder, and readable.
     public static func checkFolder(_ path: String, command: String) throws(SyncError) {
         var info = stat()
@@ -99,6 +102,20 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
         }
         guard info.st_mode & S_IFMT == S_IFDIR else { throw notFolder(path, command: command) }
         guard access(path, R_OK | X_OK) == 0 else { throw .cannotRead(path, reason: String(cString: strerror(errno))) }
+    }
+
+    /// `--delete`: the folder must also hold something (a name other than . and ..).
+    public static func checkFolderToMirror(_ path: String, command: String) throws(SyncError) {
+        try checkFolder(path, command: command)
+        guard let handle = opendir(path) else { throw .cannotRead(path, reason: String(cString: strerror(errno))) }
+        defer { closedir(handle) }
+        while let entry = readdir(handle) {
+            let name = withUnsafePointer(to: &entry.pointee.d_name) { pointer in
+                pointer.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
+            }
+            if name != "." && name != ".." { return }
+        }
+        throw .emptyForDelete(path, command: command)
     }
 
     /// The refusal of a path that exists and is no folder.
@@ -118,6 +135,8 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(path): no such folder; give the folder to \(command)"
         case .cannotRead(let path, let reason):
             return "\(path): cannot be read: \(reason)"
+        case .emptyForDelete(let path, let command):
+            return "\(path) is empty; \(command) --delete refuses to remove every object it uploaded from it (is a disk not mounted?); nothing done"
         case .isAFile(let path, let special, let command):
             let what = special ? "is not a folder" : "is a file, not a folder"
             return "\(path) \(what); \(command) takes a folder (r2up push uploads single files)"
@@ -129,7 +148,7 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .locked: Diagnosis(status: .locked, message: description)
         case .lockFailed: Diagnosis(status: .storeFailure, message: description)
-        case .notAFolder, .isAFile, .cannotRead: Diagnosis(status: .badInput, message: description)
+        case .notAFolder, .isAFile, .cannotRead, .emptyForDelete: Diagnosis(status: .badInput, message: description)
         }
     }
 }

@@ -99,6 +99,9 @@ public struct SyncPlan: Sendable {
                     rejected.append(SyncFailure(
                         path: path, key: key, error: Self.clashLine(others: paths.count - 1, key: key, templated: keyFor != nil)))
                 }
+            } else if key.isEmpty || key.hasSuffix("/") {
+                rejected.append(SyncFailure(
+                    path: candidates[0].file.path, key: key, error: "--key-template makes an empty key for this file; change the template"))
             } else if key.utf8.count > ObjectKey.maximumBytes {
                 rejected.append(SyncFailure(
                     path: candidates[0].file.path, key: key,

@@ -41,6 +41,7 @@ public struct SyncOptions: Sendable {
     var abortsOrphans = true
     /// `--delete-moved`: a moved track's old object is deleted once its copy is verified.
     public var deleteMoved = false
+    public var mirror = MirrorOptions()
 
     public init() {}
 }
@@ -61,7 +62,7 @@ public struct SyncRunner: Sendable {
     /// a file that fails is in the summary's failures.
     public func run(_ folder: String, options: SyncOptions) async throws -> SyncSummary {
         let started = ContinuousClock.now
-        try SyncError.checkFolder(folder, command: "sync")
+        try options.mirror.delete ? SyncError.checkFolderToMirror(folder, command: "sync") : SyncError.checkFolder(folder, command: "sync")
         let root = URL(fileURLWithPath: folder).standardizedFileURL.path
 
         // A dry run changes nothing: no lock file, and no database made where none is.
@@ -77,7 +78,9 @@ public struct SyncRunner: Sendable {
                 : try SyncLock.acquire(path: lockPath, holder: options.lockHolder)
         }
         defer { withExtendedLifetime(lock) {} }
-        return try await pass(root: root, store: store, options: options, started: started)
+        var summary = try await pass(root: root, store: store, options: options, started: started)
+        try await settleStale(root: root, store: store, options: options, into: &summary)
+        return summary
     }
 
     /// One pass over `root` (absolute, standardised) with the lock held: the whole folder, or
@@ -137,6 +140,7 @@ public struct SyncRunner: Sendable {
 
         var summary = SyncSummary()
         summary.dryRun = options.dryRun
+        (summary.vanished, summary.movedTracks) = (vanished, moved.moves.map(\.track))
         summary.unchanged = plan.unchanged
         summary.waiting = plan.waiting.count
         summary.excluded = plan.filtered

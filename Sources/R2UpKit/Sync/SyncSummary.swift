@@ -62,6 +62,15 @@ public struct SyncSummary: Sendable, Equatable, Encodable {
     public var retryPaths: [String] = []
     /// The requests the run kept in flight, and why (`DepthController`).
     public var depth: DepthReport?
+    /// Objects this store uploaded from files now gone or moved, left in the bucket (`--delete` removes them).
+    public var stale = 0
+    /// With `--delete`: the objects removed from the bucket (with `--dry-run`: those it would remove).
+    public var deletions: [SyncDeletion] = []
+    /// Why `--delete` removed nothing (too many at once, part of the folder unreadable).
+    public var deletionRefused: String?
+    /// Uploaded tracks the pass found gone, and those of them that moved (for `--delete`). Not part of the JSON.
+    var vanished: [VanishedTrack] = []
+    var movedTracks: [VanishedTrack] = []
 
     public init() {}
 
@@ -81,6 +90,7 @@ public struct SyncSummary: Sendable, Equatable, Encodable {
         case failures, problems, planned, exitCode
         case awaitingRetry, retryLater, nextRetryAt, heldElsewhere, stoppedBy, interrupted, leftResumable
         case depth
+        case stale, removed, wouldRemove, deletions, deletionRefused
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -114,6 +124,11 @@ public struct SyncSummary: Sendable, Equatable, Encodable {
         try c.encode(interrupted, forKey: .interrupted)
         try c.encode(leftResumable, forKey: .leftResumable)
         try c.encodeIfPresent(depth, forKey: .depth)
+        try c.encode(stale, forKey: .stale)
+        try c.encode(dryRun ? 0 : deletions.count, forKey: .removed)
+        try c.encode(dryRun ? deletions.count : 0, forKey: .wouldRemove)
+        try c.encode(deletions, forKey: .deletions)
+        try c.encodeIfPresent(deletionRefused, forKey: .deletionRefused)
     }
 
     /// "sync: 12 uploaded (340 MB), 1 failed, 4,210 unchanged, 3 waiting (still being written) in 2.3 s"
@@ -144,6 +159,12 @@ public struct SyncSummary: Sendable, Equatable, Encodable {
         }
         if heldElsewhere > 0 { parts.append("\(Self.count(heldElsewhere)) being uploaded by another r2up") }
         if leftResumable > 0 { parts.append("\(Self.count(leftResumable)) left to resume") }
+        if !deletions.isEmpty {
+            parts.append(dryRun ? "\(Self.count(deletions.count)) to delete from the bucket" : "\(Self.count(deletions.count)) deleted from the bucket")
+        }
+        if stale > 0 && !(dryRun && stale == deletions.count) {
+            parts.append("\(Self.count(stale)) stale in the bucket (files gone or moved; sync --delete removes them)")
+        }
         let tenths = (seconds * 10).rounded() / 10
         return "sync\(dryRun ? " --dry-run" : ""): " + parts.joined(separator: ", ") + " in \(tenths) s"
     }

@@ -83,7 +83,8 @@ public struct WatchRunner: Sendable {
     ) async throws -> WatchSummary {
         var roots: [String] = []
         for folder in folders {
-            try SyncError.checkFolder(folder, command: "watch")
+            try options.sync.mirror.delete
+                ? SyncError.checkFolderToMirror(folder, command: "watch") : SyncError.checkFolder(folder, command: "watch")
             let root = URL(fileURLWithPath: folder).standardizedFileURL.path  // as sync spells it: the same track paths
             if let other = roots.first(where: { Self.contains($0, root) || Self.contains(root, $0) }) {
                 throw WatchError.overlapping(other, root)
@@ -127,7 +128,13 @@ public struct WatchRunner: Sendable {
             var chosen = base
             chosen.abortsOrphans = first
             if paths != nil { chosen.verifyRemote = false }  // a batch: the listing is for full passes
-            let summary = try await sync.pass(root: root, store: store, options: chosen, only: paths)
+            var summary = try await sync.pass(root: root, store: store, options: chosen, only: paths)
+            // --delete after a full pass only: a batch does not see the whole folder.
+            if paths == nil && chosen.mirror.delete {
+                try await sync.settleStale(root: root, store: store, options: chosen, into: &summary)
+                for deletion in summary.deletions { onEvent(.notice("deleted \(deletion.key) from the bucket (\(deletion.reason == "moved" ? "moved" : "file gone"))")) }
+                if let refused = summary.deletionRefused { onEvent(.notice("--delete: \(refused)")) }
+            }
             for problem in summary.problems { onEvent(.notice("\(problem.path): \(problem.message)")) }
             for failure in summary.failures { onEvent(.failed(failure)) }
             tally.withLock { $0.failed += summary.failures.count }

@@ -19,7 +19,8 @@ import Foundation
 /// | `folder` | the file's folder, relative to what was given | "" (and the `/` after it goes too) |
 ///
 /// A value's `/`, control characters and `\ : * ? " < > |` become `_`; each segment of the key is
-/// trimmed of spaces, is never empty, `.` or `..` (those become `_`), and the key is NFC.
+/// trimmed of spaces, is never empty, `.` or `..` (those become `_`), and the key is NFC. A key
+/// with nothing in it (`{folder}` of a file at the top) is "": the file is refused.
 public struct KeyTemplate: Sendable, Equatable {
     public enum Field: String, Sendable, CaseIterable {
         case title, artist, albumartist, album, year, track, disc, ext, stem, folder
@@ -108,6 +109,8 @@ public struct KeyTemplate: Sendable, Equatable {
                 }
             }
         }
+        // Nothing but slashes and spaces: no key at all ("" — push and sync refuse the file).
+        guard key.contains(where: { $0 != "/" && !$0.isWhitespace }) else { return "" }
         // Segments: a missing folder leaves an empty one, which goes; others are made safe.
         let segments = key.split(separator: "/", omittingEmptySubsequences: false).map {
             $0.trimmingCharacters(in: .whitespaces)

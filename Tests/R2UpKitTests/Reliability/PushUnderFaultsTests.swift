@@ -26,7 +26,7 @@ struct PushUnderFaultsTests {
         let database = directory.path + "/r2up.sqlite"
         let started = Date()
         let run = try await Subprocess.run(
-            R2UpBinary.path, ["push", album, "--prefix", scope, "--db", database], environment: environment)
+            R2UpBinary.path, ["push", album + "/", "--prefix", scope, "--db", database], environment: environment)
         let seconds = Date().timeIntervalSince(started)
         #expect(run.status == 0, "stderr: \(run.stderrText)")
         #expect(run.stdoutText.split(separator: "\n").count == expected.count)

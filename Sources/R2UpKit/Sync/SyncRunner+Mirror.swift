@@ -1,0 +1,130 @@
+import Foundation
+import R2UpModel
+import R2UpStore
+import R2UpTransfer
+
+/// `sync --delete` / `watch --delete`: the bucket as a mirror of the folder.
+public struct MirrorOptions: Sendable, Equatable {
+    /// Remove the objects this store uploaded from files that are gone or moved.
+    public var delete = false
+    /// `--delete-max N`: allow up to N deletions in one run (else at most 10% of the folder's objects).
+    public var deleteMax: Int?
+    /// `--force`: no limit on how many are deleted at once.
+    public var force = false
+
+    public init(delete: Bool = false, deleteMax: Int? = nil, force: Bool = false) {
+        self.delete = delete
+        self.deleteMax = deleteMax
+        self.force = force
+    }
+
+    /// More than this share of the folder's objects at once needs `--delete-max` or `--force`.
+    public static let defaultShare = 10
+
+    /// Why `count` deletions out of `total` objects are refused, or nil when they may go.
+    public func refusal(count: Int, total: Int) -> String? {
+        guard count > 0, !force else { return nil }
+        if let deleteMax {
+            guard count > deleteMax else { return nil }
+            return "\(count) stale objects to delete, more than --delete-max \(deleteMax); nothing deleted (raise --delete-max, or --force)"
+        }
+        guard count * 100 > total * Self.defaultShare else { return nil }
+        return "\(count) stale objects to delete of \(total) this folder uploaded (more than \(Self.defaultShare)%); nothing deleted "
+            + "(check the folder is the one you mean, then give --delete-max \(count) or --force)"
+    }
+}
+
+/// An object `sync --delete` removed (or would remove, with `--dry-run`).
+public struct SyncDeletion: Sendable, Equatable, Codable {
+    public var key: String
+    /// The file it was uploaded from.
+    public var path: String
+    /// "gone": the file is gone; "moved": its track is at another key now.
+    public var reason: String
+}
+
+extension SyncRunner {
+    /// After a pass (never within it): the objects this store uploaded from files under `root`
+    /// that no file holds any more. Without `--delete` they are only counted (`stale`); with
+    /// it they are deleted unless the pass could not see the whole folder, the run stopped,
+    /// or they are too many at once (`MirrorOptions.refusal`). An object that is not what this
+    /// store uploaded (another ETag) is kept.
+    func settleStale(root: String, store: Store?, options: SyncOptions, into summary: inout SyncSummary) async throws {
+        guard let store, summary.stoppedBy == nil, !summary.interrupted else { return }
+        let prefix = SyncPlan.normalizedPrefix(options.prefix)
+        let bucket = service.bucket
+        let stale = try staleObjects(root: root, prefix: prefix, store: store, options: options, summary: summary)
+        summary.stale = stale.count
+        guard options.mirror.delete, !stale.isEmpty else { return }
+        if summary.problems.contains(where: \.unreadFolder) {
+            summary.deletionRefused = "part of the folder could not be read; no stale object deleted"
+            return
+        }
+        let total = try store.mirroredObjectCount(under: root, bucket: bucket, prefix: prefix) + stale.filter(\.moved).count
+        if let refusal = options.mirror.refusal(count: stale.count, total: total) {
+            summary.deletionRefused = refusal
+            summary.exitCode = max(ExitStatus(rawValue: summary.exitCode) ?? .success, .uploadFailed).rawValue
+            return
+        }
+        let listed = stale.map { SyncDeletion(key: $0.key, path: $0.path, reason: $0.moved ? "moved" : "gone") }
+        if options.dryRun {
+            summary.deletions = listed
+            return
+        }
+        var removed: [StaleObject] = []
+        for (object, entry) in zip(stale, listed) {
+            do {
+                // Only what this store wrote: an object replaced since (another ETag) stays.
+                if let info = try await service.client.headObject(bucket: bucket, key: object.key) {
+                    if let recorded = object.etag, Self.bare(recorded) != Self.bare(info.etag) {
+                        summary.failures.append(SyncFailure(
+                            path: object.path, key: object.key,
+                            error: "not deleted (--delete): the object at \(object.key) changed since r2up uploaded it"))
+                        continue
+                    }
+                    try await service.client.deleteObject(bucket: bucket, key: object.key)
+                }
+                removed.append(object)
+                summary.deletions.append(entry)
+            } catch {
+                summary.failures.append(SyncFailure(
+                    path: object.path, key: object.key, error: "not deleted (--delete): \(Diagnosis(error).message)"))
+            }
+        }
+        summary.stale -= removed.count
+        do {
+            try store.recordMirrorDeletions(bucket: bucket, objects: removed)
+        } catch {
+            summary.failures.append(SyncFailure(path: databasePath, key: removed.first?.key ?? "", error: Diagnosis(error).message))
+            summary.exitCode = max(ExitStatus(rawValue: summary.exitCode) ?? .success, .storeFailure).rawValue
+        }
+        if summary.exitCode == 0 && !summary.failures.isEmpty { summary.exitCode = ExitStatus.uploadFailed.rawValue }
+    }
+
+    /// The tracks whose files the pass found gone (not moved) and the old keys of moved tracks,
+    /// under the prefix; in a dry run the moves are not made yet, so their keys are named here.
+    private func staleObjects(
+        root: String, prefix: String, store: Store, options: SyncOptions, summary: SyncSummary
+    ) throws -> [StaleObject] {
+        let moved = Set(summary.movedTracks.map(\.path))
+        var seen = Set<String>()
+        var stale: [StaleObject] = []
+        func add(_ object: StaleObject) {
+            guard object.key.hasPrefix(prefix), seen.insert(object.key).inserted else { return }
+            stale.append(object)
+        }
+        for track in summary.vanished where !moved.contains(track.path) {
+            add(StaleObject(key: track.key, etag: track.etag, path: track.path, moved: false))
+        }
+        if options.dryRun && !options.deleteMoved {
+            for track in summary.movedTracks { add(StaleObject(key: track.key, etag: track.etag, path: track.path, moved: true)) }
+        }
+        for object in try store.movedAwayObjects(under: root, bucket: service.bucket, prefix: prefix) { add(object) }
+        return stale.sorted { $0.key < $1.key }
+    }
+
+    /// An ETag without its quotes.
+    static func bare(_ etag: String) -> String {
+        etag.trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+    }
+}
