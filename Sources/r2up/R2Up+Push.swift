@@ -109,9 +109,7 @@ extension R2Up {
                     admit: { _ in Terminal.checkOutputReader() },  // a closed stdout starts nothing new
                     onNotice: { notice in say(notice) }
                 ) { event in
-                    if case .completed(let job, let item, _) = event, !quiet {
-                        urls.withLock { $0.append((job.path, item.publicURL.absoluteString)) }
-                    }
+                    if let done = event.completedFile, !quiet { urls.withLock { $0.append(done) } }
                 }
             } catch {
                 throw CommandFailure(error.diagnosis)

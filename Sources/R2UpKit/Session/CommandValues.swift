@@ -1,3 +1,5 @@
+import Foundation
+import R2UpStore
 package import SigV4
 package import R2UpModel
 package import R2UpTransfer
@@ -153,4 +155,12 @@ package enum DownloadFailure {
 extension SettingOverrides {
     /// `--path-style` (true) or `--virtual-hosted` (false): how bucket URLs are built.
     package mutating func setAddressing(pathStyle: Bool) { addressing = pathStyle ? .pathStyle : .virtualHosted }
+}
+
+extension QueueEvent {
+    /// A finished upload's file and public URL, for the lines `push` prints.
+    package var completedFile: (path: String, url: String)? {
+        if case .completed(let job, let item, _) = self { return (job.path, item.publicURL.absoluteString) }
+        return nil
+    }
 }
