@@ -1,7 +1,5 @@
 import Foundation
 import R2UpKit
-import R2UpModel
-import R2UpTransfer
 
 /// The line a folder push ends with, and what `push --dry-run` prints.
 enum PushLine {
