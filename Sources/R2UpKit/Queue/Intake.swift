@@ -1,6 +1,6 @@
 import Foundation
 public import R2UpModel
-public import R2UpStore
+package import R2UpStore
 import R2UpTransfer
 
 /// The one way local files become queued jobs, for `push`, `sync` and `watch` alike (DESIGN §10):
@@ -22,7 +22,7 @@ public struct Intake: Sendable {
     /// `--key-template`) is copied from where it is; a new file that is a vanished track moved
     /// (`MovePlan`: same device and inode, else same size and digest) is copied from its old key.
     /// A file is read only to compare its digest with a vanished track's of the same size.
-    public static func follow(
+    package static func follow(
         _ uploads: [PlannedUpload], vanished: [VanishedTrack], store: Store?, bucket: String
     ) throws(StoreError) -> (moves: [PlannedMove], uploads: [PlannedUpload]) {
         var moves: [PlannedMove] = []
@@ -72,23 +72,23 @@ public struct Intake: Sendable {
     }
 
     /// What `enqueueMoves` did with the tracks that follow their files.
-    public struct Moves: Sendable {
+    package struct Moves: Sendable {
         /// The copies to run now (their key conditions noted with the queue).
-        public var jobs: [UploadJob] = []
+        package var jobs: [UploadJob] = []
         /// Moves refused: the new key holds a third track's object. Nothing moved.
-        public var conflicts: [Conflict] = []
+        package var conflicts: [Conflict] = []
         /// Copies that wait: held by another live r2up, failed before and not yet due.
-        public var waiting: [(job: UploadJob, disposition: JobDisposition)] = []
+        package var waiting: [(job: UploadJob, disposition: JobDisposition)] = []
         /// Tracks that followed their file to a path with the same key: nothing to copy.
-        public var renamed = 0
+        package var renamed = 0
         /// Moves the store no longer agrees with: uploaded as usual.
-        public var uploads: [PlannedUpload] = []
+        package var uploads: [PlannedUpload] = []
     }
 
     /// The tracks follow their files in the store (`Store.enqueueMoves`, one transaction), and
     /// their copies are guarded as this run's uploads are.
     /// - Parameter contentType: `--content-type`, else each file's own.
-    public func enqueueMoves(
+    package func enqueueMoves(
         _ moves: [PlannedMove], contentType: String?, intent: EnqueueIntent, replace: ReplacePolicy
     ) throws(StoreError) -> Moves {
         guard !moves.isEmpty else { return Moves() }
@@ -108,14 +108,14 @@ public struct Intake: Sendable {
     // MARK: - Files to upload
 
     /// The conflict of a request the store refused at its key, if that is why it was not queued.
-    public static func conflict(of request: PushRequest, _ result: Result<EnqueueResult, any Error>) -> Conflict? {
+    package static func conflict(of request: PushRequest, _ result: Result<EnqueueResult, any Error>) -> Conflict? {
         guard case .success(let outcome) = result, case .conflict(let conflict) = outcome.disposition else { return nil }
         return Conflict(path: request.path, conflict)
     }
 
     /// Checks one file and queues it. Bad input (missing file, FIFO, bad key) throws before
     /// anything is written; a job already queued for the same file is reused.
-    public func enqueue(
+    package func enqueue(
         _ request: PushRequest, intent: EnqueueIntent = .asked, replace: ReplacePolicy = .guarded
     ) async throws -> EnqueueResult {
         try await enqueue([request], intent: intent, replace: replace)[0].get()
@@ -125,7 +125,7 @@ public struct Intake: Sendable {
     /// what this run may do with it, or why that file was refused (nothing written for it);
     /// a store failure throws and queues nothing. A scanned file (`PushRequest.seen`) is not
     /// opened here: its job opens it, and fails like any upload when it cannot.
-    public func enqueue(
+    package func enqueue(
         _ requests: [PushRequest], intent: EnqueueIntent = .asked, replace: ReplacePolicy = .guarded
     ) async throws(StoreError) -> [Result<EnqueueResult, any Error>] {
         var results: [Result<EnqueueResult, any Error>] = []
@@ -176,7 +176,7 @@ public struct Intake: Sendable {
     /// order, every request that was not: refused (bad file or key), in conflict with another
     /// track's key, held by another live r2up, waiting for its retry, or uploaded meanwhile by
     /// another run. A store failure stops the queueing and the run.
-    public func enqueue(
+    package func enqueue(
         _ requests: [PushRequest], intent: EnqueueIntent = .asked, replace: ReplacePolicy = .guarded,
         into feed: JobFeed, notQueued: @escaping @Sendable (PushRequest, Result<EnqueueResult, any Error>) -> Void
     ) async {
@@ -202,7 +202,7 @@ public struct Intake: Sendable {
     /// the multipart uploads earlier runs gave up on but could not abort go first (no request
     /// when there is none), then, with `abortsOrphans`, those a killed run left unrecorded on
     /// the server (one listing).
-    public func run(
+    package func run(
         _ jobs: [UploadJob], feeding produce: (@Sendable (JobFeed) async -> Void)? = nil, abortsOrphans: Bool = false,
         attributes: RunAttributes, progress: TransferProgress? = nil, admit: @escaping @Sendable (UploadJob) -> Bool,
         onEvent: @escaping @Sendable (QueueEvent) -> Void
