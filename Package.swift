@@ -182,3 +182,19 @@ if Context.environment["R2UP_FUZZ"] == "1" {
             path: "Fuzz/Sources/\(harness.name)", swiftSettings: strictSettings))
     }
 }
+
+// The sanitizer runs of the lower layers' unit suites (scripts/sanitize.sh, in CI) need neither
+// the CLI nor the web app: with R2UP_UNIT_ONLY=1 the package leaves them (and Hummingbird) out,
+// so each sanitized build compiles what those suites test and stays within CI's time.
+if Context.environment["R2UP_UNIT_ONLY"] == "1" {
+    let above: Set<String> = ["R2UpServe", "r2up", "r2up-embed-example", "R2UpKitTests", "R2UpPresentationTests", "R2UpCLITests"]
+    package.targets.removeAll { above.contains($0.name) }
+    package.products.removeAll { product in product.name == "r2up" || product.name == "r2up-embed-example" }
+    package.dependencies.removeAll { dependency in
+        if case .sourceControl(_, let location, _) = dependency.kind, case .remote(let url) = location {
+            return ["hummingbird", "swift-nio", "swift-log", "swift-service-lifecycle", "swift-argument-parser"]
+                .contains(url.lastPathComponent)
+        }
+        return false
+    }
+}
