@@ -190,11 +190,8 @@ if Context.environment["R2UP_UNIT_ONLY"] == "1" {
     let above: Set<String> = ["R2UpServe", "r2up", "r2up-embed-example", "R2UpKitTests", "R2UpPresentationTests", "R2UpCLITests"]
     package.targets.removeAll { above.contains($0.name) }
     package.products.removeAll { product in product.name == "r2up" || product.name == "r2up-embed-example" }
+    let serverPackages = ["hummingbird", "swift-nio", "swift-log", "swift-service-lifecycle", "swift-argument-parser"]
     package.dependencies.removeAll { dependency in
-        if case .sourceControl(_, let location, _) = dependency.kind, case .remote(let url) = location {
-            return ["hummingbird", "swift-nio", "swift-log", "swift-service-lifecycle", "swift-argument-parser"]
-                .contains(url.lastPathComponent)
-        }
-        return false
+        serverPackages.contains { String(describing: dependency.kind).contains("/\($0)") }
     }
 }

@@ -29,7 +29,11 @@ for argument in "$@"; do
   esac
 done
 [ ${#kinds[@]} -gt 0 ] || kinds=(address thread)
-if [ "$all" = 0 ] && [ ${#rest[@]} -eq 0 ]; then rest=(--filter "$UNIT"); fi
+if [ "$all" = 0 ] && [ ${#rest[@]} -eq 0 ]; then
+  rest=(--filter "$UNIT")
+  # Those suites need neither the CLI nor the web app: the package leaves them out (Package.swift).
+  export R2UP_UNIT_ONLY=1
+fi
 
 # Reports go to stderr and end the process with an error; halt_on_error keeps it so for TSan too.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:halt_on_error=1}
