@@ -17,6 +17,7 @@ import urllib.parse
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from selenium.common.exceptions import WebDriverException
 
 url, group_id, push_file, push_prefix, binary, cloud_only = sys.argv[1:7]
 parts = urllib.parse.urlsplit(url)
@@ -75,8 +76,11 @@ def snapshot(driver):
 def wait(predicate, limit):
     start = time.monotonic()
     while time.monotonic() - start < limit:
-        if predicate():
-            return time.monotonic() - start
+        try:
+            if predicate():
+                return time.monotonic() - start
+        except WebDriverException:
+            pass  # the live page replaced the element between finding and reading it: look again
         time.sleep(0.05)
     return None
 

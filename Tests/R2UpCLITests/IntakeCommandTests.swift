@@ -37,7 +37,7 @@ struct IntakeCommandTests {
         let db = folder.path + "/db.sqlite"
         let prefix = Self.prefix("pulled")
         let env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
-        let first = try await CLI.run(["push", library, "--prefix", prefix, "--db", db], environment: env)
+        let first = try await CLI.run(["push", library + "/", "--prefix", prefix, "--db", db], environment: env)
         #expect(first.status == 0, "stderr: \(first.stderr)")
         let other = folder.path + "/other"
         let pulled = try await CLI.run(["pull", prefix + "/", other, "--db", db], environment: env)
@@ -67,7 +67,7 @@ struct IntakeCommandTests {
         let db = folder.path + "/db.sqlite"
         let prefix = Self.prefix("refused")
         let env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
-        #expect(try await CLI.run(["push", library, "--prefix", prefix, "--db", db], environment: env).status == 0)
+        #expect(try await CLI.run(["push", library + "/", "--prefix", prefix, "--db", db], environment: env).status == 0)
         #expect(try await CLI.run(["push", third, "--key", prefix + "/elsewhere.jpg", "--db", db], environment: env).status == 0)
 
         let refused = try await CLI.run(["push", cover, "--key", prefix + "/elsewhere.jpg", "--db", db], environment: env)
@@ -106,11 +106,11 @@ struct IntakeCommandTests {
             environment: ProcessInfo.processInfo.environment)
         #expect(made.status == 0, "\(made.stderr)")
         let motoEnv = moto.environment(home: folder.path)
-        #expect(try await CLI.run(["push", library, "--prefix", prefix, "--db", db], environment: seaweed).status == 0)
+        #expect(try await CLI.run(["push", library + "/", "--prefix", prefix, "--db", db], environment: seaweed).status == 0)
         #expect(try await Self.uploadStates(library, db: db, environment: seaweed)[song] == "uploaded")
         #expect(try await Self.uploadStates(library, db: db, environment: motoEnv)[song] == "none")
 
-        let other = try await CLI.run(["push", library, "--prefix", prefix, "--db", db], environment: motoEnv)
+        let other = try await CLI.run(["push", library + "/", "--prefix", prefix, "--db", db], environment: motoEnv)
         #expect(other.status == 0, "stderr: \(other.stderr)")
         #expect(!other.stderr.contains("nothing to upload"), "\(other.stderr)")
         #expect(other.stdout.split(separator: "\n").count == 1, "\(other.stdout)")
@@ -134,7 +134,7 @@ struct IntakeCommandTests {
         let first = Self.prefix("a")
         let second = Self.prefix("b")
         var env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
-        #expect(try await CLI.run(["push", album, "--prefix", first, "--db", db], environment: env).status == 0)
+        #expect(try await CLI.run(["push", album + "/", "--prefix", first, "--db", db], environment: env).status == 0)
 
         let sync = ["sync", album, "--prefix", second, "--min-age", "0", "--db", db]
         let dry = try await CLI.run(sync + ["--dry-run"], environment: env)
@@ -176,7 +176,7 @@ struct IntakeCommandTests {
         let pending = try await Self.uploadStates(library, db: db, environment: env)
         #expect(pending.keys.sorted() == [song], "\(pending)")
 
-        let push = try await CLI.run(["push", library, "--prefix", prefix, "--db", db], environment: env)
+        let push = try await CLI.run(["push", library + "/", "--prefix", prefix, "--db", db], environment: env)
         #expect(push.status == 0, "stderr: \(push.stderr)")
         #expect(push.stdout.split(separator: "\n").count == 1, "\(push.stdout)")
         #expect(try await TrackIdentityCommandTests.boto3(["get", prefix + "/song2.m4a.part"]) == "MISSING")

@@ -89,8 +89,11 @@ public struct UploadJobMachine: Sendable {
 
     /// The whole body reached the server: the single PUT answered, or every part did.
     /// Completing (multipart) and checking the object come next.
+    /// A single PUT sent again while verifying (its check found the stored object wrong, and
+    /// the transfer layer uploads once more before the job fails) stays verifying.
     public mutating func bodySent() -> UploadJobTransition {
-        guard state == .uploading else { return refuse(.bodySent) }
+        let resent = state == .verifying && uploadID == nil
+        guard state == .uploading || resent else { return refuse(.bodySent) }
         state = .verifying
         // Not progress that a retry keeps (a single PUT's retry sends the body again): counting
         // it would let a check that always fails retry forever.

@@ -170,7 +170,8 @@ struct UploadJobMachineTests {
             nil, Outcome(action: .restage(abortUploadID: "U1"), state: .staged),
         ],
         JobStart(state: .verifying): [
-            nil, nil, nil, nil, nil,
+            // bodySent: a single PUT sent again after its check found the stored object wrong.
+            nil, nil, nil, nil, Outcome(entered: .verifying),
             Outcome(entered: .completed),
             Outcome(action: retry, state: .failedRetryable),
             Outcome(action: .failPermanently(abortUploadID: nil), state: .failedPermanent),
