@@ -54,7 +54,8 @@ extension ServeCommandTests {
                     time.sleep(0.1)
                 seen["uploaded"] = uploaded()
                 driver.get(origin + "/queue")
-                seen["failedAfter"] = driver.find_element(By.CSS_SELECTOR, '[data-count="failed"]').text
+                # The live stream may redraw the counts while they are read: ask the document.
+                seen["failedAfter"] = driver.execute_script('var e = document.querySelector("[data-count=failed]"); return e && e.textContent')
             finally:
                 driver.quit()
             print(json.dumps(seen))
