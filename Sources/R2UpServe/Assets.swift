@@ -27,6 +27,7 @@ enum Assets {
         .notice { background: #8882; padding: .5rem; }
         .hud { display: flex; gap: 2rem; } .hud dd { font-size: 1.5rem; margin: 0; }
         table.history { border-collapse: collapse; width: 100%; } table.history td, table.history th { text-align: left; padding: .2rem .4rem; }
+        img.art { width: 48px; height: 48px; object-fit: cover; border-radius: 4px; }
         #player { position: sticky; bottom: 0; background: Canvas; padding: .5rem 0; }
         """
 
@@ -34,6 +35,9 @@ enum Assets {
         "use strict";
         (function () {
           var live = document.getElementById("live");
+          document.querySelectorAll("img.art").forEach(function (image) {
+            image.addEventListener("error", function () { image.hidden = true; });
+          });
           function say(text) { if (live) live.textContent = text; }
           function byData(name, value) {
             return document.querySelector("[" + name + "=\\"" + CSS.escape(value) + "\\"]");

@@ -78,14 +78,17 @@ enum LibraryPage {
         let summary = group.summary
         let label = summary.label(ascii: false)
         var html = "<section class=\"group\" data-group=\"\(Html.escape(group.id))\" data-summary=\"\(Html.escape(label))\">"
-        html += "<header><h2>\(Html.escape(group.title))</h2>"
+        let art = "/art?group=" + (group.id.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+        // Lazy: a page of groups asks only for the art in view; a group without art hides its image (app.js).
+        html += "<header><img class=\"art\" src=\"\(Html.escape(art))\" alt=\"\" width=\"48\" height=\"48\" loading=\"lazy\">"
+        html += "<h2>\(Html.escape(group.title))</h2>"
         if group.heading != nil { html += "<p class=\"folder\">\(Html.escape(group.folder))</p>" }
         html += "<span class=\"count\">\(group.tracks.count) \(group.tracks.count == 1 ? "track" : "tracks")</span> "
         html += "<span class=\"summary s-\(summary.name ?? "none")\" data-role=\"summary\">"
         html += "<span aria-hidden=\"true\">\(Html.escape(label))</span>"
         html += "<span class=\"sr\">\(Html.escape(summary.spoken))</span></span>"
         let shown = Actions.shown(group)
-        for action in [Actions.uploadAll, Actions.retryFailed] {
+        for action in [Actions.uploadAll, Actions.retryFailed, Actions.offloadAll] {
             html += Html.actionForm(action.name, fields: [("group", group.id)], csrf: csrf, label: action.label, hidden: !shown.contains(action.name))
         }
         html += "</header><ul>"
@@ -111,6 +114,7 @@ enum LibraryPage {
         let url = track.key.map(publicURL) ?? ""
         html += "<button type=\"button\" class=\"copy\" data-action=\"copy\" data-url=\"\(Html.escape(url))\"\(shown.contains("copy") ? "" : " hidden")>Copy URL</button>"
         html += Html.actionForm(Actions.download.name, fields: fields, csrf: csrf, label: Actions.download.label, hidden: !shown.contains("download"))
+        html += Html.actionForm(Actions.offload.name, fields: fields, csrf: csrf, label: Actions.offload.label, hidden: !shown.contains("offload"))
         let media = "/media?path=" + (track.path.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
         html += "<button type=\"button\" class=\"play\" data-action=\"play\" data-src=\"\(Html.escape(media))\"\(shown.contains("play") ? "" : " hidden")>Play</button>"
         html += "</span></li>"
@@ -130,22 +134,29 @@ enum Actions {
     static let retryFailed = Action(name: "retry-failed", label: "Retry Failed Uploads")
     static let upload = Action(name: "upload", label: "Upload")
     static let download = Action(name: "download", label: "Download")
+    static let offload = Action(name: "offload", label: "Offload")
+    static let offloadAll = Action(name: "offload-all", label: "Offload")
+    /// A file on disk with a cloud copy: what Offload may remove, once the copy is verified.
+    static let offloadable: Set<TrackIcon> = [.uploaded, .downloaded]
 
-    /// A group's actions that apply: Upload All while a track is not uploaded, Retry Failed while one failed.
+    /// A group's actions that apply: Upload All while a track is not uploaded, Retry Failed while
+    /// one failed, Offload while one is on disk and in the cloud.
     static func shown(_ group: TrackGroup<TrackStatus>) -> [String] {
         var names: [String] = []
         if group.tracks.contains(where: { $0.icon == .localOnly || $0.icon == .uploadError }) { names.append(uploadAll.name) }
         if group.summary.errors > 0 { names.append(retryFailed.name) }
+        if group.tracks.contains(where: { offloadable.contains($0.icon) }) { names.append(offloadAll.name) }
         return names
     }
 
     /// A track's: Upload (not uploaded, or failed), Copy URL (a cloud copy), Download (cloud
-    /// only, or a failed download), Play (a file on disk).
+    /// only, or a failed download), Offload (on disk and in the cloud), Play (a file on disk).
     static func shown(_ track: TrackStatus) -> [String] {
         var names: [String] = []
         if track.icon == .localOnly || track.icon == .uploadError { names.append("upload") }
         if track.key != nil && track.icon != .localOnly && track.icon != .uploadError { names.append("copy") }
         if track.icon == .cloudOnly || track.icon == .downloadError { names.append("download") }
+        if offloadable.contains(track.icon) { names.append("offload") }
         if track.icon != .cloudOnly { names.append("play") }
         return names
     }

@@ -41,6 +41,9 @@ enum QueuePage {
             if entry.state == "failed" {
                 html += Html.actionForm("upload", fields: [("path", entry.path)], csrf: csrf, label: "Retry")
             }
+            if title != "Uploading" {
+                html += Html.actionForm("cancel", fields: [("job", entry.id.uuidString)], csrf: csrf, label: "Cancel")
+            }
             html += "</li>"
         }
         return html + "</ul></section>"

@@ -53,6 +53,7 @@ struct Routes: Sendable {
             return try LibraryAPI.response(groups) { session.publicURL(for: $0) }
         }
         router.get("/media") { request, context in try await media(request, context) }
+        router.get("/art") { request, _ in try art(request) }
         router.post("/action") { request, context in try await action(request, context) }
     }
 
@@ -61,10 +62,26 @@ struct Routes: Sendable {
     }
 
     func libraryPage(_ context: ServeContext, from: Int) throws -> Response {
-        let groups = try read { () throws(R2UpFailure) in try library.groups() }
-        let body = LibraryPage.render(groups: groups, from: from, csrf: context.csrf) { session.publicURL(for: $0) }
+        let body = try render(from: from, csrf: context.csrf)
+        Self.releaseFreedMemory()
         return page("Library", "/", context, body)
     }
+
+    func render(from: Int, csrf: String) throws -> String {
+        let groups = try read { () throws(R2UpFailure) in try library.groups() }
+        return LibraryPage.render(groups: groups, from: from, csrf: csrf) { session.publicURL(for: $0) }
+    }
+
+    /// A page reads every track of the library (20,000: tens of MiB, freed at once); glibc keeps
+    /// freed memory in its arenas, so an idle server would stay at its peak. Handing it back
+    /// costs a few milliseconds a page.
+    static func releaseFreedMemory() { _ = trim?(0) }
+
+    /// glibc's `malloc_trim` (not in Swift's Glibc module); nil on a libc without it.
+    private static let trim: (@convention(c) (Int) -> Int32)? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (Int) -> Int32).self)
+    }()
 
     /// A store that cannot be read is a 503 with its one line, not a crash.
     func read<T>(_ body: () throws(R2UpFailure) -> T) throws -> T {
@@ -89,6 +106,22 @@ struct Routes: Sendable {
         return Response(status: .ok, headers: headers, body: body)
     }
 
+    /// A group's album art for its header (a thumbnail): only a group the Library shows, read
+    /// from its own tracks' folder and files.
+    func art(_ request: Request) throws -> Response {
+        guard let id = FormData(Substring(request.uri.query ?? ""))?["group"], id.utf8.count <= 4096 else {
+            return Pages.refusal(.badRequest, "No such group.")
+        }
+        let groups = try read { () throws(R2UpFailure) in try library.groups() }
+        guard let group = groups.first(where: { $0.id == id }) else { return Pages.refusal(.notFound, "No such group.") }
+        let tracks = group.tracks.map(\.path).filter { library.contains($0, tracks: group.tracks) }
+        guard let image = session.albumArt(of: tracks) else { return Pages.refusal(.notFound, "No art for this group.") }
+        var headers = Pages.securityHeaders
+        headers[.contentType] = image.contentType
+        headers[.cacheControl] = "private, max-age=600"
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: image.bytes)))
+    }
+
     /// `scheme://host[:port]` of a URL, for a Content-Security-Policy source.
     static func origin(of url: String) -> String? {
         guard let parts = URLComponents(string: url), let scheme = parts.scheme, let host = parts.host else { return nil }
@@ -107,8 +140,9 @@ struct Routes: Sendable {
         }
     }
 
-    /// Upload All to Cloud, Retry Failed Uploads, Upload, Download: checked, started in the
-    /// background (the page follows them live), then back to the page they came from.
+    /// Upload All to Cloud, Retry Failed Uploads, Upload, Download, Offload, Cancel: checked,
+    /// uploads and downloads started in the background (the page follows them live), then back
+    /// to the page they came from.
     func action(_ request: Request, _ context: ServeContext) async throws -> Response {
         var request = request
         let body = try await request.collectBody(upTo: Pages.maxBody)
@@ -116,28 +150,63 @@ struct Routes: Sendable {
         guard let token = form["csrf"], ServeGate.same(token, context.csrf) else {
             return Pages.refusal(.forbidden, "Refused: the form's security token is missing or old; reload the page.")
         }
-        let groups = try read { () throws(R2UpFailure) in try library.groups() }
+        let name = form["action"] ?? ""
+        let notice: String
+        if name == "cancel" {
+            guard let job = form["job"].flatMap(UUID.init(uuidString:)) else { return Pages.refusal(.notFound, "No such upload.") }
+            let cancelled: Int
+            do { cancelled = try session.cancelJobs([job]) } catch { return Pages.refusal(.notFound, error.message) }
+            notice = cancelled == 0 ? "That upload is in progress in another process; it was left to it." : "Cancelled the upload."
+        } else {
+            guard Self.trackActions.contains(name) else { return Pages.refusal(.badRequest, "No such action.") }
+            let groups = try read { () throws(R2UpFailure) in try library.groups() }
+            guard let chosen = choose(name, form, groups) else { return Pages.refusal(.notFound, "No such track.") }
+            notice = await perform(name, chosen, tracks: groups.flatMap(\.tracks))
+        }
+        gate.setNotice(notice, session: context.session)
+        let back = request.headers[.referer].flatMap { URL(string: $0)?.path } ?? "/"
+        return Response(status: .seeOther, headers: [.location: ["/", "/queue", "/history"].contains(back) ? back : "/"])
+    }
+
+    static let trackActions: Set<String> = ["upload-all", "retry-failed", "offload-all", "upload", "download", "offload"]
+
+    /// The tracks a form names: a group's that the action applies to, or one track; nil when
+    /// the group or the track is not one the Library shows.
+    func choose(_ name: String, _ form: FormData, _ groups: [TrackGroup<TrackStatus>]) -> [TrackStatus]? {
         let tracks = groups.flatMap(\.tracks)
-        var chosen: [TrackStatus]
-        switch form["action"] {
-        case "upload-all", "retry-failed":
-            guard let group = groups.first(where: { $0.id == form["group"] }) else { return Pages.refusal(.notFound, "No such group.") }
-            let wanted: Set<TrackIcon> = form["action"] == "retry-failed" ? [.uploadError] : [.localOnly, .uploadError]
-            chosen = group.tracks.filter { wanted.contains($0.icon) }
-        case "upload", "download":
+        switch name {
+        case "upload-all", "retry-failed", "offload-all":
+            guard let group = groups.first(where: { $0.id == form["group"] }) else { return nil }
+            let wanted: Set<TrackIcon> =
+                switch name {
+                case "retry-failed": [.uploadError]
+                case "offload-all": Actions.offloadable
+                default: [.localOnly, .uploadError]
+                }
+            return group.tracks.filter { wanted.contains($0.icon) }
+        default:
             guard let raw = form["path"], let path = Library.clean(raw), library.contains(path, tracks: tracks),
                 let track = tracks.first(where: { $0.path == path })
-            else { return Pages.refusal(.notFound, "No such track.") }
-            chosen = [track]
-        default:
-            return Pages.refusal(.badRequest, "No such action.")
+            else { return nil }
+            return [track]
         }
-        let notice: String
-        if form["action"] == "download" {
+    }
+
+    /// Starts the action on `chosen` (an offload runs here: its checks are HEADs, and its
+    /// notice says what was freed and what was kept); the notice to show.
+    func perform(_ name: String, _ chosen: [TrackStatus], tracks: [TrackStatus]) async -> String {
+        let count = "\(chosen.count) track\(chosen.count == 1 ? "" : "s")"
+        switch name {
+        case "download":
             let paths = chosen.map(\.path)
             feed.start { _ = try? await session.fetch(paths) }
-            notice = "Downloading \(chosen.count) track\(chosen.count == 1 ? "" : "s")."
-        } else {
+            return "Downloading \(count)."
+        case "offload", "offload-all":
+            guard !chosen.isEmpty else { return "Nothing to offload." }
+            do throws(R2UpFailure) {
+                return OffloadNotice.text(try await session.offload(chosen.map(\.path)))
+            } catch { return error.message }
+        default:
             // One push per folder, each with the prefix its tracks already have (as `push ROOT` keys them).
             let byFolder = Dictionary(grouping: chosen.map(\.path)) { ($0 as NSString).deletingLastPathComponent }
             let jobs = byFolder.sorted { $0.key < $1.key }.map { ($0.value.sorted(), library.prefix(for: $0.key, tracks: tracks)) }
@@ -146,10 +215,7 @@ struct Routes: Sendable {
                     await session.push(paths, prefix: prefix.isEmpty ? nil : prefix)
                 }
             }
-            notice = chosen.isEmpty ? "Nothing to upload." : "Uploading \(chosen.count) track\(chosen.count == 1 ? "" : "s")."
+            return chosen.isEmpty ? "Nothing to upload." : "Uploading \(count)."
         }
-        gate.setNotice(notice, session: context.session)
-        let back = request.headers[.referer].flatMap { URL(string: $0)?.path } ?? "/"
-        return Response(status: .seeOther, headers: [.location: ["/", "/queue", "/history"].contains(back) ? back : "/"])
     }
 }

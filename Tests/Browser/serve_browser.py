@@ -2,7 +2,7 @@
 """Drives `r2up serve` in headless Chromium (selenium + Debian's chromium-driver) and over
 plain HTTP, and prints what it saw as one JSON object for ServeCommandTests to assert.
 
-usage: serve_browser.py URL UPLOAD_ALL_GROUP PUSH_FILE PUSH_PREFIX R2UP_BINARY CLOUD_ONLY_FILE
+usage: serve_browser.py URL UPLOAD_ALL_GROUP PUSH_FILE PUSH_PREFIX R2UP_BINARY CLOUD_ONLY_FILE OFFLOAD_FILE EDITED_FILE
 The environment is r2up's (settings for the push from another process)."""
 import http.client
 import hashlib
@@ -19,7 +19,7 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.common.exceptions import WebDriverException
 
-url, group_id, push_file, push_prefix, binary, cloud_only = sys.argv[1:7]
+url, group_id, push_file, push_prefix, binary, cloud_only, offload_file, edited_file = sys.argv[1:9]
 parts = urllib.parse.urlsplit(url)
 host, port = parts.hostname, parts.port
 seen = {}
@@ -71,6 +71,21 @@ def snapshot(driver):
     groups = {g.get_attribute("data-group"): g.get_attribute("data-summary")
               for g in driver.find_elements(By.CSS_SELECTOR, "section.group")}
     return rows, groups
+
+
+def icon_of(driver, selector):
+    """The row's icon, or None while the page is being replaced (a form's redirect)."""
+    try:
+        return driver.find_element(By.CSS_SELECTOR, selector).get_attribute("data-icon")
+    except Exception:
+        return None
+
+
+def notice(driver):
+    try:
+        return driver.find_element(By.CSS_SELECTOR, "p.notice").text
+    except Exception:
+        return None
 
 
 def wait(predicate, limit):
@@ -161,6 +176,25 @@ try:
     seen["downloadSeconds"] = wait(
         lambda: driver.find_element(By.CSS_SELECTOR, cloud_row).get_attribute("data-icon") == "downloaded", 30)
     seen["after"], seen["groupsAfter"] = snapshot(driver)
+    # Offload (issue 30): a track, then a group; a file edited since its upload is kept.
+    off_row = f'li.track[data-path="{offload_file}"]'
+    driver.find_element(By.CSS_SELECTOR, off_row).find_element(By.XPATH, ".//button[normalize-space()='Offload']").click()
+    seen["offloadSeconds"] = wait(lambda: icon_of(driver, off_row) == "cloudOnly", 30)
+    seen["offloadNotice"] = notice(driver)
+    seen["offloadButtonsAfter"] = [b.text for b in driver.find_elements(By.CSS_SELECTOR, off_row + " button") if b.is_displayed()]
+    section = driver.find_element(By.CSS_SELECTOR, f'section.group[data-group="{group_id}"]')
+    section.find_element(By.XPATH, "./header//button[normalize-space()='Offload']").click()
+    wait(lambda: (notice(driver) or "").startswith("Offloaded"), 30)
+    seen["groupOffloadNotice"] = notice(driver)
+    with open(edited_file, "ab") as edited:
+        edited.write(b"edited")
+    form = urllib.parse.urlencode({"action": "offload", "path": edited_file, "csrf": csrf})
+    seen["editedOffloadStatus"] = request("POST", "/action", withCookie, form)[0]
+    page = request("GET", "/", {"Cookie": cookie})[1]
+    start = page.find('<p class="notice"')
+    seen["editedOffloadNotice"] = page[page.find(">", start) + 1:page.find("</p>", start)] if start >= 0 else None
+    driver.refresh()
+    seen["afterOffload"], _ = snapshot(driver)
     # Browse (seed 001): the pushed track under its folder of the bucket, playable from its public URL.
     driver.get(f"{origin}/browse?prefix=" + urllib.parse.quote(push_prefix))
     seen["browseSources"] = [b.get_attribute("data-src") for b in driver.find_elements(By.CSS_SELECTOR, "button.play")]

@@ -78,7 +78,10 @@ struct ServeCommandTests {
         #expect(server.firstLine.hasPrefix("http://127.0.0.1:"), "\(server.firstLine)")
         #expect(server.firstLine.contains("/?token="))
         let browser = try await Self.python(
-            [Self.script, server.firstLine, "folder:" + music + "/" + b, music + "/\(c)/c1.mp3", c + "/", CLI.binary, music + "/\(d)/d1.mp3"],
+            [
+                Self.script, server.firstLine, "folder:" + music + "/" + b, music + "/\(c)/c1.mp3", c + "/", CLI.binary,
+                music + "/\(d)/d1.mp3", music + "/\(a)/a1.mp3", music + "/\(c)/c1.mp3",
+            ],
             environment: env)
         let stopped = server.stop()
         #expect(stopped.status == 0, "\(stopped.stderr)")
@@ -123,8 +126,26 @@ struct ServeCommandTests {
 
         // Upload All uploaded group B (its failed track too), shown without a reload.
         #expect(seen["uploadAllSeconds"] is Double, "\(seen["groupsAfter"] ?? "")")
-        let after = try await CLI.run(["status", music + "/" + b, "--json"], environment: env)
-        #expect(after.stdout.contains("\"allUploaded\""), "\(after.stdout)")
+        // Offload: the track's file is gone once its copy was verified, ☁ on the page and in
+        // `status`; then the group's; a file edited since its upload is kept, with why.
+        #expect(seen["offloadSeconds"] is Double, "\(seen["offloadNotice"] ?? "")")
+        #expect(seen["offloadNotice"] as? String == "Offloaded 1 track (70.0 kB freed).")
+        #expect(seen["offloadButtonsAfter"] as? [String] == ["Copy URL", "Download"])
+        #expect(!FileManager.default.fileExists(atPath: music + "/\(a)/a1.mp3"))
+        #expect(seen["groupOffloadNotice"] as? String == "Offloaded 2 tracks (140.0 kB freed).")
+        #expect(seen["editedOffloadStatus"] as? Int == 303)
+        #expect(seen["editedOffloadNotice"] as? String == "Offloaded 0 tracks (0 B freed). Kept 1: c1.mp3: changed since its upload.")
+        let offloaded = seen["afterOffload"] as? [String: String] ?? [:]
+        #expect(offloaded[music + "/\(b)/b1.mp3"] == "cloudOnly" && offloaded[music + "/\(a)/a1.mp3"] == "cloudOnly", "\(offloaded)")
+        #expect(!FileManager.default.fileExists(atPath: music + "/\(b)/b1.mp3"))
+        #expect(!FileManager.default.fileExists(atPath: music + "/\(b)/b2.mp3"))
+        #expect(FileManager.default.fileExists(atPath: music + "/\(c)/c1.mp3"))
+        let after = try await CLI.run(["status", music, "--json"], environment: env)
+        let shown = try #require(try JSONSerialization.jsonObject(with: Data(after.stdout.utf8)) as? [[String: Any]])
+        let stateIcons = Dictionary(uniqueKeysWithValues: shown.flatMap { $0["tracks"] as? [[String: Any]] ?? [] }.compactMap { track in
+            (track["path"] as? String).map { ($0, track["icon"] as? String ?? "") }
+        })
+        #expect(stateIcons[music + "/\(b)/b2.mp3"] == "cloudOnly" && stateIcons[music + "/\(a)/a1.mp3"] == "cloudOnly", "\(stateIcons)")
         // A push from another process: ↑ on the page without a reload, within a second of its exit.
         #expect(seen["pushExit"] as? Int == 0)
         #expect(seen["noReload"] as? Bool == true)
@@ -143,7 +164,7 @@ struct ServeCommandTests {
         #expect(seen["playSHA256"] as? String == seen["fileSHA256"] as? String)
         #expect(seen["browseSources"] as? [String] == [copied])
         let buttons = Set(seen["buttons"] as? [String] ?? [])
-        #expect(buttons.isSuperset(of: ["Upload All to Cloud", "Upload", "Copy URL", "Download", "Play"]), "\(buttons)")
+        #expect(buttons.isSuperset(of: ["Upload All to Cloud", "Upload", "Copy URL", "Download", "Offload", "Play"]), "\(buttons)")
     }
 
     /// `status --json`'s summary as the header's text ("↑ 12/18", "⇡ 1/2", "⚠ 1/2", "↑", "").

@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# benchmarks/serve.sh — `r2up serve` over a 20,000-track library (issue 27's numbers).
+#
+#   benchmarks/serve.sh                  # release build
+#   BIN=.build/debug/r2up benchmarks/serve.sh
+#   CONCURRENT=20 benchmarks/serve.sh    # fewer concurrent loads (default 200)
+#
+# Makes 200 folders of 100 small files, records them as uploaded tracks (straight into the
+# store with sqlite3, as a push would leave them), starts `r2up serve` on loopback (no S3
+# server is needed: nothing is sent), and measures with headless Chromium and plain HTTP:
+#   - the first screen: the server's time to answer `/` and Chromium's load event (5 loads);
+#   - state change → on screen: a track's state written by another process (sqlite3) until its
+#     row's icon changes in the open page, median of 20;
+#   - idle RSS (VmRSS after the loads, settled), and after the concurrent loads;
+#   - 200 concurrent page loads (200 connections at once): how many failed.
+set -euo pipefail
+exec </dev/null
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+ROOT=$PWD
+WORK=$ROOT/benchmarks/work/serve
+command -v sqlite3 >/dev/null || { apt-get update -qq && apt-get install -y -qq sqlite3 >/dev/null; }
+if [ -z "${BIN:-}" ]; then
+  swift build -c release --product r2up >&2
+  BIN=$ROOT/.build/release/r2up
+fi
+
+if [ ! -f "$WORK/ready" ]; then
+  rm -rf "$WORK" && mkdir -p "$WORK/music"
+  python3 - "$WORK/music" <<'PY'
+import os, sys
+root = sys.argv[1]
+for a in range(200):
+    folder = os.path.join(root, f"Artist {a // 10:03d}", f"Album {a:04d}")
+    os.makedirs(folder, exist_ok=True)
+    for t in range(100):
+        with open(os.path.join(folder, f"{t:02d} - A Track Title Long Enough.flac"), "w") as f:
+            f.write("x" * (t + 1))
+PY
+  # Creates the store (the run itself stops at the missing configuration).
+  HOME=$WORK "$BIN" retry --all --db "$WORK/r2up.sqlite" >/dev/null 2>&1 || true
+  find "$WORK/music" -type f -printf '%P\t%s\t%T@\n' | LC_ALL=C sort | python3 -c '
+import sys
+root = sys.argv[1]
+print("BEGIN;")
+for line in sys.stdin:
+    rel, size, mtime = line.rstrip("\n").split("\t")
+    seconds, _, frac = mtime.partition(".")
+    ns = int(seconds) * 1_000_000_000 + int((frac + "000000000")[:9])
+    path = (root + "/" + rel).replace("'"'"'", "'"''"'")
+    key = rel.replace("'"'"'", "'"''"'")
+    print(f"INSERT INTO tracks (path, size, mtimeNs, uploadState, bucket, \"key\", etag, updatedAt) VALUES ('"'"'{path}'"'"', {size}, {ns}, '"'"'uploaded'"'"', '"'"'bench-bucket'"'"', '"'"'{key}'"'"', '"'"'\"e\"'"'"', '"'"'2026-11-24T00:00:00Z'"'"');")
+print("COMMIT;")
+' "$WORK/music" | sqlite3 "$WORK/r2up.sqlite"
+  touch "$WORK/ready"
+fi
+
+# selenium lives in the project's venv (scripts/setup.sh).
+PYTHON=python3
+[ -x "$ROOT/.venv/bin/python3" ] && PYTHON=$ROOT/.venv/bin/python3
+export HOME=$WORK R2UP_DB=$WORK/r2up.sqlite R2UP_ENDPOINT=http://127.0.0.1:9 R2UP_BUCKET=bench-bucket \
+  AWS_ACCESS_KEY_ID=bench AWS_SECRET_ACCESS_KEY=bench R2UP_PUBLIC_URL=http://127.0.0.1:9/bench-bucket
+"$PYTHON" - "$BIN" "$WORK" "${CONCURRENT:-200}" <<'PY'
+import http.client, statistics, subprocess, sys, threading, time, urllib.parse
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+
+binary, work = sys.argv[1:3]
+concurrent = int(sys.argv[3])
+db = work + "/r2up.sqlite"
+server = subprocess.Popen([binary, "serve", work + "/music", "--listen", "127.0.0.1:0"], stdout=subprocess.PIPE, text=True)
+url = server.stdout.readline().strip()
+u = urllib.parse.urlsplit(url)
+origin = f"http://{u.netloc}"
+
+def rss():
+    with open(f"/proc/{server.pid}/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+
+def get(path, cookie):
+    c = http.client.HTTPConnection(u.hostname, u.port, timeout=120)
+    start = time.monotonic()
+    c.request("GET", path, headers={"Cookie": cookie})
+    r = c.getresponse(); r.read(); c.close()
+    return r.status, time.monotonic() - start
+
+options = webdriver.ChromeOptions()
+for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
+    options.add_argument(flag)
+driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+try:
+    print(f"idle RSS before any page: {rss():.1f} MiB")
+    driver.get(url)
+    cookie = "; ".join(f"{c['name']}={c['value']}" for c in driver.get_cookies())
+    server_times, loads = [], []
+    for _ in range(5):
+        server_times.append(get("/", cookie)[1])
+        driver.get(origin + "/")
+        loads.append(driver.execute_script(
+            "var t = performance.getEntriesByType('navigation')[0]; return t.loadEventEnd / 1000;"))
+    print("first screen: server %.2f s (median of 5, %.2f-%.2f), Chromium load event %.2f s (%.2f-%.2f)" % (
+        statistics.median(server_times), min(server_times), max(server_times),
+        statistics.median(loads), min(loads), max(loads)))
+    rows = driver.find_elements(By.CSS_SELECTOR, "li.track")
+    path = rows[0].get_attribute("data-path")
+    row = f'li.track[data-path="{path}"]'
+    lags = []
+    for n in range(20):
+        state = "error" if n % 2 == 0 else "uploaded"
+        want = "uploadError" if state == "error" else "uploaded"
+        quoted = path.replace("'", "''")
+        subprocess.run(["sqlite3", db, f"UPDATE tracks SET uploadState = '{state}' WHERE path = '{quoted}';"], check=True)
+        written = time.monotonic()
+        while driver.find_element(By.CSS_SELECTOR, row).get_attribute("data-icon") != want:
+            if time.monotonic() - written > 30:
+                break
+            time.sleep(0.01)
+        lags.append(time.monotonic() - written)
+    print("state change → on screen: median %.3f s of 20 (%.3f-%.3f)" % (statistics.median(lags), min(lags), max(lags)))
+    time.sleep(5)
+    print(f"idle RSS after the loads: {rss():.1f} MiB")
+    results = []
+    def load():
+        try:
+            results.append(get("/", cookie))
+        except Exception as error:
+            results.append((str(error), 0))
+    threads = [threading.Thread(target=load) for _ in range(concurrent)]
+    start = time.monotonic()
+    for t in threads: t.start()
+    for t in threads: t.join()
+    wall = time.monotonic() - start
+    failed = [r for r in results if r[0] != 200]
+    times = sorted(r[1] for r in results if r[0] == 200)
+    print("%d concurrent page loads: %d failed, all done in %.1f s (median %.2f s, slowest %.2f s)" % (
+        concurrent, len(failed), wall, statistics.median(times) if times else 0, times[-1] if times else 0))
+    time.sleep(5)
+    print(f"RSS after them, settled: {rss():.1f} MiB")
+finally:
+    driver.quit()
+    server.terminate()
+    try:
+        server.wait(30)
+    except subprocess.TimeoutExpired:
+        server.kill()
+PY
