@@ -74,6 +74,46 @@ struct MirrorCommandTests {
         #expect(!again.stdout.contains("stale") && !again.stdout.contains("deleted"), "\(again.stdout)")
     }
 
+    @Test("watch --delete: the first pass and each full pass after it remove the objects of files gone, never another store's")
+    func watchDelete() async throws {
+        let folder = try TemporaryFolder()
+        let lib = folder.path + "/lib"
+        try FileManager.default.createDirectory(atPath: lib, withIntermediateDirectories: true)
+        for number in 1...10 { try Data("track \(number)".utf8).write(to: URL(fileURLWithPath: lib + "/\(number).m4a")) }
+        let scope = scope("watchdelete")
+        let db = folder.path + "/db.sqlite"
+        let env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
+        #expect(try await CLI.run(["sync", lib, "--prefix", scope, "--min-age", "0", "--db", db], environment: env).status == 0)
+        // An object another store wrote under the prefix: never this watch's to delete.
+        let other = folder.write("other.m4a", "not this store's")
+        #expect(
+            try await CLI.run(["push", other, "--key", scope + "foreign.m4a", "--db", folder.path + "/else.sqlite"], environment: env)
+                .status == 0)
+        try FileManager.default.removeItem(atPath: lib + "/1.m4a")
+
+        let watch = try WatchProcess(
+            ["watch", lib, "--prefix", scope, "--db", db, "--json", "--min-age", "0s", "--delete", "--rescan", "4s"],
+            environment: env, in: folder.path)
+        defer { watch.kill() }
+        func deletions(_ events: [[String: Any]]) -> [String] {
+            events.compactMap { $0["message"] as? String }.filter { $0.hasPrefix("deleted ") }
+        }
+        // The first pass is a full one: the file gone before the watch started goes from the bucket.
+        try await watch.waitFor("the first deletion") { deletions($0).count == 1 }
+        #expect(deletions(watch.events) == ["deleted \(scope)1.m4a from the bucket (file gone)"], "\(watch.events)")
+
+        // A file deleted while watching: its object goes at the next full pass (the 4 s rescan).
+        try FileManager.default.removeItem(atPath: lib + "/2.m4a")
+        _ = folder.write("lib/11.m4a", "track 11")
+        try await watch.waitFor("the new upload") { $0.contains { $0["event"] as? String == "uploaded" } }
+        try await watch.waitFor("the second deletion", timeout: .seconds(20)) { deletions($0).count == 2 }
+        #expect(deletions(watch.events).last == "deleted \(scope)2.m4a from the bucket (file gone)", "\(watch.events)")
+        watch.signal(SIGTERM)
+        #expect(try await watch.exit() == 0)
+        let expected = (3...11).map { "\($0).m4a" } + ["foreign.m4a"]
+        #expect(try await StoredState.read(database: db, scope: scope).objects == expected.sorted(), "\(watch.events)")
+    }
+
     @Test("the catalog lists a renamed track once: its old object, left in the bucket, is not a second track")
     func catalogAfterRename() async throws {
         let folder = try TemporaryFolder()

@@ -22,6 +22,8 @@ final class JobDriver: UploadJournal, Sendable {
         var heldByRun = false
         /// The ETag a PUT of this run stored: a later try replaces that object, not an empty key.
         var sentETag: String?
+        /// A copy of this run went out to the key while it was empty (`UploadJournal.copySent`).
+        var copySent = false
     }
 
     let jobID: UUID
@@ -52,6 +54,11 @@ final class JobDriver: UploadJournal, Sendable {
     var job: UploadJob { state.withLock { $0.job } }
 
     var mayAdoptObjectAtKey: Bool { !keyHeldElsewhere }
+
+    func copySent() { state.withLock { $0.copySent = true } }
+
+    /// Kept over the job's tries in this run: a retry after a cut reply finds that copy.
+    var copyWasSent: Bool { state.withLock { $0.copySent } }
 
     /// The row to store and the state its track shows.
     var snapshot: (job: UploadJob, track: UploadState) {

@@ -42,6 +42,9 @@ public struct SyncOptions: Sendable {
     /// `--delete-moved`: a moved track's old object is deleted once its copy is verified.
     public var deleteMoved = false
     public var mirror = MirrorOptions()
+    /// How jobs are retried: in the run, and when a later one may try (`nextAttemptAt`). A watch
+    /// waits seconds, not minutes: it is the later run (`WatchOptions.retryPolicy`).
+    var retryPolicy = UploadQueue.defaultPolicy
 
     public init() {}
 }
@@ -206,7 +209,7 @@ public struct SyncRunner: Sendable {
         _ uploads: [PlannedUpload], moves: [PlannedMove], store: Store, options: SyncOptions, into summary: inout SyncSummary
     ) async throws {
         guard !uploads.isEmpty || !moves.isEmpty else { return }
-        let intake = Intake(queue: UploadQueue(store: store, service: service))
+        let intake = Intake(queue: UploadQueue(store: store, service: service, policy: options.retryPolicy))
         // The tracks that moved follow their files first: a move the store refuses is uploaded as usual.
         let movesQueued = try intake.enqueueMoves(
             moves, contentType: options.attributes.contentType, intent: .scheduled, replace: options.replace)
@@ -270,7 +273,8 @@ public struct SyncRunner: Sendable {
                         $0.waiting += 1
                         $0.retryPaths.append(job.path)
                     }
-                case .failed(let job, let diagnosis, _):
+                case .failed(let job, let diagnosis, let next):
+                    if let next { tally.withLock { $0.retryAt[job.path] = next } }
                     // The failure already names the file: keep the message alone.
                     let message = diagnosis.message.hasPrefix(job.path + ": ")
                         ? String(diagnosis.message.dropFirst(job.path.count + 2)) : diagnosis.message
@@ -287,6 +291,7 @@ public struct SyncRunner: Sendable {
         summary.deleted += done.deleted
         summary.waiting += done.waiting + (try await settleDeferred(result.deferred, store: store))
         summary.retryPaths += done.retryPaths + result.deferred.map(\.path)
+        summary.retryAt.merge(done.retryAt) { min($0, $1) }
         summary.failures += done.failures
         summary.heldElsewhere += result.heldElsewhere.count
         summary.stoppedBy = result.stoppedBy?.diagnosis.message
@@ -313,6 +318,7 @@ public struct SyncRunner: Sendable {
             case .waitsUntil(let date):
                 summary.retryLater += 1
                 summary.nextRetryAt = min(summary.nextRetryAt ?? date, date)
+                summary.retryAt[job.path] = min(summary.retryAt[job.path] ?? date, date)
             case .heldBy:
                 summary.heldElsewhere += 1
             case .uploaded:

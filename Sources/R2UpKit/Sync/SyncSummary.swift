@@ -60,6 +60,9 @@ public struct SyncSummary: Sendable, Equatable, Encodable {
     /// Files to look at again (too young, or changed under their upload): a watch does.
     /// Not part of the JSON.
     public var retryPaths: [String] = []
+    /// Files whose jobs failed retryably, with when their next try is due: a watch takes them
+    /// again then. Not part of the JSON.
+    var retryAt: [String: Date] = [:]
     /// The requests the run kept in flight, and why (`DepthController`).
     public var depth: DepthReport?
     /// Objects this store uploaded from files now gone or moved, left in the bucket (`--delete` removes them).

@@ -13,6 +13,9 @@ public struct WatchOptions: Sendable {
     public static let unwatchedRescan: Duration = .seconds(15)
     /// Run after the first pass and after each full pass (`--offload-after`).
     public var afterFullPass: (@Sendable () async -> Void)?
+    /// A job failed by a cut connection or a server restart is tried again within seconds (a
+    /// backoff from 2 s up to 30 s), not a sync's minutes: a daemon takes it once the server answers.
+    static let retryPolicy = JobRetryPolicy(maxInProcessAttempts: 2, nextRunBase: .seconds(2), nextRunCap: .seconds(30))
 
     public init() {
         sync.minAge = .seconds(2)
@@ -120,6 +123,7 @@ public struct WatchRunner: Sendable {
             }
         }
         base.admitsMore = { !stop.isRequested }
+        base.retryPolicy = WatchOptions.retryPolicy
         let sync = SyncRunner(service: service, databasePath: databasePath)
         var loop = WatchLoop(minAge: options.sync.minAge)
 
@@ -141,6 +145,12 @@ public struct WatchRunner: Sendable {
             let now = ContinuousClock.now
             for path in summary.retryPaths {
                 if let due = WatchFiles.due(path, minAge: options.sync.minAge, now: now) { loop.schedule(path, at: due) }
+            }
+            // Failed retryably (or still waiting for an earlier try's time): looked at again when due.
+            let wall = Date()
+            for (path, date) in summary.retryAt {
+                let wait = date.timeIntervalSince(wall)  // a full pass comes by the rescan anyway
+                loop.schedule(path, at: now + .seconds(wait.isFinite ? min(max(wait, 0.25), 86_400) : 0.25))
             }
             if let stopped = summary.stoppedBy {
                 tally.withLock {

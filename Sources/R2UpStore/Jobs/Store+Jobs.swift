@@ -201,6 +201,10 @@ extension Store {
             abandoned = abortUploadID
             existing.length = job.length
             existing.mtimeNs = job.mtimeNs
+            // A copy queued for the file as it was would put the old bytes at the key: the file goes.
+            existing.copySourceKey = job.copySourceKey
+            existing.copySourceETag = job.copySourceETag
+            existing.digest = job.digest
             existing.contentType = job.contentType
             existing.partSize = job.partSize
         } else if machine.state == .failedPermanent {

@@ -74,10 +74,20 @@ public protocol UploadJournal: Sendable {
     /// Whether an object found at the key with this file's bytes may be taken for an earlier
     /// try's upload whose reply was lost: not when another track's upload is there.
     var mayAdoptObjectAtKey: Bool { get }
+    /// A server-side copy went out to a key that was empty (`If-None-Match: *`, or a HEAD found
+    /// nothing): what is found there later with the source's size is that copy, its reply lost.
+    func copySent()
+    /// Whether `copySent()` was told during this job's run.
+    var copyWasSent: Bool { get }
 }
 
 extension UploadJournal {
+    /// Adopting is allowed unless the journal says another track's upload is at the key.
     public var mayAdoptObjectAtKey: Bool { true }
+    /// A journal that keeps no record of copies: nothing is noted.
+    public func copySent() {}
+    /// Nothing noted: an object at the key is an earlier copy only by its ETag.
+    public var copyWasSent: Bool { false }
 }
 
 /// Uploads one file: a single PUT or a multipart upload, each request carrying

@@ -25,18 +25,23 @@ extension FileUploader {
                 try await copyInParts(from: source, size: size, to: key, bucket: bucket, attributes: attributes, condition: condition)
             }
         } else {
-            // An object with the source's size and plain MD5 ETag at a key that must be empty is an
-            // earlier try's copy whose reply was lost (a retry, Ctrl-C, kill -9): nothing is copied
-            // again. Never another track's upload, though it held the same bytes.
+            // An object at a key that must be empty is an earlier try's copy whose reply was lost (a
+            // retry, Ctrl-C, kill -9) when it has the source's size and ETag, or the source's size
+            // after this job sent a copy there (a multipart source's copy may get another ETag):
+            // nothing is copied again. Never another track's upload, though it held the same bytes.
             let own: ((ObjectInfo) async -> PutReply?)? =
                 journal?.mayAdoptObjectAtKey ?? true
-                ? { info in Self.isCopy(info, size: size, sourceETag: sourceETag) ? PutReply(etag: info.etag, server: nil) : nil }
+                ? { info in
+                    Self.isCopy(info, size: size, sourceETag: sourceETag) || (info.size == size && journal?.copyWasSent == true)
+                        ? PutReply(etag: info.etag, server: nil) : nil
+                }
                 : nil
             let reply = try await conditioned(condition, bucket: bucket, key: key, multipart: false, copy: true, adopting: own) {
                 (condition) throws(UploadError) -> PutReply in
                 try await withRetries("COPY \(key)") { () throws(UploadError) -> PutReply in
                     try await slots.withTypedSlot { () throws(UploadError) -> PutReply in
                         do {
+                            if condition == .absent { journal?.copySent() }
                             return try await client.copyObject(bucket: bucket, key: key, source: source, condition: condition)
                         } catch {
                             let failure = S3ClientError(error)
@@ -68,9 +73,10 @@ extension FileUploader {
             multipart: multipart, partsResumed: 0)
     }
 
-    /// Whether the object is a copy of the source as recorded: its size and plain MD5 ETag.
+    /// Whether the object is a copy of the source as recorded: its size and ETag (a plain MD5,
+    /// or a multipart ETag that the server's copy kept).
     private static func isCopy(_ info: ObjectInfo, size: Int64, sourceETag: String?) -> Bool {
-        guard let sourceETag, isHexMD5(sourceETag) else { return false }
+        guard let sourceETag, !sourceETag.isEmpty else { return false }
         return info.size == size && info.etag.lowercased() == sourceETag.lowercased()
     }
 

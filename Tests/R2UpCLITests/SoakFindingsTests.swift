@@ -1,0 +1,143 @@
+import Foundation
+import Testing
+import R2UpTestSupport
+
+/// The soak's findings (issue 28, docs/development/reliability.md "Soak"), each as a user met it:
+/// a watch that left jobs failed after a cut, a renamed-then-appended file copied with its old
+/// bytes, a copy whose lost reply made its retry fail. The relay is tools/faultproxy.py in front
+/// of SeaweedFS; the bucket is read with boto3.
+@Suite("soak findings", .serialized)
+struct SoakFindingsTests {
+    static func prefix(_ label: String) -> String { "soak-findings/\(label)-\(UInt32.random(in: 0...UInt32.max))" }
+
+    static func upstream() throws -> String {
+        try CLI.serverEnvironment()["R2UP_ENDPOINT"]!.replacingOccurrences(of: "http://", with: "")
+    }
+
+    static func faults(_ log: String) -> [[String: Any]] {
+        ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
+        }
+    }
+
+    static func append(_ text: String, to path: String) throws {
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(text.utf8))
+        try handle.close()
+    }
+
+    @Test("watch: uploads failed by a server that answered 503 are tried again within seconds once it answers, not at the rescan")
+    func watchRetriesSoon() async throws {
+        let folder = try TemporaryFolder()
+        let library = folder.path + "/library"
+        try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
+        // A server restarting behind its front: 503 to the first 12 PUTs, more than one go of both
+        // jobs takes (--retries 1: two requests a try, two tries a go). (A refused connection stops
+        // the watch, for its service manager to restart it; a reset before the request curl retries itself.)
+        let log = folder.path + "/faults.jsonl"
+        let relay = try await HelperServer.start(
+            "faultproxy.py",
+            ["--upstream", try Self.upstream(), "--only-methods", "PUT", "--error-rate", "1.0", "--error-statuses", "503",
+             "--max-faults", "12", "--log", log, "--max-seconds", "300"])
+        defer { relay.stop() }
+        var env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
+        env["R2UP_ENDPOINT"] = relay.endpoint
+        let scope = Self.prefix("retry") + "/"
+        let db = folder.path + "/db.sqlite"
+        let watch = try WatchProcess(
+            ["watch", library, "--prefix", scope, "--db", db, "--json", "--min-age", "0s", "--retries", "1"],
+            environment: env, in: folder.path)
+        defer { watch.kill() }
+        try await watch.waitFor("watching") { $0.contains { $0["event"] as? String == "watching" } }
+        for name in ["a.m4a", "b.m4a"] { _ = folder.write("library/" + name, "uploaded once the server answers: \(name)") }
+        try await watch.waitFor("the failures") { $0.filter { $0["event"] as? String == "failed" }.count >= 2 }
+        // The rescan is 10 minutes away: only the watch's own retry (2 s, doubling up to 30 s) uploads them in time.
+        try await watch.waitFor("the uploads", timeout: .seconds(45)) { $0.filter { $0["event"] as? String == "uploaded" }.count == 2 }
+        #expect(Self.faults(log).filter { $0["fault"] as? String == "error" }.count == 12, "\(Self.faults(log))")
+        for name in ["a.m4a", "b.m4a"] {
+            #expect(try await TrackIdentityCommandTests.boto3(["get", scope + name]) == "uploaded once the server answers: \(name)")
+        }
+        watch.signal(SIGTERM)
+        #expect(try await watch.exit() == 0)
+        let queue = try await CLI.run(["queue", "--db", db], environment: env)
+        #expect(queue.stdout.hasPrefix("0 queued · 0 uploading · 0 failed"), "\(queue.stdout)")
+    }
+
+    @Test("a moved track appended before its copy ran: the file's new bytes are uploaded, the old object is not copied")
+    func movedThenAppended() async throws {
+        let folder = try TemporaryFolder()
+        let library = folder.path + "/lib"
+        try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
+        _ = folder.write("lib/take.m4a", "first take")
+        let db = folder.path + "/db.sqlite"
+        let prefix = Self.prefix("appended")
+        let env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
+        let sync = ["sync", library, "--prefix", prefix, "--min-age", "0", "--db", db, "--retries", "0"]
+        #expect(try await CLI.run(sync, environment: env).status == 0)
+        try FileManager.default.moveItem(atPath: library + "/take.m4a", toPath: library + "/take 2.m4a")
+
+        // The copy's PUT answered 500: its job waits, retryably, as a copy.
+        let failing = try await HelperServer.start(
+            "faultproxy.py",
+            ["--upstream", try Self.upstream(), "--only-methods", "PUT", "--error-rate", "1.0", "--error-statuses", "500",
+             "--max-seconds", "120"])
+        var failingEnv = env
+        failingEnv["R2UP_ENDPOINT"] = failing.endpoint
+        let refused = try await CLI.run(sync, environment: failingEnv)
+        failing.stop()
+        #expect(refused.status == 1, "stdout: \(refused.stdout) stderr: \(refused.stderr)")
+
+        // Then the file grows: the copy would put the old bytes at the new key.
+        try Self.append(", and more", to: library + "/take 2.m4a")
+        let run = try await CLI.run(sync, environment: env)
+        #expect(run.status == 0, "stdout: \(run.stdout) stderr: \(run.stderr)")
+        #expect(run.stdout.hasPrefix("sync: 1 uploaded (20 bytes), 0 failed"), "\(run.stdout)")
+        #expect(try await TrackIdentityCommandTests.boto3(["get", "\(prefix)/take 2.m4a"]) == "first take, and more")
+        let history = try await CLI.run(["history", "--db", db], environment: env)
+        let rows = history.stdout.split(separator: "\n").filter { $0.contains("\(prefix)/take 2.m4a") }
+        #expect(rows.count == 1 && rows.first?.contains("copy of") == false, "\(history.stdout)")
+        let queue = try await CLI.run(["queue", "--db", db], environment: env)
+        #expect(queue.stdout.hasPrefix("0 queued · 0 uploading · 0 failed"), "\(queue.stdout)")
+    }
+
+    @Test("a copy of a multipart track whose reply was cut off: its retry takes the object the copy made, no 412, 0 bytes sent")
+    func copyReplyCut() async throws {
+        let folder = try TemporaryFolder()
+        let library = folder.path + "/lib"
+        try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
+        var bytes = Data(count: 11 << 20)
+        for index in stride(from: 0, to: bytes.count, by: 4096) { bytes[index] = UInt8(truncatingIfNeeded: index >> 12) }
+        try bytes.write(to: URL(fileURLWithPath: library + "/mix.flac"))
+        let db = folder.path + "/db.sqlite"
+        let prefix = Self.prefix("copycut")
+        var env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
+        let sync = ["sync", library, "--prefix", prefix, "--min-age", "0", "--db", db, "--part-size", "5M"]
+        let first = try await CLI.run(sync, environment: env)
+        #expect(first.status == 0, "stderr: \(first.stderr)")
+        try FileManager.default.moveItem(atPath: library + "/mix.flac", toPath: library + "/mix (final).flac")
+
+        // The server makes the copy; its reply is cut: r2up does not know it succeeded.
+        let log = folder.path + "/relay.jsonl"
+        let relay = try await HelperServer.start(
+            "faultproxy.py",
+            ["--upstream", try Self.upstream(), "--only-methods", "PUT", "--script", "1=reset-after",
+             "--log", log, "--log-all", "--max-seconds", "300"])
+        defer { relay.stop() }
+        env["R2UP_ENDPOINT"] = relay.endpoint
+        let run = try await CLI.run(sync, environment: env)
+        #expect(run.status == 0, "stdout: \(run.stdout) stderr: \(run.stderr)")
+        #expect(!run.stderr.contains("412"), "\(run.stderr)")
+        #expect(Self.faults(log).contains { $0["fault"] as? String == "reset-after" }, "\(Self.faults(log))")
+        let sent = Self.faults(log).filter { ["PUT", "POST"].contains($0["method"] as? String ?? "") }
+            .reduce(Int64(0)) { $0 + ((($1["length"] as? NSNumber)?.int64Value) ?? 0) }
+        #expect(sent == 0)
+        let history = try await CLI.run(["history", "--db", db], environment: env)
+        let rows = history.stdout.split(separator: "\n").filter { $0.contains("\(prefix)/mix (final).flac") }
+        #expect(rows.count == 1 && rows.first?.hasSuffix("(copy of \(prefix)/mix.flac)") == true, "\(history.stdout)")
+        let queue = try await CLI.run(["queue", "--db", db], environment: env)
+        #expect(queue.stdout.hasPrefix("0 queued · 0 uploading · 0 failed"), "\(queue.stdout)")
+        let state = try await WatchState.read(database: db, prefix: prefix + "/")
+        #expect(state.objects[prefix + "/mix (final).flac"] == WatchState.Object(size: bytes.count, sha256: WatchState.sha256(bytes)))
+    }
+}
