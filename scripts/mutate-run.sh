@@ -30,30 +30,10 @@ while [ $# -gt 0 ]; do
     *) echo "mutate-run.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
-BIN=${R2UP_BIN:-$ROOT/.build/debug/r2up}
-[ -x "$BIN" ] || { echo "mutate-run.sh: no r2up binary at $BIN (swift build first)" >&2; exit 2; }
-export VIRTUAL_ENV=$ROOT/.venv PATH=$ROOT/.venv/bin:$PATH
-
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/r2up-mutate.XXXXXX")
-proxy_pid=""
-cleanup() {
-  local rc=$?
-  [ -n "$proxy_pid" ] && kill "$proxy_pid" 2>/dev/null || true
-  bash "$ROOT/scripts/seaweedfs.sh" stop "$WORK/server" >/dev/null 2>&1 || true
-  if [ "$KEEP" = 1 ]; then echo "mutate-run.sh: kept $WORK" >&2; else rm -rf "$WORK"; fi
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-mkdir -p "$WORK/server"
-bash scripts/seaweedfs.sh start "$WORK/server" >/dev/null </dev/null
-# shellcheck source=/dev/null
-. "$WORK/server/env"
+SCRATCH=mutate
+# shellcheck source=scratch-server.sh
+. scripts/scratch-server.sh
 UPSTREAM=${R2UP_ENDPOINT#http://}
-export TZ=UTC HOME=$WORK/home XDG_CONFIG_HOME=$WORK/home/.config XDG_DATA_HOME=$WORK/home/.local/share
-mkdir -p "$HOME"
 
 python3 - "$WORK" <<'EOF'
 import os, sys
