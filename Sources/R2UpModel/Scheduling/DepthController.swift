@@ -9,21 +9,16 @@
 /// requests that is the bandwidth-delay product in requests, plus the one on the wire; more
 /// only queue.
 /// - Start: sized to the first request (`startingBytes` in flight: 128 small files, two big
-///   ones), then doubled each window (about one reply long) while the rate beats the best window
-///   so far by 10%; two windows that do not end it.
-/// - Then the pool drains to one request for a moment, so one reply shows the unqueued latency,
-///   and Little's law proposes `1.25 × rate × baseLatency`.
+///   ones), then doubled each window (about one reply long) while the rate rises by 10%.
+/// - Once the rate stops rising the pool drains to one request for a moment, so one reply shows
+///   the unqueued latency, and the depth becomes `1.25 × rate × baseLatency`.
 /// - After that, each window recomputes it: while replies take no longer than the base
-///   latency it grows (by at most a quarter a window, only when every slot was busy). A lower
-///   proposal (a full link or server, a link that slowed down, or replies that wait for a busy
-///   CPU) is a trial: at most half as deep, kept only if the rate fell by less than a fifth of
-///   the cut (a tenth for half), else the depth goes back and holds. Every `probeEvery` windows
-///   a quarter more is tried and kept only if the rate rose by 0.4 of the step. So a base
-///   latency that no longer holds cannot walk the depth down to the floor.
+///   latency it grows (by at most a quarter a window, only when every slot was busy); when
+///   replies queue (a full link or server, a link that slowed down), the rate stops following
+///   and the depth falls back (by at most half a window).
 /// - A throttled reply (429, 503, SlowDown) halves the depth at once, at most once a second;
-///   growth is then +1 a window for `recoverySeconds`, and the depth stays below the one that
-///   was throttled for `throttleMemorySeconds`. A timeout or a broken connection cuts by a
-///   quarter the same way.
+///   growth is then +1 a window for `recoverySeconds`. A timeout or a broken connection cuts by
+///   a quarter the same way.
 /// A pinned depth (`--concurrency N`) never moves.
 public struct DepthController: Sendable, Equatable {
     public enum Outcome: Sendable, Equatable {
@@ -44,8 +39,6 @@ public struct DepthController: Sendable, Equatable {
         case slower = "replies slowed down"
         case throttled = "the server throttled (429/503 SlowDown)"
         case recovering = "recovering after throttling"
-        case lostThroughput = "fewer in flight lost throughput"
-        case belowThrottling = "kept below the depth where the server throttled"
         case maximum = "the most r2up keeps in flight (512, or fewer where open files are limited)"
         case memory = "the most whose upload buffers fit the memory budget"
     }
@@ -65,16 +58,6 @@ public struct DepthController: Sendable, Equatable {
     public static let recoverySeconds = 5.0
     package static let minimumWindow = 0.05
     package static let cutSpacing = 1.0
-    /// A cut in depth is kept unless the rate fell by more than this share of the cut (halving
-    /// may lose a tenth); a probe upwards is kept if the rate rose by this share of the step
-    /// (a quarter more must bring a tenth more).
-    package static let keepElasticity = 0.2
-    package static let probeElasticity = 0.4
-    /// Windows between probes upwards, and windows a rejected cut holds the depth.
-    package static let probeEvery = 8
-    package static let holdWindows = 8
-    /// How long the depth stays below where the server throttled.
-    package static let throttleMemorySeconds = 30.0
 
     public let pinned: Bool
     /// The most this run may keep in flight (`maximumDepth`, or fewer where file descriptors are scarce).
@@ -102,24 +85,7 @@ public struct DepthController: Sendable, Equatable {
     private var lastCut = -Double.infinity
     private var recoveringUntil = -Double.infinity
     private var previousRate = 0.0
-    /// The best window of slow start: the reference the first cut after the drain is judged by.
-    private var bestRate = 0.0
-    private var bestDepth = 0
-    private var flatWindows = 0
-    /// A depth being tried against the one before it (`from`, at `fromRate`); judged on its
-    /// second window (the first still carries requests sent at the old depth).
-    private struct Trial: Sendable, Equatable {
-        var from: Int
-        var fromRate: Double
-        var up: Bool
-        var settled = false
-    }
-    private var trial: Trial?
-    private var hold = 0
-    private var holdRate = 0.0
-    private var windowsSinceProbe = 0
-    private var throttleCeiling = Int.max
-    private var throttleCeilingUntil = -Double.infinity
+    private var plateauRate = 0.0
     /// When the drain emptied the pool; a reply to a request sent after it is unqueued.
     private var drainedAt: Double?
     private var meanBytes: Double = 0
@@ -207,12 +173,6 @@ public struct DepthController: Sendable, Equatable {
             guard now - lastCut >= max(Self.cutSpacing, smoothedLatency) else { return }
             lastCut = now
             cuts += 1
-            // Deeper than this is where the server (or the link) pushed back: stay below it.
-            let remembered = now < throttleCeilingUntil ? throttleCeiling : Int.max
-            throttleCeiling = min(remembered, max(1, depth - 1))
-            throttleCeilingUntil = now + Self.throttleMemorySeconds
-            trial = nil
-            hold = 0
             depth = max(1, Int(Double(depth) * (outcome == .throttled ? 0.5 : 0.75)))
             reason = .throttled
             phase = .steady
@@ -252,14 +212,7 @@ public struct DepthController: Sendable, Equatable {
 
     private mutating func finishDrain(_ now: Double) {
         phase = .steady
-        let proposed = Int((1.25 * knee(rate: bestRate)).rounded(.up))
-        if proposed < bestDepth {
-            // Fewer than slow start's best: a trial, judged against that best window.
-            trial = Trial(from: bestDepth, fromRate: bestRate, up: false)
-            set(max(proposed, bestDepth / 2), .full, now: now, limited: true)
-        } else {
-            set(proposed, .full, now: now, limited: true)
-        }
+        set(Int((1.25 * knee(rate: plateauRate)).rounded(.up)), .full, now: now, limited: true)
         restartWindow(now)
     }
 
@@ -280,15 +233,12 @@ public struct DepthController: Sendable, Equatable {
             case .slowStart:
                 if !limited {
                     // The work did not fill the pool: nothing learnt about the link.
-                } else if rate >= bestRate * 1.1 {
-                    (bestRate, bestDepth, flatWindows) = (rate, depth, 0)
+                } else if rate >= previousRate * 1.1 {
                     next = min(2 * depth, max(depth + 1, Int((2 * knee(rate: rate)).rounded(.up))))
                     why = .rising
-                } else if flatWindows == 0 {
-                    // One flat window may be noise or the last doubling not yet answered.
-                    flatWindows = 1
                 } else {
                     phase = .draining
+                    plateauRate = max(rate, previousRate)
                     drainedAt = nil
                     next = 1
                     why = .draining
@@ -296,67 +246,19 @@ public struct DepthController: Sendable, Equatable {
             case .draining:
                 break
             case .steady:
-                (next, why) = steady(rate: rate, limited: limited, now: now)
+                let proposed = Int((1.25 * knee(rate: rate)).rounded(.up))
+                if proposed > depth, limited {
+                    next = min(proposed, depth + max(1, depth / 4))
+                    why = .rising
+                } else if proposed < depth {
+                    next = max(proposed, depth / 2)
+                    why = rate < 0.7 * previousRate ? .slower : .full
+                }
             }
         }
         set(next, why, now: now, limited: limited)
         previousRate = rate
         restartWindow(now)
-    }
-
-    /// After slow start: Little's law proposes (`1.25 × rate × baseLatency`); a cut it asks for
-    /// is tried and kept only if the rate held up, and every `probeEvery` windows a quarter more
-    /// is tried and kept only if the rate rose. So a base latency that no longer holds (every
-    /// reply waiting for a busy CPU) cannot walk the depth down to the floor.
-    private mutating func steady(rate: Double, limited: Bool, now: Double) -> (Int, Reason) {
-        if var current = trial {
-            guard limited else {
-                // Too little work to judge: a probe goes back, a cut stays.
-                trial = nil
-                return (current.up ? current.from : depth, current.up ? .full : reason)
-            }
-            guard current.settled else {
-                current.settled = true
-                trial = current
-                return (depth, reason)
-            }
-            trial = nil
-            let step = Double(depth) / Double(current.from) - 1
-            if current.up {
-                windowsSinceProbe = 0
-                return rate >= current.fromRate * (1 + Self.probeElasticity * step)
-                    ? (depth, .rising) : (current.from, .full)
-            }
-            if rate >= current.fromRate * (1 + Self.keepElasticity * step) { return (depth, reason) }
-            hold = Self.holdWindows
-            holdRate = current.fromRate
-            return (current.from, .lostThroughput)
-        }
-        windowsSinceProbe += 1
-        if hold > 0 {
-            hold -= 1
-            // A rate well below the one the hold was set at: the link changed, judge afresh.
-            if rate < 0.7 * holdRate { hold = 0 }
-        }
-        let proposed = Int((1.25 * knee(rate: rate)).rounded(.up))
-        if proposed > depth, limited {
-            return (min(proposed, depth + max(1, depth / 4)), .rising)
-        }
-        let floor = Self.floor(meanBytes: meanBytes)
-        if proposed < depth, hold == 0, depth > floor {
-            trial = Trial(from: depth, fromRate: rate, up: false)
-            return (max(proposed, depth / 2, floor), rate < 0.7 * previousRate ? .slower : .full)
-        }
-        if limited, windowsSinceProbe >= Self.probeEvery, depth < upperBound(now) {
-            trial = Trial(from: depth, fromRate: rate, up: true)
-            return (depth + max(1, depth / 4), reason)
-        }
-        return (depth, reason)
-    }
-
-    /// The most the depth may be now: the ceiling, the memory cap, below recent throttling.
-    private func upperBound(_ now: Double) -> Int {
-        min(ceiling, Self.memoryCap(meanBytes: meanBytes), now < throttleCeilingUntil ? throttleCeiling : Int.max)
     }
 
     private mutating func set(_ proposed: Int, _ why: Reason, now: Double, limited: Bool) {
@@ -368,14 +270,10 @@ public struct DepthController: Sendable, Equatable {
             next = min(memory, ceiling)
             why = memory < ceiling ? .memory : .maximum
         }
-        if now < throttleCeilingUntil, next > throttleCeiling {
-            next = throttleCeiling
-            why = .belowThrottling
-        }
         depth = max(1, next)
         reason = why
         peakDepth = max(peakDepth, depth)
-        if limited && phase != .draining && trial == nil {
+        if limited && phase != .draining {
             settledDepth = depth
             settledReason = reason
         }
