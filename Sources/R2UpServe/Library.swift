@@ -16,6 +16,9 @@ struct Library: Sendable {
         return all
     }
 
+    /// The served folders' space, as `r2up du` totals it (seed 004's storage view).
+    func space() throws(R2UpFailure) -> SpaceCounts { try session.space(under: roots) }
+
     /// Whether `path` (absolute, standardized) is inside a served folder; without folders,
     /// whether r2up knows the track.
     func contains(_ path: String, tracks: [TrackStatus]) -> Bool {
@@ -71,6 +74,22 @@ enum LibraryPage {
         if index < groups.count {
             html += "<p><a href=\"/?from=\(index)\" rel=\"next\">Next groups (\(groups.count - index) more)</a></p>"
         }
+        return html
+    }
+
+    /// Seed 004's storage view above the groups: the numbers `r2up du` totals, each also as a
+    /// `data-` attribute in bytes for scripts and tests.
+    static func render(space: SpaceCounts) -> String {
+        let parts: [(attribute: String, label: String, bytes: Int64)] = [
+            ("on-disk", "on disk", space.onDisk), ("in-bucket", "in the bucket", space.inBucket),
+            ("local-only", "only here (not yet safe)", space.localOnly),
+            ("cloud-only", "only in the cloud (offloaded)", space.cloudOnly), ("both", "in both", space.both),
+        ]
+        var html = "<section class=\"space\" aria-label=\"Space\" data-tracks=\"\(space.tracks)\""
+        for part in parts { html += " data-\(part.attribute)=\"\(part.bytes)\"" }
+        html += "><p>\(space.tracks) \(space.tracks == 1 ? "track" : "tracks"): "
+        html += parts.map { "\(Html.escape(ByteCount.string($0.bytes))) \($0.label)" }.joined(separator: " · ")
+        html += "</p></section>\n"
         return html
     }
 

@@ -69,7 +69,9 @@ struct Routes: Sendable {
 
     func render(from: Int, csrf: String) throws -> String {
         let groups = try read { () throws(R2UpFailure) in try library.groups() }
-        return LibraryPage.render(groups: groups, from: from, csrf: csrf) { session.publicURL(for: $0) }
+        let space = try read { () throws(R2UpFailure) in try library.space() }
+        return LibraryPage.render(space: space)
+            + LibraryPage.render(groups: groups, from: from, csrf: csrf) { session.publicURL(for: $0) }
     }
 
     /// A page reads every track of the library (20,000: tens of MiB, freed at once); glibc keeps

@@ -18,6 +18,8 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.common.exceptions import WebDriverException
+from selenium.webdriver.support import expected_conditions
+from selenium.webdriver.support.ui import WebDriverWait
 
 url, group_id, push_file, push_prefix, binary, cloud_only, offload_file, edited_file = sys.argv[1:9]
 parts = urllib.parse.urlsplit(url)
@@ -111,6 +113,9 @@ try:
     driver.get(url)
     seen["title"] = driver.title
     seen["rows"], seen["groups"] = snapshot(driver)
+    space = driver.find_element(By.CSS_SELECTOR, "section.space")
+    seen["space"] = {name: int(space.get_attribute("data-" + name))
+                     for name in ("tracks", "on-disk", "in-bucket", "local-only", "cloud-only", "both")}
     seen["tokenAgain"] = request("GET", parts.path + "?" + parts.query)[0]
     cookie = "; ".join(f"{c['name']}={c['value']}" for c in driver.get_cookies())
     origin = f"http://{host}:{port}"
@@ -178,13 +183,19 @@ try:
     seen["after"], seen["groupsAfter"] = snapshot(driver)
     # Offload (issue 30): a track, then a group; a file edited since its upload is kept.
     off_row = f'li.track[data-path="{offload_file}"]'
-    driver.find_element(By.CSS_SELECTOR, off_row).find_element(By.XPATH, ".//button[normalize-space()='Offload']").click()
+    old_row = driver.find_element(By.CSS_SELECTOR, off_row)
+    old_row.find_element(By.XPATH, ".//button[normalize-space()='Offload']").click()
+    # The live feed may turn the icon before the POST's answer (a new page with its notice) comes.
+    WebDriverWait(driver, 30).until(expected_conditions.staleness_of(old_row))
     seen["offloadSeconds"] = wait(lambda: icon_of(driver, off_row) == "cloudOnly", 30)
+    wait(lambda: (notice(driver) or "").startswith("Offloaded"), 30)
     seen["offloadNotice"] = notice(driver)
     seen["offloadButtonsAfter"] = [b.text for b in driver.find_elements(By.CSS_SELECTOR, off_row + " button") if b.is_displayed()]
     section = driver.find_element(By.CSS_SELECTOR, f'section.group[data-group="{group_id}"]')
     section.find_element(By.XPATH, "./header//button[normalize-space()='Offload']").click()
-    wait(lambda: (notice(driver) or "").startswith("Offloaded"), 30)
+    # The track's notice is still on the page until the POST's answer replaces it: wait for the new page.
+    WebDriverWait(driver, 30).until(expected_conditions.staleness_of(section))
+    wait(lambda: (notice(driver) or "").startswith("Offloaded") and notice(driver) != seen["offloadNotice"], 30)
     seen["groupOffloadNotice"] = notice(driver)
     with open(edited_file, "ab") as edited:
         edited.write(b"edited")

@@ -24,6 +24,8 @@ extension ServeCommandTests {
             from selenium import webdriver
             from selenium.webdriver.chrome.service import Service
             from selenium.webdriver.common.by import By
+            from selenium.webdriver.support import expected_conditions
+            from selenium.webdriver.support.ui import WebDriverWait
             url, group = sys.argv[1], sys.argv[2]; origin = url.split("/?")[0]; seen = {}
             options = webdriver.ChromeOptions()
             for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
@@ -42,8 +44,11 @@ extension ServeCommandTests {
                 driver.get(url)
                 driver.get(origin + "/queue")
                 seen["before"] = entries()
-                driver.find_element(By.CSS_SELECTOR, 'section.jobs li[data-path$="/q1.mp3"]').find_element(By.XPATH, ".//button[normalize-space()='Cancel']").click()
-                time.sleep(0.5)
+                job = driver.find_element(By.CSS_SELECTOR, 'section.jobs li[data-path$="/q1.mp3"]')
+                job.find_element(By.XPATH, ".//button[normalize-space()='Cancel']").click()
+                # The answer is a new page with the notice: wait for it, however loaded the machine.
+                WebDriverWait(driver, 30).until(expected_conditions.staleness_of(job))
+                WebDriverWait(driver, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, "p.notice"))
                 seen["afterCancel"] = entries()
                 seen["cancelNotice"] = driver.find_element(By.CSS_SELECTOR, "p.notice").text
                 driver.get(origin + "/")

@@ -73,6 +73,8 @@ struct ServeCommandTests {
         try store.setUploadState(path: music + "/\(b)/b1.mp3", state: .error, error: "SignatureDoesNotMatch", cloud: nil)
         let before = try await CLI.run(["status", music, "--json"], environment: env)
         #expect(before.status == 0, "\(before.stderr)")
+        let du = try await CLI.run(["du", music, "--json"], environment: env)
+        #expect(du.status == 0, "\(du.stderr)")
 
         let server = try Server([music, "--listen", "127.0.0.1:0"], environment: env)
         #expect(server.firstLine.hasPrefix("http://127.0.0.1:"), "\(server.firstLine)")
@@ -87,6 +89,18 @@ struct ServeCommandTests {
         #expect(stopped.status == 0, "\(stopped.stderr)")
         #expect(browser.status == 0, "\(browser.stderr)")
         let seen = try #require(try JSONSerialization.jsonObject(with: Data(browser.stdout.utf8)) as? [String: Any], "\(browser.stdout)")
+
+        // Seed 004's storage view: the totals `du --json` gives, in bytes.
+        let duJSON = try #require(try JSONSerialization.jsonObject(with: Data(du.stdout.utf8)) as? [String: Any])
+        let totals = try #require(duJSON["totals"] as? [String: Any])
+        let space = try #require(seen["space"] as? [String: Any]).compactMapValues { $0 as? Int }
+        #expect(space["tracks"] == totals["tracks"] as? Int)
+        #expect(space["on-disk"] == totals["onDisk"] as? Int)
+        #expect(space["in-bucket"] == totals["inBucket"] as? Int)
+        #expect(space["local-only"] == totals["localOnly"] as? Int)
+        #expect(space["cloud-only"] == totals["cloudOnly"] as? Int)
+        #expect(space["both"] == totals["both"] as? Int)
+        #expect((space["cloud-only"] ?? 0) > 0 && (space["both"] ?? 0) > 0 && (space["local-only"] ?? 0) > 0)
 
         // Icons and summaries as `status --json` gives them (before any action).
         let groups = try #require(try JSONSerialization.jsonObject(with: Data(before.stdout.utf8)) as? [[String: Any]])

@@ -53,3 +53,20 @@ extension R2UpSession {
         do { return try await service.browse(prefix: prefix) } catch { throw R2UpFailure(error) }
     }
 }
+
+extension R2UpSession {
+    /// The space the tracks under `folders` take, as `r2up du FOLDER` totals it (no folder:
+    /// every track r2up knows): bytes on disk, in the bucket, only here (not yet safe), only in
+    /// the cloud (offloaded) and in both. From the store and one `stat` per file; no request.
+    /// - Parameter folders: absolute folders; empty for every track.
+    /// - Returns: the totals over all of them.
+    /// - Throws: ``R2UpFailure`` when the store cannot be read.
+    public func space(under folders: [String]) throws(R2UpFailure) -> SpaceCounts {
+        do {
+            guard !folders.isEmpty else { return try SpaceUsage.measure(store: store).totals }
+            var totals = SpaceCounts()
+            for folder in folders { totals.add(try SpaceUsage.measure(folder: folder, store: store).totals) }
+            return totals
+        } catch { throw R2UpFailure(error) }
+    }
+}
