@@ -27,31 +27,10 @@ fi
 
 if [ ! -f "$WORK/ready" ]; then
   rm -rf "$WORK" && mkdir -p "$WORK/music"
-  python3 - "$WORK/music" <<'PY'
-import os, sys
-root = sys.argv[1]
-for a in range(1000):
-    folder = os.path.join(root, f"Artist {a // 10:03d}", f"Album {a:04d}")
-    os.makedirs(folder, exist_ok=True)
-    for t in range(100):
-        with open(os.path.join(folder, f"{t:02d} - A Track Title Long Enough.flac"), "w") as f:
-            f.write("x" * (t + 1))
-PY
+  python3 benchmarks/library.py files "$WORK/music" 1000
   # Creates the store (the run itself stops at the missing configuration).
   HOME=$WORK "$BIN" retry --all --db "$WORK/r2up.sqlite" >/dev/null 2>&1 || true
-  find "$WORK/music" -type f -printf '%P\t%s\t%T@\n' | LC_ALL=C sort | awk 'NR <= 20000' | python3 -c '
-import sys
-root = sys.argv[1]
-print("BEGIN;")
-for line in sys.stdin:
-    rel, size, mtime = line.rstrip("\n").split("\t")
-    seconds, _, frac = mtime.partition(".")
-    ns = int(seconds) * 1_000_000_000 + int((frac + "000000000")[:9])
-    path = (root + "/" + rel).replace("'"'"'", "'"''"'")
-    key = rel.replace("'"'"'", "'"''"'")
-    print(f"INSERT INTO tracks (path, size, mtimeNs, uploadState, bucket, \"key\", etag, updatedAt) VALUES ('"'"'{path}'"'"', {size}, {ns}, '"'"'uploaded'"'"', '"'"'b'"'"', '"'"'{key}'"'"', '"'"'\"e\"'"'"', '"'"'2026-11-24T00:00:00Z'"'"');")
-print("COMMIT;")
-' "$WORK/music" | sqlite3 "$WORK/r2up.sqlite"
+  python3 benchmarks/library.py rows "$WORK/music" b 20000 | sqlite3 "$WORK/r2up.sqlite"
   # Offloaded: the first 5,000 known files are gone, their tracks cloud only.
   find "$WORK/music" -type f | LC_ALL=C sort | awk 'NR <= 5000' | tr '\n' '\0' | xargs -0 rm -f
   touch "$WORK/ready"
