@@ -36,12 +36,14 @@ public enum TrackGroups {
         guard grouping != .folder else { return byFolder(tracks, path: path, state: state) }
         var tagged: [GroupKey: [Track]] = [:]
         var untagged: [Track] = []
-        for track in tracks {
-            guard let found = tags[path(track)], grouping == .artist || found.album != nil else {
+        // Filed as `status` files them: a compilation under "Various Artists" (`AlbumGrouping`).
+        let filing = AlbumGrouping.filingArtists(tracks.map { AlbumGrouping.Track(path: path($0), tags: tags[path($0)]) })
+        for (track, artist) in zip(tracks, filing) {
+            guard let found = tags[path(track)], let artist, grouping == .artist || found.album != nil else {
                 untagged.append(track)
                 continue
             }
-            tagged[GroupKey(artist: found.filingArtist, album: grouping == .album ? found.album : nil), default: []].append(track)
+            tagged[GroupKey(artist: artist, album: grouping == .album ? found.album : nil), default: []].append(track)
         }
         var groups: [TrackGroup<Track>] = []
         for (key, members) in tagged {
