@@ -23,6 +23,8 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let templateHasControl = parts[0].unicodeScalars.contains(where: isControl)
     for tags in [raw, cleaned, nil] {
         let key = template.key(tags: tags, relativePath: parts[1])
+        // "" is the template's documented "no key" answer (push and sync refuse such a file).
+        if key.isEmpty { continue }
         precondition(!key.hasPrefix("/"), "a key starting with '/': \(key)")
         for segment in key.split(separator: "/", omittingEmptySubsequences: false) {
             precondition(!segment.isEmpty, "an empty segment in \(key)")

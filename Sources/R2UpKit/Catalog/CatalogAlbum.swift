@@ -65,6 +65,14 @@ extension CatalogTrack {
         AudioTags(
             title: title, artist: artist, albumArtist: albumArtist, album: album ?? "Unknown Album", year: year,
             track: track, disc: disc, genre: genre, compilation: compilation,
-            durationMs: duration.map { Int(($0 * 1000).rounded()) })
+            durationMs: duration.flatMap(Self.milliseconds))
+    }
+
+    /// Seconds as whole milliseconds; nil for a value no track has (index.json and object metadata
+    /// are anyone's writing: 1e308 seconds is finite, but not as milliseconds in an `Int`).
+    static func milliseconds(_ seconds: Double) -> Int? {
+        let milliseconds = (seconds * 1000).rounded()
+        guard milliseconds.isFinite, milliseconds >= 0, milliseconds < Double(Int32.max) * 1000 else { return nil }
+        return Int(milliseconds)
     }
 }

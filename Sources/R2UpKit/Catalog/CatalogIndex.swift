@@ -75,8 +75,12 @@ public struct CatalogTrack: Codable, Sendable, Equatable {
         disc = number("disc")
         genre = text("genre")
         compilation = meta["compilation"].map(AudioTags.trimmingWhitespace) == "1" ? true : nil
-        duration = meta["duration"].flatMap { Double($0) }.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
+        duration = meta["duration"].flatMap { Double($0) }.flatMap { $0.isFinite && $0 >= 0 && $0 <= Self.longestDuration ? $0 : nil }
     }
+
+    /// Anyone may write an object's metadata: a "duration" beyond this (about 116 days) is no
+    /// recording's, and an album's sum of such values would not survive JSON.
+    static let longestDuration: Double = 10_000_000
 
     static func iso8601(_ date: Date) -> String {
         var seconds = time_t(date.timeIntervalSince1970.rounded(.down))

@@ -23,6 +23,30 @@ struct CatalogIndexTests {
             """#)
     }
 
+    @Test("a duration no recording has (1e308 s, written by anyone) is left out, never a trap or a lost index; found by fuzzing")
+    func hostileDuration() throws {
+        func object(_ duration: String) -> CatalogObject {
+            CatalogObject(etag: "e", size: 1, contentType: "audio/mp4", lastModified: nil,
+                          metadata: ["artist": "A", "album": "B", "disc": "-1", "duration": duration])
+        }
+        let tracks = [
+            CatalogTrack(key: "b/01.m4a", url: "https://x/b/01.m4a", details: object("1e308")),
+            CatalogTrack(key: "b/02.m4a", url: "https://x/b/02.m4a", details: object("1e308")),
+            CatalogTrack(key: "b/03.m4a", url: "https://x/b/03.m4a", details: object("9999999")),
+        ]
+        #expect(tracks.map(\.duration) == [nil, nil, 9_999_999])
+        #expect(tracks.map(\.disc) == [nil, nil, nil])
+        let index = CatalogIndex(bucket: "music", prefix: "", tracks: tracks)
+        #expect(index.albums.map(\.duration) == [9_999_999])
+        let read = try JSONDecoder().decode(CatalogIndex.self, from: Data(index.encoded()))
+        #expect(read == index)
+        // An index.json read back with such a value (written by another tool) is grouped again safely.
+        var decoded = tracks[0]
+        decoded.duration = 1e308
+        #expect(decoded.tags.durationMs == nil)
+        #expect(CatalogIndex(bucket: "music", prefix: "", tracks: [decoded]).albums.count == 1)
+    }
+
     @Test("what an upload sent, as the catalog cache row a HEAD would give; what a server might change is left to a HEAD")
     func sentObjects() {
         var attributes = ObjectAttributes(contentType: "audio/mpeg", metadata: [

@@ -28,6 +28,13 @@ struct KeyTemplateTests {
         #expect(try KeyTemplate("{title}").key(tags: nil, relativePath: "noext") == "noext")
     }
 
+    @Test("a template that yields only slashes gives no key (\"\"), never a key with an empty segment; found by fuzzing")
+    func nothingButSlashes() throws {
+        #expect(try KeyTemplate("{folder}/").key(tags: nil, relativePath: "") == "")
+        #expect(try KeyTemplate("{folder}/").key(tags: nil, relativePath: "song.mp3") == "")
+        #expect(try KeyTemplate("{folder}/ /{album}").key(tags: AudioTags(album: " "), relativePath: "a.mp3") == "")
+    }
+
     @Test("unsafe characters, slashes inside values, dot segments, spaces at segment ends; NFC")
     func safety() throws {
         let tags = AudioTags(
