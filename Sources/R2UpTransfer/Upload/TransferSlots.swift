@@ -154,3 +154,24 @@ public final class TransferTuning: Sendable {
         uploadBuffer.store(controller.uploadBufferCap, ordering: .relaxed)
     }
 }
+
+extension TransferSlots {
+    /// Runs one request in a slot and tells the depth how it went (`bytes`: its body).
+    func withTypedSlot<T: Sendable>(bytes: Int64 = 0, _ body: () async throws(UploadError) -> T) async throws(UploadError) -> T {
+        await acquire(bytes: bytes)
+        let start = now()
+        do {
+            let value = try await body()
+            release(bytes: bytes, seconds: now() - start, outcome: .completed)
+            return value
+        } catch {
+            let kind = error.failureKind
+            if kind == .cancelled {
+                release()
+            } else {
+                release(bytes: bytes, seconds: now() - start, outcome: DepthController.Outcome(kind))
+            }
+            throw error
+        }
+    }
+}
