@@ -40,15 +40,8 @@ extension R2Up {
         var destination: String = "."
 
         func run() async throws {
-            let puller: Puller
-            do {
-                let settings = try global.settings()
-                let service = try UploadService(settings: settings, options: transfer.runOptions)
-                let store = try LocalStore(path: settings.database.value)
-                puller = Puller(service: service, database: store, overwrite: overwrite)
-            } catch {
-                throw CommandFailure(error)
-            }
+            let (_, service, store) = try global.open(transfer.runOptions)
+            let puller = Puller(service: service, database: store, overwrite: overwrite)
             let plan: PullPlan
             do { plan = try await puller.plan(target) } catch { throw CommandFailure(DownloadFailure.diagnosis(error)) }
             let single = plan.refused.isEmpty && plan.items.count == 1 && plan.items[0].key == target

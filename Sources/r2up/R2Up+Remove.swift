@@ -79,16 +79,7 @@ extension R2Up {
 
         func run() async throws {
             let prefix = try listedPrefix()
-            let settings: Settings
-            let service: UploadService
-            let store: LocalStore
-            do {
-                settings = try global.settings()
-                service = try UploadService(settings: settings, options: RunOptions())
-                store = try LocalStore(path: settings.database.value)
-            } catch {
-                throw CommandFailure(error)
-            }
+            let (_, service, store) = try global.open()
             guard let targets = try await targets(prefix: prefix, service: service) else { return }
             if !force { try Self.refuseOnlyCopies(targets, bucket: service.bucket, store: store) }
             if dryRun {
