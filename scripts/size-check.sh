@@ -3,23 +3,15 @@
 #
 #   bash scripts/size-check.sh            # exits 1 and names each new offender
 #
-# A function is counted from its `func`/`init` line to its closing brace. Files and
-# functions already over the limits when the check arrived are listed in
-# scripts/size-check.allow ("path" or "path:name", one a line): the list may only shrink;
-# an entry that is no longer over its limit is reported so it gets removed.
+# A function is counted from its `func`/`init` line to its closing brace. There are no
+# exceptions: the old offenders were split (issue 24), and a file or function over a limit is
+# split too, into pieces that each do one job.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 exec python3 - "$@" <<'PY'
 import os, re, sys
 
 MAX_FILE, MAX_FUNC = 400, 80
-allowed = set()
-if os.path.exists("scripts/size-check.allow"):
-    for line in open("scripts/size-check.allow"):
-        line = line.split("#", 1)[0].strip()
-        if line:
-            allowed.add(line)
-
 decl = re.compile(r"^\s*(?:@[\w.]+(?:\([^)]*\))?\s+)*(?:(?:public|package|internal|private|fileprivate|static|final|"
                   r"mutating|nonisolated|override|convenience|required|class)\s+)*(?:func\s+(`?\w+`?|[^\s(]+)|init[?!]?)\s*[(<]")
 
@@ -63,18 +55,10 @@ for root, _, names in os.walk("Sources"):
                 found.add((path, fname, length))
             i += 1
 
-status = 0
-keys = set()
 for path, fname, length in sorted(found, key=lambda f: (f[0], f[1] or "")):
     key = path if fname is None else f"{path}:{fname}"
-    keys.add(key)
-    if key not in allowed:
-        limit = MAX_FILE if fname is None else MAX_FUNC
-        what = "file" if fname is None else f"function {fname}"
-        print(f"size-check: {key}: {what} has {length} lines (at most {limit})", file=sys.stderr)
-        status = 1
-for key in sorted(allowed - keys):
-    print(f"size-check: {key} is within the limits now: remove it from scripts/size-check.allow", file=sys.stderr)
-    status = 1
-sys.exit(status)
+    limit = MAX_FILE if fname is None else MAX_FUNC
+    what = "file" if fname is None else f"function {fname}"
+    print(f"size-check: {key}: {what} has {length} lines (at most {limit})", file=sys.stderr)
+sys.exit(1 if found else 0)
 PY

@@ -76,6 +76,17 @@ struct GlobalOptions: ParsableArguments {
         for warning in settings.warnings { Terminal.error(warning) }
         return settings
     }
+
+    /// The settings, the bucket's service (with `options`) and the local store, which a command
+    /// that changes both opens first; whatever fails is the command's failure.
+    func open(_ options: RunOptions = RunOptions()) throws(CommandFailure) -> (settings: Settings, service: UploadService, store: LocalStore) {
+        do {
+            let settings = try settings()
+            return (settings, try UploadService(settings: settings, options: options), try LocalStore(path: settings.database.value))
+        } catch {
+            throw CommandFailure(error)
+        }
+    }
 }
 
 /// Options for commands that move bytes.

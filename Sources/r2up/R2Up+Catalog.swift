@@ -28,16 +28,7 @@ extension R2Up {
             var json = false
 
             func run() async throws {
-                let settings: Settings
-                let service: UploadService
-                let store: LocalStore
-                do {
-                    settings = try global.settings()
-                    service = try UploadService(settings: settings, options: RunOptions())
-                    store = try LocalStore(path: settings.database.value)
-                } catch {
-                    throw CommandFailure(error)
-                }
+                let (_, service, store) = try global.open()
                 let result = try await CatalogCommand.publish(service: service, store: store, prefix: prefix)
                 if json {
                     Terminal.output(JSONOutput.encode(PublishedCatalog(result)))

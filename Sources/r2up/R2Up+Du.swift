@@ -17,29 +17,24 @@ extension R2Up {
 
         @OptionGroup var global: GlobalOptions
 
-        @Flag(help: "Print the folders and totals as JSON.")
-        var json = false
+        @OptionGroup var view: LibraryViewOptions<Help>
 
-        @Flag(help: "Also list the bucket under the folder's prefix and compare it with the store.")
-        var remote = false
-
-        @Option(help: "With --remote: the key prefix to list (default: the one the folder's tracks agree on; the whole bucket without DIR).")
-        var prefix: String?
-
-        @Option(help: "Group by folder, album or artist (default: album when tracks carry tags, else folder; with DIR).")
-        var by: StatusGrouping?
-
-        @Argument(help: "A folder of tracks (default: every track r2up knows).")
-        var folder: String?
+        enum Help: LibraryViewHelp {
+            static let json = "Print the folders and totals as JSON."
+            static let remote = "Also list the bucket under the folder's prefix and compare it with the store."
+            static let prefix = "With --remote: the key prefix to list (default: the one the folder's tracks agree on; the whole bucket without DIR)."
+            static let by = "Group by folder, album or artist (default: album when tracks carry tags, else folder; with DIR)."
+            static let folder = "A folder of tracks (default: every track r2up knows)."
+        }
 
         func validate() throws {
-            if prefix != nil && !remote { throw ValidationError("--prefix goes with --remote") }
-            if by != nil && by != .folder && folder == nil { throw ValidationError("--by \(by?.rawValue ?? "") needs a folder: r2up du DIR --by album") }
+            try view.validatePrefix()
+            if view.by != nil && view.by != .folder && view.folder == nil { throw ValidationError("--by \(view.by?.rawValue ?? "") needs a folder: r2up du DIR --by album") }
         }
 
         func run() async throws {
             let usage: SpaceUsage
-            let root = folder.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+            let root = view.root
             let store: LocalStore?
             do {
                 store = try ReadOnlyStore.open(global)
@@ -50,10 +45,10 @@ extension R2Up {
                             status: .badInput, message: "\(TextColumns.printable(root)) is not a folder; du takes a folder (or nothing, for every track)"))
                     }
                     var tags: [String: AudioTags] = [:]
-                    if by != .folder, let store {
+                    if view.by != .folder, let store {
                         tags = try store.tags(under: root)
                     }
-                    let grouping = StatusReport.grouping(by, tags: tags)
+                    let grouping = StatusReport.grouping(view.by, tags: tags)
                     usage = try SpaceUsage.measure(
                         folder: root, database: store, groups: SpaceUsage.groupNames(tags, by: grouping), by: grouping)
                     if usage.groups.isEmpty && stat(root, &info) != 0 {
@@ -71,8 +66,8 @@ extension R2Up {
                 Terminal.error("r2up: \(TextColumns.printable(problem.path)): \(problem.message); its tracks count as last recorded")
             }
             var remoteSpace: RemoteSpace?
-            if remote { remoteSpace = try await listRemote(root: root, store: store) }
-            if json {
+            if view.remote { remoteSpace = try await listRemote(root: root, store: store) }
+            if view.json {
                 Terminal.output(JSONOutput.encode(DuJSON(usage: usage, remote: remoteSpace)))
                 return
             }
@@ -105,15 +100,12 @@ extension R2Up {
         }
 
         private func listRemote(root: String?, store: LocalStore?) async throws -> RemoteSpace {
-            do {
+            try await view.listing(global) { bucket in
                 let known = try store?.tracks(under: root ?? "/") ?? []
                 // The folder's prefix when its tracks agree on one, else what all their keys share.
-                var listed = prefix ?? root.flatMap { CloudOnly.inferPrefix(folder: $0, tracks: known) } ?? RemoteSpace.commonPrefix(known)
+                var listed = view.prefix ?? root.flatMap { CloudOnly.inferPrefix(folder: $0, tracks: known) } ?? RemoteSpace.commonPrefix(known)
                 if !listed.isEmpty && !listed.hasSuffix("/") { listed += "/" }
-                let service = try UploadService(settings: try global.settings(), options: RunOptions())
-                return try await RemoteSpace.check(service: service, prefix: listed, known: known)
-            } catch {
-                throw CommandFailure(DownloadFailure.diagnosis(error) ?? Diagnosis(error))
+                return try await RemoteSpace.check(service: try bucket(), prefix: listed, known: known)
             }
         }
     }

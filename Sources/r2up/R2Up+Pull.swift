@@ -40,15 +40,8 @@ extension R2Up {
         var destination: String = "."
 
         func run() async throws {
-            let puller: Puller
-            do {
-                let settings = try global.settings()
-                let service = try UploadService(settings: settings, options: transfer.runOptions)
-                let store = try LocalStore(path: settings.database.value)
-                puller = Puller(service: service, database: store, overwrite: overwrite)
-            } catch {
-                throw CommandFailure(error)
-            }
+            let (_, service, store) = try global.open(transfer.runOptions)
+            let puller = Puller(service: service, database: store, overwrite: overwrite)
             let plan: PullPlan
             do { plan = try await puller.plan(target) } catch { throw CommandFailure(DownloadFailure.diagnosis(error)) }
             let single = plan.refused.isEmpty && plan.items.count == 1 && plan.items[0].key == target
@@ -61,6 +54,31 @@ extension R2Up {
                 try await PullOutput.stream(plan.items[0], puller: puller, quiet: global.quiet)
                 return
             }
+            let (folder, items) = try destinationFolder(plan, single: single)
+
+            var worst = ExitStatus.success
+            for refusal in plan.refused {
+                Terminal.error("r2up: \(TextColumns.printable(DownloadFailure.diagnosis(refusal).message))")
+                worst = max(worst, DownloadFailure.diagnosis(refusal).status)
+            }
+            let summary = await pull(items, into: folder, puller: puller)
+            if summary.interrupted {
+                // As push: one line saying what the same command resumes, then 130 (143 for SIGTERM).
+                let left = summary.leftResumable == 1 ? "1 download is" : "\(summary.leftResumable) downloads are"
+                Terminal.error("r2up: interrupted; \(left) left to resume: run the same pull again")
+                throw CommandFailure(status: .interrupted)
+            }
+            for (_, error) in summary.failures { worst = max(worst, DownloadFailure.diagnosis(error).status) }
+            report(summary, refused: plan.refused.count, puller: puller)
+            if summary.failures.contains(where: { DownloadFailure.diagnosis($0.error).status == .configuration }) {
+                throw CommandFailure(status: .configuration)
+            }
+            if worst != .success { throw CommandFailure(status: worst) }
+        }
+
+        /// The folder the objects go to, made if need be, and the items to pull there: `pull KEY
+        /// FILE` names the one object's file. A single object whose path is a folder is refused.
+        private func destinationFolder(_ plan: PullPlan, single: Bool) throws(CommandFailure) -> (String, [PullItem]) {
             var items = plan.items
             let folder: String
             do {
@@ -83,20 +101,18 @@ extension R2Up {
                         message: "\(TextColumns.printable(path)): is a folder, not a file; nothing was written (give a file name, or pull into another folder)"))
                 }
             }
+            return (folder, items)
+        }
 
-            var worst = ExitStatus.success
-            for refusal in plan.refused {
-                Terminal.error("r2up: \(TextColumns.printable(DownloadFailure.diagnosis(refusal).message))")
-                worst = max(worst, DownloadFailure.diagnosis(refusal).status)
-            }
+        /// Downloads the items, each path printed as it lands and each failure as it comes.
+        private func pull(_ items: [PullItem], into folder: String, puller: Puller) async -> PullSummary {
             let quiet = global.quiet || json
             // Bars on a terminal, as push draws them; the paths print above them.
             let progress = TransferProgress(limit: transfer.runOptions.bandwidthLimit)
             let display = ProgressDisplay.make(for: progress, quiet: quiet)
             display?.start()
-            let toPull = items
             let summary = await Interruption.run {
-                await puller.run(toPull, destination: folder, progress: display == nil ? nil : progress) { event in
+                await puller.run(items, destination: folder, progress: display == nil ? nil : progress) { event in
                     switch event {
                     case .finished(let outcome):
                         if outcome.result == .downloaded && !quiet {
@@ -113,18 +129,16 @@ extension R2Up {
                 }
             }
             display?.finish()
-            if summary.interrupted {
-                // As push: one line saying what the same command resumes, then 130 (143 for SIGTERM).
-                let left = summary.leftResumable == 1 ? "1 download is" : "\(summary.leftResumable) downloads are"
-                Terminal.error("r2up: interrupted; \(left) left to resume: run the same pull again")
-                throw CommandFailure(status: .interrupted)
-            }
-            for (_, error) in summary.failures { worst = max(worst, DownloadFailure.diagnosis(error).status) }
+            return summary
+        }
+
+        /// The JSON rows, or the summary line; and the files checked by size only.
+        private func report(_ summary: PullSummary, refused: Int, puller: Puller) {
             if json {
                 let rows = summary.outcomes.sorted { $0.item.key < $1.item.key }.map(PulledObject.init)
                 Terminal.output(JSONOutput.encode(rows))
             } else if !global.quiet {
-                Terminal.error(summary.line(refused: plan.refused.count))
+                Terminal.error(summary.line(refused: refused))
                 if global.verbose { Terminal.error("r2up: \(puller.depthLine)") }
             }
             // Every file is checked against the object's ETag or checksum; say so when one could not be.
@@ -134,10 +148,6 @@ extension R2Up {
                 Terminal.error(
                     "r2up: \(count) checked by size only: \(Set(unverified).sorted().joined(separator: "; "))")
             }
-            if summary.failures.contains(where: { DownloadFailure.diagnosis($0.error).status == .configuration }) {
-                throw CommandFailure(status: .configuration)
-            }
-            if worst != .success { throw CommandFailure(status: worst) }
         }
     }
 

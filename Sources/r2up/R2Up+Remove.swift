@@ -79,16 +79,30 @@ extension R2Up {
 
         func run() async throws {
             let prefix = try listedPrefix()
-            let settings: Settings
-            let service: UploadService
-            let store: LocalStore
+            let (_, service, store) = try global.open()
+            guard let targets = try await targets(prefix: prefix, service: service) else { return }
+            if !force { try Self.refuseOnlyCopies(targets, bucket: service.bucket, store: store) }
+            if dryRun {
+                for key in targets { Terminal.output("would delete \(TextColumns.printable(key))") }
+                return
+            }
+            if prefix != nil && !yes {
+                guard try Self.confirm(targets) else { return }
+            }
+            let (deleted, failure) = await Self.delete(targets, service: service)
             do {
-                settings = try global.settings()
-                service = try UploadService(settings: settings, options: RunOptions())
-                store = try LocalStore(path: settings.database.value)
+                if !deleted.isEmpty {
+                    try store.recordDeletions(bucket: service.bucket, keys: deleted)
+                }
             } catch {
                 throw CommandFailure(error)
             }
+            if let failure { throw CommandFailure(await service.diagnose(failure, subject: nil)) }
+        }
+
+        /// The keys to delete: listed under the prefix, or given; nil when a prefix holds none
+        /// (said on stderr: nothing to do).
+        private func targets(prefix: String?, service: UploadService) async throws(CommandFailure) -> [String]? {
             var targets: [String]
             if let prefix {
                 do {
@@ -98,7 +112,7 @@ extension R2Up {
                 }
                 if targets.isEmpty {
                     if !global.quiet { Terminal.error("No objects under \(TextColumns.printable(prefix)).") }
-                    return
+                    return nil
                 }
             } else {
                 do {
@@ -110,27 +124,30 @@ extension R2Up {
                     throw CommandFailure(Diagnosis(status: .badInput, message: "rm -: no keys on stdin; nothing deleted"))
                 }
             }
-            if !force { try Self.refuseOnlyCopies(targets, bucket: service.bucket, store: store) }
-            if dryRun {
-                for key in targets { Terminal.output("would delete \(TextColumns.printable(key))") }
-                return
+            return targets
+        }
+
+        /// Lists what a prefix deletes and asks on the terminal; false: the answer was no.
+        /// Off a terminal nothing is deleted without --yes.
+        private static func confirm(_ targets: [String]) throws(CommandFailure) -> Bool {
+            for key in targets { Terminal.output("to delete: \(TextColumns.printable(key))") }
+            let objects = "\(targets.count) object\(targets.count == 1 ? "" : "s")"
+            let question = "Delete these \(objects)? [y/N] "
+            guard Terminal.stdinIsTerminal else {
+                Terminal.error("r2up: not deleting \(objects) without --yes (no terminal to ask on)")
+                throw CommandFailure(status: .badInput)
             }
-            if prefix != nil && !yes {
-                for key in targets { Terminal.output("to delete: \(TextColumns.printable(key))") }
-                let objects = "\(targets.count) object\(targets.count == 1 ? "" : "s")"
-                let question = "Delete these \(objects)? [y/N] "
-                guard Terminal.stdinIsTerminal else {
-                    Terminal.error("r2up: not deleting \(objects) without --yes (no terminal to ask on)")
-                    throw CommandFailure(status: .badInput)
-                }
-                FileHandle.standardError.write(Data(question.utf8))
-                let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
-                guard answer == "y" || answer == "yes" else {
-                    Terminal.error("Nothing deleted.")
-                    return
-                }
+            FileHandle.standardError.write(Data(question.utf8))
+            let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+            guard answer == "y" || answer == "yes" else {
+                Terminal.error("Nothing deleted.")
+                return false
             }
-            // DeleteObject each, eight at a time, printed in key order; the first failure stops the rest.
+            return true
+        }
+
+        /// DeleteObject each, eight at a time, printed in key order; the first failure stops the rest.
+        private static func delete(_ targets: [String], service: UploadService) async -> (deleted: [String], failure: (any Error)?) {
             var deleted: [String] = []
             var failure: (any Error)?
             var start = 0
@@ -161,14 +178,7 @@ extension R2Up {
                     }
                 }
             }
-            do {
-                if !deleted.isEmpty {
-                    try store.recordDeletions(bucket: service.bucket, keys: deleted)
-                }
-            } catch {
-                throw CommandFailure(error)
-            }
-            if let failure { throw CommandFailure(await service.diagnose(failure, subject: nil)) }
+            return (deleted, failure)
         }
 
         /// Objects that are the only copy of an offloaded track stop the whole rm (exit 2, nothing

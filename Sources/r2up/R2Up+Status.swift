@@ -16,31 +16,26 @@ extension R2Up {
 
         @OptionGroup var global: GlobalOptions
 
-        @Flag(help: "Print the groups and tracks as JSON.")
-        var json = false
+        @OptionGroup var view: LibraryViewOptions<Help>
 
-        @Flag(help: "Also list the folder's prefix in the bucket: objects with no local file show as cloud only (☁).")
-        var remote = false
-
-        @Option(help: "With --remote: the key prefix the folder maps to (default: the one all its known tracks agree on).")
-        var prefix: String?
-
-        @Option(help: "Group by folder, album or artist (default: album when tracks carry tags, else folder).")
-        var by: StatusGrouping?
-
-        @Argument(help: "Every file in this folder and its subfolders that push would take, known or not (default: all known tracks).")
-        var folder: String?
+        enum Help: LibraryViewHelp {
+            static let json = "Print the groups and tracks as JSON."
+            static let remote = "Also list the folder's prefix in the bucket: objects with no local file show as cloud only (☁)."
+            static let prefix = "With --remote: the key prefix the folder maps to (default: the one all its known tracks agree on)."
+            static let by = "Group by folder, album or artist (default: album when tracks carry tags, else folder)."
+            static let folder = "Every file in this folder and its subfolders that push would take, known or not (default: all known tracks)."
+        }
 
         func validate() throws {
-            if remote && folder == nil { throw ValidationError("--remote needs a folder: r2up status DIR --remote") }
-            if prefix != nil && !remote { throw ValidationError("--prefix goes with --remote") }
+            if view.remote && view.folder == nil { throw ValidationError("--remote needs a folder: r2up status DIR --remote") }
+            try view.validatePrefix()
         }
 
         func run() async throws {
             var scanned: ScannedTracks?
             var tracks: [TrackRecord] = []
             var tags: [String: AudioTags] = [:]
-            let root = folder.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+            let root = view.root
             do {
                 let store = try ReadOnlyStore.open(global)
                 // The states for the bucket configured (an upload to another is not one to it), if any.
@@ -51,7 +46,7 @@ extension R2Up {
                 } else {
                     tracks = TrackScan.following(try store?.tracks(under: "/") ?? [], bucket: bucket)
                 }
-                if by != .folder, let store {
+                if view.by != .folder, let store {
                     let stored = try store.tags(under: nil)
                     for track in scanned?.known ?? tracks { if let found = stored[track.path] { tags[track.path] = found } }
                 }
@@ -59,25 +54,23 @@ extension R2Up {
                 throw CommandFailure(error)
             }
             if let root, let found = scanned { try check(folder: root, scanned: found) }
-            if remote, let root, let found = scanned {
+            if view.remote, let root, let found = scanned {
                 tracks = Array(found)
                 scanned = nil
                 tracks += try await cloudOnly(folder: root, known: tracks)
                 tracks.sort { $0.path < $1.path }
             }
-            if StatusReport.grouping(by, tags: tags) == .folder {
+            if StatusReport.grouping(view.by, tags: tags) == .folder {
                 if let scanned { printByFolder(scanned) } else { printByFolder(tracks) }
                 return
             }
-            let report = StatusReport(tracks: scanned.map { Array($0) } ?? tracks, tags: tags, by: by) { $0.isOnDisk }
-            if json {
+            let report = StatusReport(tracks: scanned.map { Array($0) } ?? tracks, tags: tags, by: view.by) { $0.isOnDisk }
+            if view.json {
                 Terminal.output(report.isEmpty ? "[]" : JSONOutput.encode(report))
                 return
             }
             guard !report.isEmpty else {
-                if !global.quiet {
-                    Terminal.error(folder.map { "No tracks under \(TextColumns.printable($0))." } ?? "No tracks yet.")
-                }
+                if !global.quiet { sayNoTracks() }
                 return
             }
             let style = TerminalStyle(environment: ProcessInfo.processInfo.environment, isTerminal: Terminal.stdoutIsTerminal)
@@ -101,7 +94,7 @@ extension R2Up {
                     message: "\(TextColumns.printable(root)) \(what); status takes a folder (or nothing, for every track)"))
             }
             // With --remote a folder not made yet is fine: its objects are what a pull would bring.
-            if !remote, missing, scanned.known.isEmpty {
+            if !view.remote, missing, scanned.known.isEmpty {
                 throw CommandFailure(Diagnosis(status: .badInput, message: "\(TextColumns.printable(root)): no such folder"))
             }
             for problem in scanned.problems where problem.unreadFolder {
@@ -115,10 +108,10 @@ extension R2Up {
             var pending: String?
             var empty = true
             var totals = StatusTotals()
-            if !json { for track in tracks { totals.add(track) } }
+            if !view.json { for track in tracks { totals.add(track) } }
             StatusReport.forEachFolderGroup(tracks, isLocal: { $0.isOnDisk }) { group in
                 empty = false
-                guard json else {
+                guard view.json else {
                     Terminal.output(StatusReport.lines(of: group, style: style).joined(separator: "\n"))
                     return
                 }
@@ -126,24 +119,25 @@ extension R2Up {
                 Terminal.output(pending.map { $0 + "," } ?? "[")
                 pending = JSONOutput.encode(group)
             }
-            if json {
+            if view.json {
                 if let pending { Terminal.output(pending + "\n]") } else { Terminal.output("[]") }
             } else if empty {
-                if !global.quiet { Terminal.error(folder.map { "No tracks under \(TextColumns.printable($0))." } ?? "No tracks yet.") }
+                if !global.quiet { sayNoTracks() }
             } else {
                 // The last line: how many tracks, by state (issue 29 item 8).
                 Terminal.output("\n" + totals.line)
             }
         }
 
+        private func sayNoTracks() {
+            Terminal.error(view.folder.map { "No tracks under \(TextColumns.printable($0))." } ?? "No tracks yet.")
+        }
+
         /// The objects under the folder's prefix that have no local file (seed 004: metadata first).
         private func cloudOnly(folder: String, known: [TrackRecord]) async throws -> [TrackRecord] {
-            do {
-                let prefix = try CloudOnly.prefix(folder: folder, tracks: known, given: prefix)
-                let service = try UploadService(settings: try global.settings(), options: RunOptions())
-                return try await CloudOnly.tracks(service: service, folder: folder, prefix: prefix, known: known)
-            } catch {
-                throw CommandFailure(DownloadFailure.diagnosis(error) ?? Diagnosis(error))
+            try await view.listing(global) { bucket in
+                let prefix = try CloudOnly.prefix(folder: folder, tracks: known, given: view.prefix)
+                return try await CloudOnly.tracks(service: try bucket(), folder: folder, prefix: prefix, known: known)
             }
         }
     }

@@ -73,14 +73,7 @@ extension R2Up {
             } catch {
                 throw CommandFailure(error)
             }
-            var options = WatchOptions()
-            folderOptions.apply(to: &options.sync)
-            options.sync.minAge = SyncDuration.parse(minAge) ?? .seconds(2)
-            options.sync.verifyRemote = verifyRemote
-            options.sync.waitForLock = wait
-            options.sync.keyTemplate = template
-            options.sync.tagMetadata = !tagOptions.noTagMetadata
-            options.rescanEvery = SyncDuration.parse(rescan) ?? .seconds(600)
+            var options = watchOptions(template: template)
 
             // Events are printed by a task of their own: an upload's completion never waits on a pipe.
             let (events, sink) = AsyncStream.makeStream(of: WatchEvent.self)
@@ -93,32 +86,10 @@ extension R2Up {
                     if Terminal.isOutputClosed { stop.request() }
                 }
             }
-            // An idle watch prints nothing: look for a reader gone once a second anyway.
-            let reader = Task {
-                while !Task.isCancelled {
-                    if !Terminal.checkOutputReader() {
-                        stop.request()
-                        return
-                    }
-                    try? await Task.sleep(for: .seconds(1))
-                }
-            }
+            let reader = Self.watchReader(stop: stop)
             defer { reader.cancel() }
-            var settled: (@Sendable () async -> Void)?
-            if publish {
-                let prefix = folderOptions.prefix
-                let database = settings.database.value
-                settled = { [printer] in
-                    do {
-                        let store = try LocalStore(path: database)
-                        printer.published(try await CatalogCommand.publish(service: service, store: store, prefix: prefix))
-                    } catch let failure as CommandFailure {
-                        sink.yield(.notice("catalog publish: \(failure.diagnosis.message)"))
-                    } catch {
-                        sink.yield(.notice("catalog publish: \(Diagnosis(error).message)"))
-                    }
-                }
-            }
+            let settled = publish
+                ? catalogPublisher(service: service, database: settings.database.value, printer: printer, sink: sink) : nil
             if let age = offloadPolicy.age {
                 let (folders, database) = (folders, settings.database.value)
                 options.afterFullPass = {
@@ -153,6 +124,49 @@ extension R2Up {
             printer.stopped(summary)
             if global.verbose { Terminal.error("r2up: \(service.depthLine)") }
             if let stopped = summary.stoppedBy { throw CommandFailure(stopped) }
+        }
+
+        /// The watch's rules from the flags.
+        private func watchOptions(template: KeyTemplate?) -> WatchOptions {
+            var options = WatchOptions()
+            folderOptions.apply(to: &options.sync)
+            options.sync.minAge = SyncDuration.parse(minAge) ?? .seconds(2)
+            options.sync.verifyRemote = verifyRemote
+            options.sync.waitForLock = wait
+            options.sync.keyTemplate = template
+            options.sync.tagMetadata = !tagOptions.noTagMetadata
+            options.rescanEvery = SyncDuration.parse(rescan) ?? .seconds(600)
+            return options
+        }
+
+        /// An idle watch prints nothing: look for a reader gone once a second anyway.
+        private static func watchReader(stop: WatchStop) -> Task<Void, Never> {
+            Task {
+                while !Task.isCancelled {
+                    if !Terminal.checkOutputReader() {
+                        stop.request()
+                        return
+                    }
+                    try? await Task.sleep(for: .seconds(1))
+                }
+            }
+        }
+
+        /// `--publish`: the catalog republished once uploads settle; a failure is a notice.
+        private func catalogPublisher(
+            service: UploadService, database: String, printer: WatchPrinter, sink: AsyncStream<WatchEvent>.Continuation
+        ) -> @Sendable () async -> Void {
+            let prefix = folderOptions.prefix
+            return { [printer] in
+                do {
+                    let store = try LocalStore(path: database)
+                    printer.published(try await CatalogCommand.publish(service: service, store: store, prefix: prefix))
+                } catch let failure as CommandFailure {
+                    sink.yield(.notice("catalog publish: \(failure.diagnosis.message)"))
+                } catch {
+                    sink.yield(.notice("catalog publish: \(Diagnosis(error).message)"))
+                }
+            }
         }
     }
 }

@@ -23,17 +23,66 @@ public struct SettingsResolver: Sendable {
     }
 
     public func resolve(_ flags: SettingOverrides) throws(ConfigurationError) -> Settings {
-        let profileName: Sourced<String> =
-            if let name = flags.profile { Sourced(value: name, source: .flag("--profile")) }
-            else if let name = nonEmpty(environment["AWS_PROFILE"]) { Sourced(value: name, source: .environment("AWS_PROFILE")) }
-            else if let name = nonEmpty(environment["R2UP_PROFILE"]) { Sourced(value: name, source: .environment("R2UP_PROFILE")) }
-            else { Sourced(value: "default", source: .builtIn) }
+        let profileName = profileName(flags)
+        let files = try readProfile(profileName)
+        var warnings = files.warnings
+        let lookup = SettingLookup(environment: environment, sections: files.sections, profileFirst: flags.profile != nil)
 
+        let endpoint: Sourced<String>? = flags.endpoint.map { Sourced(value: $0, source: .flag("--endpoint")) }
+            ?? lookup.endpoint()
+        if let text = endpoint?.value { _ = try S3Endpoint(url: text) }
+        let isR2 = endpoint.map { (try? S3Endpoint(url: $0.value))?.isR2 ?? false } ?? false
+
+        let region = flags.region.map { Sourced(value: $0, source: .flag("--region")) }
+            ?? lookup.fromEnvironment("AWS_REGION", "AWS_DEFAULT_REGION") ?? lookup.fromFiles("region")
+            ?? Sourced(value: isR2 ? "auto" : "us-east-1", source: .builtIn)
+        // The region is signed into the Authorization header.
+        if let problem = HeaderValue.problem(region.value) ?? (region.value.contains(" ") ? "it holds a space" : nil) {
+            throw .invalidValue(setting: "the region (\(region.source))", value: region.value, reason: problem)
+        }
+        let credentials = lookup.credentials()
+
+        let configuredBucket = lookup.configured(environment: "R2UP_BUCKET", file: "bucket")
+        let bucket = flags.bucket.map { Sourced(value: $0, source: .flag("--bucket")) } ?? configuredBucket
+        let publicURL = try publicURL(
+            flags, lookup: lookup, bucket: bucket, configuredBucket: configuredBucket, warnings: &warnings)
+        let database = flags.database.map { Sourced(value: $0, source: .flag("--db")) }
+            ?? lookup.fromEnvironment("R2UP_DB")
+            ?? Sourced(value: dataHome + "/r2up/r2up.sqlite", source: .builtIn)
+        let addressing: Sourced<S3Endpoint.Addressing> =
+            if let style = flags.addressing { Sourced(value: style, source: .flag(style == .pathStyle ? "--path-style" : "--virtual-hosted")) }
+            else if let style = lookup.fromFiles("addressing_style"), style.value == "virtual" { Sourced(value: .virtualHosted, source: style.source) }
+            else { Sourced(value: .pathStyle, source: .builtIn) }
+        let caBundle = flags.caBundle.map { Sourced(value: $0, source: .flag("--ca-bundle")) }
+            ?? lookup.fromEnvironment("AWS_CA_BUNDLE") ?? lookup.fromFiles("ca_bundle")
+
+        let outranked = lookup.outranked(
+            endpoint: endpoint?.source, credentials: credentials?.source, bucket: bucket?.source,
+            publicURL: publicURL?.source)
+        var settings = Settings(
+            profile: profileName, endpoint: endpoint, region: region, credentials: credentials, bucket: bucket,
+            publicURL: publicURL, database: database, addressing: addressing, caBundle: caBundle?.value,
+            caBundleSource: caBundle?.source,
+            filesRead: files.read, warnings: warnings, outrankedByProfile: outranked)
+        settings.ignoredEnvironment = ignoredEnvironment(settings, outranked: outranked)
+        return settings
+    }
+
+    private func profileName(_ flags: SettingOverrides) -> Sourced<String> {
+        if let name = flags.profile { Sourced(value: name, source: .flag("--profile")) }
+        else if let name = nonEmpty(environment["AWS_PROFILE"]) { Sourced(value: name, source: .environment("AWS_PROFILE")) }
+        else if let name = nonEmpty(environment["R2UP_PROFILE"]) { Sourced(value: name, source: .environment("R2UP_PROFILE")) }
+        else { Sourced(value: "default", source: .builtIn) }
+    }
+
+    /// Each config file's section for the profile, in the order they are consulted, the files
+    /// read and their permission warnings.
+    private func readProfile(_ profileName: Sourced<String>) throws(ConfigurationError)
+        -> (sections: [SettingLookup.Section], read: [String], warnings: [String])
+    {
         var warnings: [String] = []
         var filesRead: [String] = []
-        // Each file's section for the profile, in the order they are consulted.
-        var sections: [(path: String, profile: String, values: [String: String])] = []
-        let explicitProfile = profileName.source != .builtIn
+        var sections: [SettingLookup.Section] = []
         var profileFound = false
         for (path, sectionName, secret) in [
             (r2upConfigPath, profileName.value, true),
@@ -52,71 +101,16 @@ public struct SettingsResolver: Sendable {
                 sections.append((path, profileName.value, values))
             }
         }
-        if explicitProfile && !profileFound { throw .unknownProfile(profileName.value) }
+        if profileName.source != .builtIn && !profileFound { throw .unknownProfile(profileName.value) }
+        return (sections, filesRead, warnings)
+    }
 
-        func fromFiles(_ key: String) -> Sourced<String>? {
-            for section in sections {
-                if let value = nonEmpty(section.values[key]) {
-                    return Sourced(value: value, source: .file(path: section.path, profile: section.profile))
-                }
-            }
-            return nil
-        }
-        func fromEnvironment(_ names: String...) -> Sourced<String>? {
-            for name in names {
-                if let value = nonEmpty(environment[name]) { return Sourced(value: value, source: .environment(name)) }
-            }
-            return nil
-        }
-
-        // A profile named on the command line wins over the environment for where to connect,
-        // as who and to which bucket (as the AWS CLI does): `--profile work` means that profile.
-        let profileFirst = flags.profile != nil
-        func endpointFromEnvironment() -> Sourced<String>? {
-            if let url = fromEnvironment("R2UP_ENDPOINT", "AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL") { return url }
-            return fromEnvironment("R2_ACCOUNT_ID").map { Sourced(value: S3Endpoint.r2URL(account: $0.value), source: $0.source) }
-        }
-        func endpointFromFiles() -> Sourced<String>? {
-            if let url = fromFiles("endpoint_url") { return url }
-            return fromFiles("r2_account_id").map { Sourced(value: S3Endpoint.r2URL(account: $0.value), source: $0.source) }
-        }
-        let endpoint: Sourced<String>? = flags.endpoint.map { Sourced(value: $0, source: .flag("--endpoint")) }
-            ?? (profileFirst ? endpointFromFiles() ?? endpointFromEnvironment() : endpointFromEnvironment() ?? endpointFromFiles())
-        if let text = endpoint?.value { _ = try S3Endpoint(url: text) }
-        let isR2 = endpoint.map { (try? S3Endpoint(url: $0.value))?.isR2 ?? false } ?? false
-
-        let region = flags.region.map { Sourced(value: $0, source: .flag("--region")) }
-            ?? fromEnvironment("AWS_REGION", "AWS_DEFAULT_REGION") ?? fromFiles("region")
-            ?? Sourced(value: isR2 ? "auto" : "us-east-1", source: .builtIn)
-        // The region is signed into the Authorization header.
-        if let problem = HeaderValue.problem(region.value) ?? (region.value.contains(" ") ? "it holds a space" : nil) {
-            throw .invalidValue(setting: "the region (\(region.source))", value: region.value, reason: problem)
-        }
-
-        var credentialsFromEnvironment: Sourced<Credentials>?
-        var credentialsFromFiles: Sourced<Credentials>?
-        if let key = fromEnvironment("AWS_ACCESS_KEY_ID"), let secret = fromEnvironment("AWS_SECRET_ACCESS_KEY") {
-            credentialsFromEnvironment = Sourced(
-                value: Credentials(accessKeyID: key.value, secretAccessKey: secret.value,
-                                   sessionToken: nonEmpty(environment["AWS_SESSION_TOKEN"])),
-                source: key.source)
-        }
-        if let key = fromFiles("aws_access_key_id"), let secret = fromFiles("aws_secret_access_key") {
-            credentialsFromFiles = Sourced(
-                value: Credentials(accessKeyID: key.value, secretAccessKey: secret.value,
-                                   sessionToken: fromFiles("aws_session_token")?.value),
-                source: key.source)
-        }
-        let credentials = profileFirst
-            ? credentialsFromFiles ?? credentialsFromEnvironment : credentialsFromEnvironment ?? credentialsFromFiles
-
-        let configuredBucket = profileFirst
-            ? fromFiles("bucket") ?? fromEnvironment("R2UP_BUCKET") : fromEnvironment("R2UP_BUCKET") ?? fromFiles("bucket")
-        let bucket = flags.bucket.map { Sourced(value: $0, source: .flag("--bucket")) } ?? configuredBucket
+    private func publicURL(
+        _ flags: SettingOverrides, lookup: SettingLookup, bucket: Sourced<String>?, configuredBucket: Sourced<String>?,
+        warnings: inout [String]
+    ) throws(ConfigurationError) -> Sourced<String>? {
         var publicURL = flags.publicURL.map { Sourced(value: $0, source: .flag("--public-url")) }
-            ?? (profileFirst
-                ? fromFiles("public_url") ?? fromEnvironment("R2UP_PUBLIC_URL")
-                : fromEnvironment("R2UP_PUBLIC_URL") ?? fromFiles("public_url"))
+            ?? lookup.configured(environment: "R2UP_PUBLIC_URL", file: "public_url")
         if let base = publicURL {
             switch PublicBase.validated(base.value) {
             case .success(let text): publicURL = Sourced(value: text, source: base.source)
@@ -133,37 +127,7 @@ public struct SettingsResolver: Sendable {
                 "warning: the public URL \(base.value) belongs to bucket '\(configured.value)'; URLs for '\(bucket.value)' are path-style (pass --public-url to set its own)")
             publicURL = nil
         }
-        let database = flags.database.map { Sourced(value: $0, source: .flag("--db")) }
-            ?? fromEnvironment("R2UP_DB")
-            ?? Sourced(value: dataHome + "/r2up/r2up.sqlite", source: .builtIn)
-        let addressing: Sourced<S3Endpoint.Addressing> =
-            if let style = flags.addressing { Sourced(value: style, source: .flag(style == .pathStyle ? "--path-style" : "--virtual-hosted")) }
-            else if let style = fromFiles("addressing_style"), style.value == "virtual" { Sourced(value: .virtualHosted, source: style.source) }
-            else { Sourced(value: .pathStyle, source: .builtIn) }
-        let caBundle = flags.caBundle.map { Sourced(value: $0, source: .flag("--ca-bundle")) }
-            ?? fromEnvironment("AWS_CA_BUNDLE") ?? fromFiles("ca_bundle")
-
-        // Environment variables the named profile outranked, for `config show`.
-        var outranked: [String] = []
-        if profileFirst {
-            let chosen: [(SettingSource?, [String])] = [
-                (endpoint?.source, ["R2UP_ENDPOINT", "AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL", "R2_ACCOUNT_ID"]),
-                (credentials?.source, ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"]),
-                (bucket?.source, ["R2UP_BUCKET"]), (publicURL?.source, ["R2UP_PUBLIC_URL"]),
-            ]
-            for (source, names) in chosen {
-                guard case .file? = source else { continue }
-                outranked += names.filter { nonEmpty(environment[$0]) != nil }
-            }
-        }
-
-        var settings = Settings(
-            profile: profileName, endpoint: endpoint, region: region, credentials: credentials, bucket: bucket,
-            publicURL: publicURL, database: database, addressing: addressing, caBundle: caBundle?.value,
-            caBundleSource: caBundle?.source,
-            filesRead: filesRead, warnings: warnings, outrankedByProfile: outranked)
-        settings.ignoredEnvironment = ignoredEnvironment(settings, outranked: outranked)
-        return settings
+        return publicURL
     }
 
     /// Each variable r2up reads that is set but was not used, and why (`config show`).
@@ -219,8 +183,5 @@ public struct SettingsResolver: Sendable {
         return "warning: \(path) is readable by other users; run: chmod 600 \(path)"
     }
 
-    private func nonEmpty(_ value: String?) -> String? {
-        guard let value, !value.trimmingCharacters(in: .whitespaces).isEmpty else { return nil }
-        return value
-    }
+    private func nonEmpty(_ value: String?) -> String? { nonEmptySetting(value) }
 }

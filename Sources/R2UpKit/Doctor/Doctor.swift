@@ -97,38 +97,10 @@ public struct Doctor: Sendable {
         record(probe.tls)
         let reachable = probe.endpoint.outcome == .pass && probe.tls.outcome != .fail
         let blocker: DoctorCheck.Kind = probe.endpoint.outcome != .pass ? .endpoint : .tls
-
-        if !reachable {
-            record(.skipped(.bucket, because: blocker))
-            record(.skipped(.write, because: blocker))
-            record(.skipped(.publicURL, because: blocker))
-        } else if let credentials = settings.credentials?.value {
-            if let bucket = settings.bucket?.value, !bucket.isEmpty {
-                let client = S3Client(
-                    endpoint: endpoint, region: settings.region.value, credentials: credentials, engine: engine)
-                let check = await bucketCheck(client, bucket: bucket)
-                record(check)
-                if check.outcome == .fail {
-                    record(.skipped(.write, because: .bucket))
-                    record(.skipped(.publicURL, because: .bucket))
-                } else {
-                    // The probe is fetched through the public URL while it is there.
-                    var served = DoctorCheck.skipped(.publicURL, because: .write)
-                    let write = await writeCheck(client, bucket: bucket) {
-                        served = await self.publicURLCheck(settings, endpoint: endpoint, bucket: bucket, engine: engine)
-                    }
-                    record(write)
-                    record(served)
-                }
-            } else {
-                record(.fail(.bucket, "no bucket is set", "run r2up config init, or use --bucket or R2UP_BUCKET"))
-                record(.skipped(.write, because: .bucket))
-                record(.skipped(.publicURL, because: .bucket))
-            }
+        if reachable {
+            await bucketChecks(settings, endpoint: endpoint, engine: engine, record: record)
         } else {
-            record(.skipped(.bucket, because: .credentials))
-            record(.skipped(.write, because: .credentials))
-            record(.skipped(.publicURL, because: .credentials))
+            for kind in [DoctorCheck.Kind.bucket, .write, .publicURL] { record(.skipped(kind, because: blocker)) }
         }
 
         record(probe.clock ?? .skipped(.clock, because: blocker))
@@ -137,308 +109,34 @@ public struct Doctor: Sendable {
         return DoctorReport(checks: checks)
     }
 
-    // MARK: - Settings
-
-    func configCheck(_ settings: Settings) -> DoctorCheck {
-        let profile = "profile \(settings.profile.value)"
-        let read = configFiles.filter(settings.filesRead.contains)
-        let detail = read.isEmpty
-            ? "\(profile); no config file found, settings from flags and environment only"
-            : "\(profile); read \(read.joined(separator: ", "))"
-        if let warning = settings.warnings.first {
-            // "warning: PATH is readable by other users; run: chmod 600 PATH"
-            var text = warning.hasPrefix("warning: ") ? String(warning.dropFirst(9)) : warning
-            var advice: String?
-            if let split = text.range(of: "; run: ") {
-                advice = "run: " + text[split.upperBound...]
-                text = String(text[..<split.lowerBound])
+    /// The bucket, write and public URL checks, once the endpoint answered.
+    private func bucketChecks(
+        _ settings: Settings, endpoint: S3Endpoint, engine: TransferEngine, record: (DoctorCheck) -> Void
+    ) async {
+        guard let credentials = settings.credentials?.value else {
+            for kind in [DoctorCheck.Kind.bucket, .write, .publicURL] { record(.skipped(kind, because: .credentials)) }
+            return
+        }
+        guard let bucket = settings.bucket?.value, !bucket.isEmpty else {
+            record(.fail(.bucket, "no bucket is set", "run r2up config init, or use --bucket or R2UP_BUCKET"))
+            record(.skipped(.write, because: .bucket))
+            record(.skipped(.publicURL, because: .bucket))
+            return
+        }
+        let client = S3Client(endpoint: endpoint, region: settings.region.value, credentials: credentials, engine: engine)
+        let check = await bucketCheck(client, bucket: bucket)
+        record(check)
+        if check.outcome == .fail {
+            record(.skipped(.write, because: .bucket))
+            record(.skipped(.publicURL, because: .bucket))
+        } else {
+            // The probe is fetched through the public URL while it is there.
+            var served = DoctorCheck.skipped(.publicURL, because: .write)
+            let write = await writeCheck(client, bucket: bucket) {
+                served = await self.publicURLCheck(settings, endpoint: endpoint, bucket: bucket, engine: engine)
             }
-            return .warning(.config, "\(detail); \(text)", advice)
-        }
-        return .pass(.config, detail)
-    }
-
-    func credentialsCheck(_ settings: Settings) -> DoctorCheck {
-        guard let credentials = settings.credentials else {
-            return .fail(
-                .credentials, "no access key id and secret access key found",
-                "run r2up config init, or set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY")
-        }
-        var detail = "access key id \(SettingsReport.mask(credentials.value.accessKeyID, ascii: ascii)) and a secret"
-        if credentials.value.sessionToken != nil { detail += " and a session token" }
-        return .pass(.credentials, detail + ", from \(credentials.source)")
-    }
-
-    static func advice(for error: ConfigurationError) -> String? {
-        switch error {
-        case .unknownProfile(let name): "run: r2up config init --profile \(name)"
-        case .missingEndpoint, .invalidEndpoint: "run r2up config init, or use --endpoint, R2UP_ENDPOINT or R2_ACCOUNT_ID"
-        case .invalidFile: "fix that line, or run r2up config init"
-        default: nil
-        }
-    }
-
-    // MARK: - Endpoint, TLS and clock
-
-    struct Probe {
-        var endpoint: DoctorCheck
-        var tls: DoctorCheck
-        var clock: DoctorCheck?
-    }
-
-    /// One unsigned HEAD of the endpoint's root: any HTTP status shows it is reachable (and,
-    /// over https, that curl verified its certificate); its `Date` header gives the clock.
-    func probeEndpoint(_ endpoint: S3Endpoint, engine: TransferEngine) async -> Probe {
-        let url = "\(endpoint.scheme)://\(endpoint.authority(bucket: nil))\(endpoint.path(bucket: nil, key: nil))"
-        let shown = "\(endpoint.scheme)://\(endpoint.authority(bucket: nil))"
-        let plain = endpoint.scheme == "http"
-        let started = ContinuousClock.now
-        do {
-            let response = try await engine.perform(HTTPRequest(method: "HEAD", url: url))
-            let elapsed = ContinuousClock.now - started
-            let milliseconds = Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
-            let endpointCheck = DoctorCheck.pass(
-                .endpoint, "\(shown) answered (HTTP \(response.status)) in \(milliseconds) ms")
-            let tls: DoctorCheck =
-                plain
-                ? DoctorCheck(.tls, .skipped, "plain HTTP, nothing is encrypted")
-                : .pass(.tls, "the certificate of \(endpoint.host) is valid and trusted")
-            return Probe(endpoint: endpointCheck, tls: tls, clock: clockCheck(response))
-        } catch let error as TransferError {
-            switch error.kind {
-            case .tlsFailure:
-                return Probe(
-                    endpoint: .pass(.endpoint, "\(shown) accepted the connection"),
-                    tls: .fail(
-                        .tls, "the TLS handshake failed: \(error.message)",
-                        "for a private CA pass --ca-bundle FILE (or AWS_CA_BUNDLE); check the system clock"))
-            case .connectionRefused:
-                return unreachable(shown, "refused the connection", "check the endpoint URL and that the server is running")
-            case .dnsFailure:
-                return unreachable(shown, "cannot be resolved (\(error.message))", "check the endpoint's host name")
-            case .timeout:
-                return unreachable(
-                    shown, "did not answer within \(connectTimeoutSeconds) s",
-                    "check the endpoint URL, the network and any firewall or proxy")
-            default:
-                return unreachable(shown, "cannot be reached: \(error.message)", "check the endpoint URL and the network")
-            }
-        } catch {
-            return unreachable(shown, "cannot be reached: \(error)", "check the endpoint URL and the network")
-        }
-    }
-
-    private func unreachable(_ endpoint: String, _ problem: String, _ advice: String) -> Probe {
-        Probe(
-            endpoint: .fail(.endpoint, "\(endpoint) is unreachable: it \(problem)", advice),
-            tls: .skipped(.tls, because: .endpoint))
-    }
-
-    /// The server's clock against ours, from a reply's `Date` header.
-    func clockCheck(_ response: HTTPResponse) -> DoctorCheck {
-        guard let text = response.header("date"), let server = HTTPDate.parse(text) else {
-            return .warning(.clock, "the server sent no Date header, so the clock cannot be compared", nil)
-        }
-        return Self.clockCheck(offset: server.timeIntervalSince(response.receivedAt))
-    }
-
-    /// `offset` is the server's time minus ours, in seconds. HTTP dates have whole seconds,
-    /// so an offset within one second is reported as 0.
-    static func clockCheck(offset: TimeInterval) -> DoctorCheck {
-        let seconds = abs(offset) < 1 ? 0 : Int(offset.rounded())
-        let signed = seconds > 0 ? "+\(seconds)" : "\(seconds)"
-        if abs(offset) > skewWarningSeconds {
-            let direction = seconds > 0 ? "behind" : "ahead of"
-            return .warning(
-                .clock, "this clock is \(abs(seconds)) s \(direction) the server's (offset \(signed) s)",
-                "r2up corrects for it, but other tools will fail: synchronise the clock (NTP)")
-        }
-        return .pass(.clock, "offset \(signed) s from the server's Date header")
-    }
-
-    // MARK: - Bucket and write
-
-    /// ListObjectsV2 with max-keys 1: what object-scoped tokens (R2) may call, unlike HeadBucket.
-    func bucketCheck(_ client: S3Client, bucket: String) async -> DoctorCheck {
-        do {
-            _ = try await client.listObjects(bucket: bucket, maxKeys: 1)
-            return .pass(.bucket, "'\(bucket)' exists and the credentials can list it")
-        } catch .service(let failure) where failure.code == "AccessDenied" {
-            // A token that may write but not list: push works, ls does not. Tell them apart
-            // from a missing bucket, which some servers also answer with AccessDenied.
-            if case .service(let head)? = await client.headBucketFailure(bucket), head.status == 404 {
-                return Self.failure(.bucket, .service(head), bucket: bucket)
-            }
-            return .warning(
-                .bucket, "the credentials may not list '\(bucket)' (AccessDenied)",
-                "push works if they may write; ls and sync's checks need List permission")
-        } catch {
-            return Self.failure(.bucket, error, bucket: bucket)
-        }
-    }
-
-    /// PUT a small probe object, HEAD it, DELETE it, and HEAD again to see it gone.
-    func writeCheck(_ client: S3Client, bucket: String, whileStored: () async -> Void = {}) async -> DoctorCheck {
-        let body = Array("r2up doctor probe; safe to delete\n".utf8)
-        do {
-            _ = try await client.putObject(bucket: bucket, key: probeKey, body: .bytes(body), checksum: nil)
-        } catch {
-            return Self.failure(.write, error, bucket: bucket, action: "write")
-        }
-        do {
-            guard let info = try await client.headObject(bucket: bucket, key: probeKey), info.size == Int64(body.count)
-            else {
-                _ = try? await client.deleteObject(bucket: bucket, key: probeKey)
-                return .fail(
-                    .write, "the probe object \(probeKey) was written but cannot be read back whole",
-                    "the server does not keep what it accepts; check its storage")
-            }
-            await whileStored()
-            try await client.deleteObject(bucket: bucket, key: probeKey)
-        } catch {
-            var check = Self.failure(.write, error, bucket: bucket, action: "delete")
-            check.detail += " (the probe object \(probeKey) may be left; delete it)"
-            return check
-        }
-        do {
-            if try await client.headObject(bucket: bucket, key: probeKey) != nil {
-                return .fail(
-                    .write, "the probe object \(probeKey) is still there after DELETE",
-                    "the credentials may not delete; delete it by hand")
-            }
-        } catch {
-            return Self.failure(.write, error, bucket: bucket, action: "check")
-        }
-        return .pass(.write, "wrote, read back and deleted \(probeKey)")
-    }
-
-    /// GETs the probe object, unsigned, through the URL `push` prints for it: what a listener's
-    /// browser does. When that does not serve it, says why: the S3 API endpoint as the base
-    /// (it needs signed requests), public access not enabled, a base missing the bucket's path
-    /// (or holding it where the domain serves the bucket at its root), or a wrong base.
-    func publicURLCheck(_ settings: Settings, endpoint: S3Endpoint, bucket: String, engine: TransferEngine) async -> DoctorCheck {
-        let base = settings.publicURL?.value
-        let url = PublicURL.make(key: probeKey, bucket: bucket, publicBase: base, endpoint: endpoint)
-        let status = await fetchStatus(url, engine: engine)
-        if status == 200 { return .pass(.publicURL, "fetched the probe through \(url) without credentials") }
-        guard let status else {
-            return .fail(.publicURL, "\(url) cannot be reached", "check R2UP_PUBLIC_URL (--public-url): its host does not answer")
-        }
-        var trimmed = base ?? ""
-        while trimmed.hasSuffix("/") { trimmed.removeLast() }
-        guard let base, !trimmed.isEmpty else {
-            return .fail(
-                .publicURL, "no public URL base is set, and the S3 endpoint does not serve \(url) without a signature (HTTP \(status))",
-                "enable public access on the bucket (R2: its r2.dev subdomain or a custom domain) and set R2UP_PUBLIC_URL or --public-url to it")
-        }
-        let parsed = URL(string: trimmed)
-        let authority = (parsed?.host ?? "") + (parsed?.port.map { ":\($0)" } ?? "")
-        let apiHost = authority == endpoint.authority(bucket: nil) || parsed?.host?.hasSuffix(".r2.cloudflarestorage.com") == true
-        if (status == 401 || status == 403) && apiHost {
-            return .fail(
-                .publicURL, "the public URL base \(base) is the S3 API endpoint, which answers HTTP \(status) to an unsigned GET",
-                "set R2UP_PUBLIC_URL to the bucket's public domain (R2: the r2.dev subdomain or a custom domain)")
-        }
-        if status == 401 || status == 403 {
-            return .fail(
-                .publicURL, "\(url) answered HTTP \(status): public access is not enabled for the bucket",
-                "enable public access (R2: Settings → Public access: the r2.dev subdomain or a custom domain) or allow anonymous reads")
-        }
-        // A base that lacks the bucket's path, or holds it where the domain serves the bucket itself.
-        let withBucket = trimmed + "/" + PublicURL.encode(bucket) + "/" + PublicURL.encode(probeKey)
-        if await fetchStatus(withBucket, engine: engine) == 200 {
-            return .fail(
-                .publicURL, "\(url) answered HTTP \(status), but \(withBucket) serves it: the base lacks the bucket's path",
-                "set R2UP_PUBLIC_URL to \(trimmed)/\(bucket)")
-        }
-        if trimmed.hasSuffix("/" + bucket) {
-            let root = String(trimmed.dropLast(bucket.count + 1))
-            if await fetchStatus(root + "/" + PublicURL.encode(probeKey), engine: engine) == 200 {
-                return .fail(
-                    .publicURL, "\(url) answered HTTP \(status), but \(root) serves the bucket at its root",
-                    "set R2UP_PUBLIC_URL to \(root)")
-            }
-        }
-        return .fail(
-            .publicURL, "\(url) answered HTTP \(status): the public URL base \(base) does not serve this bucket",
-            "check R2UP_PUBLIC_URL (--public-url): the bucket's public domain, with the bucket's path when it serves several")
-    }
-
-    /// The status of an unsigned GET, or nil when nothing answered.
-    private func fetchStatus(_ url: String, engine: TransferEngine) async -> Int? {
-        do {
-            return try await engine.perform(HTTPRequest(method: "GET", url: url, sink: .memory(limit: 1 << 20))).status
-        } catch {
-            return nil
-        }
-    }
-
-    /// A failed S3 call as a check line: the problem, then what to do.
-    static func failure(
-        _ kind: DoctorCheck.Kind, _ error: S3ClientError, bucket: String, action: String = "list"
-    ) -> DoctorCheck {
-        switch error {
-        case .service(let failure):
-            switch failure.code {
-            case "InvalidAccessKeyId":
-                return .fail(
-                    kind, "the server does not know the access key id (InvalidAccessKeyId)",
-                    "check AWS_ACCESS_KEY_ID or the profile's aws_access_key_id")
-            case "SignatureDoesNotMatch":
-                return .fail(
-                    kind, "the server computed another signature (SignatureDoesNotMatch)",
-                    "the secret access key is wrong (check AWS_SECRET_ACCESS_KEY or the profile's aws_secret_access_key), or something between r2up and the server rewrote the request")
-            case "NoSuchBucket":
-                return .fail(
-                    kind, "the bucket '\(bucket)' does not exist (NoSuchBucket)",
-                    "check --bucket, R2UP_BUCKET or the profile's bucket, or create it")
-            case "AccessDenied":
-                return .fail(
-                    kind, "the credentials may not \(action) in '\(bucket)' (AccessDenied)",
-                    "give the token Object Read & Write on this bucket")
-            case "ExpiredToken", "InvalidToken", "TokenRefreshRequired":
-                return .fail(kind, "the session token is expired or invalid (\(failure.code))", "get new credentials")
-            case "AuthorizationHeaderMalformed", "InvalidRegion", "IllegalLocationConstraintException":
-                return .fail(kind, "the server rejected the region (\(failure.code))", "check --region or AWS_REGION")
-            default:
-                return .fail(kind, "the server answered \(failure.description)", nil)
-            }
-        case .transfer(let failure):
-            return .fail(kind, "the request failed: \(failure.message)", "check the network and run doctor again")
-        case .unexpectedResponse(let text):
-            return .fail(kind, "the endpoint does not answer like S3: \(text)", "check the endpoint URL")
-        }
-    }
-
-    // MARK: - Local
-
-
-    /// Opens the database (upgrading it as every command does) and names its schema; a
-    /// database not made yet is fine when its folder can be made and written.
-    func databaseCheck(_ path: String) -> DoctorCheck {
-        guard FileManager.default.fileExists(atPath: path) else {
-            var folder = (path as NSString).deletingLastPathComponent
-            while !folder.isEmpty && folder != "/" && !FileManager.default.fileExists(atPath: folder) {
-                folder = (folder as NSString).deletingLastPathComponent
-            }
-            if folder.isEmpty { folder = "." }
-            guard access(folder, W_OK | X_OK) == 0 else {
-                return .fail(
-                    .database, "\(path) does not exist and \(folder) cannot be written",
-                    "use --db or R2UP_DB for a writable place")
-            }
-            return .pass(.database, "\(path) is not created yet; the first upload creates it")
-        }
-        do {
-            let store = try Store(path: path)
-            let migrations = try store.appliedMigrations()
-            let uploads = try store.uploadCount()
-            return .pass(
-                .database,
-                "\(path) opens, schema \(migrations.last ?? "none") (\(migrations.count) migrations), \(uploads) upload\(uploads == 1 ? "" : "s") in history"
-            )
-        } catch {
-            return .fail(.database, error.description, "use --db for another file, or move this one away")
+            record(write)
+            record(served)
         }
     }
 }

@@ -201,7 +201,8 @@ public struct Intake: Sendable {
     /// Runs `jobs` and what `produce` queues meanwhile, after the one preamble of every run:
     /// the multipart uploads earlier runs gave up on but could not abort go first (no request
     /// when there is none), then, with `abortsOrphans`, those a killed run left unrecorded on
-    /// the server (one listing).
+    /// the server (one listing). What the run uploads goes to the catalog's cache once it is over
+    /// (`SentObjects`, one more consumer of its events: the queue knows nothing of the catalog).
     package func run(
         _ jobs: [UploadJob], feeding produce: (@Sendable (JobFeed) async -> Void)? = nil, abortsOrphans: Bool = false,
         attributes: RunAttributes, progress: TransferProgress? = nil, admit: @escaping @Sendable (UploadJob) -> Bool,
@@ -209,6 +210,14 @@ public struct Intake: Sendable {
     ) async -> QueueRunSummary {
         await queue.abortAbandonedUploads()
         if abortsOrphans { await queue.abortOrphanedUploads() }
-        return await queue.run(jobs, feeding: produce, attributes: attributes, progress: progress, admit: admit, onEvent: onEvent)
+        let catalog = SentObjects()
+        let summary = await queue.run(
+            jobs, feeding: produce, attributes: attributes, progress: progress, admit: admit,
+            onEvent: { event in
+                catalog.take(event)
+                onEvent(event)
+            })
+        await catalog.save(attributes: attributes, through: queue.writer)
+        return summary
     }
 }

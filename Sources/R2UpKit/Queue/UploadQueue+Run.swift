@@ -28,15 +28,9 @@ extension UploadQueue {
         progress: TransferProgress? = nil, admit: @escaping @Sendable (UploadJob) -> Bool,
         onEvent: @escaping @Sendable (QueueEvent) -> Void
     ) async -> QueueRunSummary {
-        // The catalog's cache is one more consumer of the run's events: the queue writes none of it.
-        let catalog = SentObjects()
-        let tell: @Sendable (QueueEvent) -> Void = { event in
-            catalog.take(event)
-            onEvent(event)
-        }
         let feed = JobFeed { added in
             progress?.expect(files: added.count, bytes: added.reduce(0) { $0 + $1.length })
-            for job in added { tell(.queued(job)) }
+            for job in added { onEvent(.queued(job)) }
         }
         let producer = produce.map { produce in
             Task {
@@ -46,7 +40,7 @@ extension UploadQueue {
         }
         if producer == nil { feed.finish() }
         var (summary, runnable) = await withTaskCancellationHandler {
-            await runJobs(jobs, feed: feed, attributes: attributes, progress: progress, admit: admit, onEvent: tell)
+            await runJobs(jobs, feed: feed, attributes: attributes, progress: progress, admit: admit, onEvent: onEvent)
         } onCancel: {
             // Ctrl-C: queue no more; a chunk being written ends with its transaction.
             feed.close()
@@ -62,7 +56,6 @@ extension UploadQueue {
         summary.leftResumable = max(0, runnable + feed.count + feed.unqueuedCount - finished)
         // What is left is queued, not uploading: the lease goes with the run.
         try? await writer.perform { store throws(StoreError) in try store.releaseLeases() }
-        await catalog.save(attributes: attributes, through: writer)
         return summary
     }
 

@@ -84,16 +84,7 @@ public struct WatchRunner: Sendable {
         _ folders: [String], options: WatchOptions, stop: WatchStop,
         onEvent: @escaping @Sendable (WatchEvent) -> Void, settled: (@Sendable () async -> Void)? = nil
     ) async throws -> WatchSummary {
-        var roots: [String] = []
-        for folder in folders {
-            try options.sync.mirror.delete
-                ? SyncError.checkFolderToMirror(folder, command: "watch") : SyncError.checkFolder(folder, command: "watch")
-            let root = URL(fileURLWithPath: folder).standardizedFileURL.path  // as sync spells it: the same track paths
-            if let other = roots.first(where: { Self.contains($0, root) || Self.contains(root, $0) }) {
-                throw WatchError.overlapping(other, root)
-            }
-            roots.append(root)
-        }
+        let roots = try Self.roots(folders, options: options)
         let store = try Store(path: databasePath)
         let lockPath = SyncLock.path(forDatabase: databasePath)
         let lock = options.sync.waitForLock
@@ -108,118 +99,27 @@ public struct WatchRunner: Sendable {
         let folderCount = watcher.start()
         defer { watcher.stop() }
 
-        let tally = Mutex(WatchSummary())
-        var base = options.sync
-        base.dryRun = false
-        base.onQueued = { job in onEvent(.queued(job)) }
-        base.onEvent = { event in
-            guard case .completed(let job, let item, _) = event else { return }
-            if item.copiedFrom != nil {
-                tally.withLock { $0.copied += 1 }
-                onEvent(.copied(job, item))
-            } else {
-                tally.withLock { $0.uploaded += 1 }
-                onEvent(.uploaded(job, item))
-            }
-        }
-        base.admitsMore = { !stop.isRequested }
-        base.retryPolicy = WatchOptions.retryPolicy
-        let sync = SyncRunner(service: service, databasePath: databasePath)
-        var loop = WatchLoop(minAge: options.sync.minAge)
+        var session = WatchSession(
+            roots: roots, options: options, stop: stop, onEvent: onEvent, store: store,
+            sync: SyncRunner(service: service, databasePath: databasePath))
+        guard try await session.firstPasses(folders: folderCount) else { return session.tally.summary }
+        try await session.follow(watcher, scanner: scanner, settled: settled)
+        return session.tally.summary
+    }
 
-        /// One pass; returns false when the watch must end.
-        func pass(_ root: String, only paths: [String]?, first: Bool) async throws -> (going: Bool, summary: SyncSummary) {
-            var chosen = base
-            chosen.abortsOrphans = first
-            if paths != nil { chosen.verifyRemote = false }  // a batch: the listing is for full passes
-            var summary = try await sync.pass(root: root, store: store, options: chosen, only: paths)
-            // --delete after a full pass only: a batch does not see the whole folder.
-            if paths == nil && chosen.mirror.delete {
-                try await sync.settleStale(root: root, store: store, options: chosen, into: &summary)
-                for deletion in summary.deletions { onEvent(.notice("deleted \(deletion.key) from the bucket (\(deletion.reason == "moved" ? "moved" : "file gone"))")) }
-                if let refused = summary.deletionRefused { onEvent(.notice("--delete: \(refused)")) }
+    /// The folders as sync spells them (the same track paths), none inside another.
+    private static func roots(_ folders: [String], options: WatchOptions) throws -> [String] {
+        var roots: [String] = []
+        for folder in folders {
+            try options.sync.mirror.delete
+                ? SyncError.checkFolderToMirror(folder, command: "watch") : SyncError.checkFolder(folder, command: "watch")
+            let root = URL(fileURLWithPath: folder).standardizedFileURL.path  // as sync spells it: the same track paths
+            if let other = roots.first(where: { Self.contains($0, root) || Self.contains(root, $0) }) {
+                throw WatchError.overlapping(other, root)
             }
-            for problem in summary.problems { onEvent(.notice("\(problem.path): \(problem.message)")) }
-            for failure in summary.failures { onEvent(.failed(failure)) }
-            tally.withLock { $0.failed += summary.failures.count }
-            let now = ContinuousClock.now
-            for path in summary.retryPaths {
-                if let due = WatchFiles.due(path, minAge: options.sync.minAge, now: now) { loop.schedule(path, at: due) }
-            }
-            // Failed retryably (or still waiting for an earlier try's time): looked at again when due.
-            let wall = Date()
-            for (path, date) in summary.retryAt {
-                let wait = date.timeIntervalSince(wall)  // a full pass comes by the rescan anyway
-                loop.schedule(path, at: now + .seconds(wait.isFinite ? min(max(wait, 0.25), 86_400) : 0.25))
-            }
-            if let stopped = summary.stoppedBy {
-                tally.withLock {
-                    $0.stoppedBy = Diagnosis(status: ExitStatus(rawValue: summary.exitCode) ?? .uploadFailed, message: stopped)
-                    $0.leftResumable += summary.leftResumable
-                }
-                return (false, summary)
-            }
-            if summary.interrupted || stop.isRequested || Task.isCancelled {
-                tally.withLock { $0.leftResumable += summary.leftResumable }
-                return (false, summary)
-            }
-            return (true, summary)
+            roots.append(root)
         }
-
-        var initial = SyncSummary()
-        for root in roots {
-            let (going, summary) = try await pass(root, only: nil, first: true)
-            initial.uploaded += summary.uploaded
-            initial.uploadedBytes += summary.uploadedBytes
-            initial.copied += summary.copied
-            initial.unchanged += summary.unchanged
-            initial.waiting += summary.waiting
-            initial.failures += summary.failures
-            guard going else { return tally.withLock { $0 } }
-        }
-        onEvent(.watching(roots: roots, folders: folderCount, initial: initial))
-        await options.afterFullPass?()
-        loop.nextFull = .now + options.rescanEvery
-        var uploadedSinceSettle = tally.withLock { $0.uploaded } > 0
-
-        while !stop.isRequested && !Task.isCancelled {
-            let now = ContinuousClock.now
-            let changes = watcher.take()
-            for notice in changes.notices { onEvent(.notice(notice)) }
-            loop.merge(changes, now: now)
-            for folder in loop.takeFolders(now: now) {
-                for path in WatchFiles.under(folder, scanner: scanner) { loop.schedule(path, at: now) }
-            }
-            if loop.fullPassDue(now: now) {
-                loop.nextFull = now + options.rescanEvery
-                loop.dropDue(now: now)  // the full pass looks at them
-                for root in roots {
-                    let before = tally.withLock { $0.uploaded }
-                    guard try await pass(root, only: nil, first: false).going else { return tally.withLock { $0 } }
-                    if tally.withLock({ $0.uploaded }) > before { uploadedSinceSettle = true }
-                }
-                await options.afterFullPass?()
-                continue
-            }
-            let ready = loop.takeDue(now: now)
-            if !ready.isEmpty {
-                for root in roots {
-                    let mine = ready.filter { Self.contains(root, $0) }
-                    guard !mine.isEmpty else { continue }
-                    let before = tally.withLock { $0.uploaded }
-                    guard try await pass(root, only: mine, first: false).going else { return tally.withLock { $0 } }
-                    if tally.withLock({ $0.uploaded }) > before { uploadedSinceSettle = true }
-                }
-                continue
-            }
-            if uploadedSinceSettle && loop.isIdle, let settled {
-                uploadedSinceSettle = false
-                await settled()
-                continue
-            }
-            try? await Task.sleep(for: loop.sleep(now: now))
-        }
-        return tally.withLock { $0 }
+        return roots
     }
 
     /// Whether `path` is `folder` or under it.

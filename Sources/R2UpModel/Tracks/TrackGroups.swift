@@ -10,6 +10,8 @@ public struct TrackGroup<Track: Sendable>: Sendable {
     public var summary: GroupSummary
     /// In the order `status` lists them.
     public var tracks: [Track]
+    /// An album's discs, when it has more than one (`members`: positions in `tracks`); empty otherwise.
+    public var discs: [DiscSection] = []
 
     /// A name that stays the same while the group's tracks change state: the album and artist,
     /// or the folder.
@@ -22,54 +24,76 @@ public struct TrackGroup<Track: Sendable>: Sendable {
     public var title: String { heading?.title ?? folder }
 }
 
-/// The grouping of `r2up status`, for any track type that tells its path and upload state.
+/// The grouping of `r2up status`, for any track type that tells its path and upload state:
+/// `status` and `serve` (and an app's library) group by this one rule.
 public enum TrackGroups {
-    /// Groups by album or artist where tracks carry tags (a track without an album tag, by album,
-    /// stays in its folder's group, after the albums); by folder otherwise. `by` nil: by album
-    /// when any track has an album tag, else by folder. Folders and tracks in byte order of path.
+    /// The grouping `by` stands for: nil is by album when any track has an album tag, else by folder.
+    public static func grouping(_ by: StatusGrouping?, tags: [String: AudioTags]) -> StatusGrouping {
+        by ?? (tags.values.contains { $0.album != nil } ? .album : .folder)
+    }
+
+    /// Groups by album or artist where tracks carry tags (`AlbumGrouping`: compilations under
+    /// "Various Artists", discs as sections); a track without (no album tag, by album) stays in
+    /// its folder's group, after the albums. By folder otherwise. `by` nil: by album when any
+    /// track has an album tag, else by folder. Folders and tracks in byte order of path.
     public static func make<Track: Sendable>(
         _ tracks: [Track], path: (Track) -> String, state: (Track) -> UploadState,
         tags: [String: AudioTags], by: StatusGrouping?
     ) -> [TrackGroup<Track>] {
-        let grouping = by ?? (tags.values.contains { $0.album != nil } ? .album : .folder)
+        let grouping = grouping(by, tags: tags)
         let tags = tags.filter { $0.value.hasTags }
         guard grouping != .folder else { return byFolder(tracks, path: path, state: state) }
-        var tagged: [GroupKey: [Track]] = [:]
-        var untagged: [Track] = []
-        // Filed as `status` files them: a compilation under "Various Artists" (`AlbumGrouping`).
-        let filing = AlbumGrouping.filingArtists(tracks.map { AlbumGrouping.Track(path: path($0), tags: tags[path($0)]) })
-        for (track, artist) in zip(tracks, filing) {
-            guard let found = tags[path(track)], let artist, grouping == .artist || found.album != nil else {
-                untagged.append(track)
-                continue
-            }
-            tagged[GroupKey(artist: artist, album: grouping == .album ? found.album : nil), default: []].append(track)
+        let inputs = tracks.map { AlbumGrouping.Track(path: path($0), tags: tags[path($0)]) }
+        let (groups, untagged) = grouping == .album
+            ? byAlbum(tracks, inputs, path: path, state: state) : byArtist(tracks, inputs, path: path, state: state)
+        return groups + byFolder(untagged.map { tracks[$0] }, path: path, state: state)
+    }
+
+    /// The albums (`AlbumGrouping.albums`), and the indices of the tracks in none.
+    private static func byAlbum<Track: Sendable>(
+        _ tracks: [Track], _ inputs: [AlbumGrouping.Track], path: (Track) -> String, state: (Track) -> UploadState
+    ) -> (groups: [TrackGroup<Track>], untagged: [Int]) {
+        let (albums, ungrouped) = AlbumGrouping.albums(inputs)
+        let groups = albums.map { album in
+            let heading = GroupHeading(
+                by: .album, album: album.album, artist: album.artist, year: album.year, durationMs: album.durationMs,
+                genre: album.genre, isCompilation: album.isCompilation)
+            var position: [Int: Int] = [:]
+            for (at, index) in album.members.enumerated() { position[index] = at }
+            return TrackGroup(
+                folder: (path(tracks[album.members[0]]) as NSString).deletingLastPathComponent, heading: heading,
+                summary: GroupSummary(states: album.members.map { state(tracks[$0]) }), tracks: album.members.map { tracks[$0] },
+                discs: album.discs.map { DiscSection(number: $0.number, members: $0.members.compactMap { position[$0] }) })
+        }
+        return (groups, ungrouped)
+    }
+
+    /// A group per filing artist (`AlbumGrouping.filingArtists`), tracks by album, disc, number
+    /// and path; and the indices of the tracks without tags.
+    private static func byArtist<Track: Sendable>(
+        _ tracks: [Track], _ inputs: [AlbumGrouping.Track], path: (Track) -> String, state: (Track) -> UploadState
+    ) -> (groups: [TrackGroup<Track>], untagged: [Int]) {
+        var byArtist: [String: [Int]] = [:]
+        var untagged: [Int] = []
+        for (index, artist) in AlbumGrouping.filingArtists(inputs).enumerated() {
+            if let artist { byArtist[artist, default: []].append(index) } else { untagged.append(index) }
         }
         var groups: [TrackGroup<Track>] = []
-        for (key, members) in tagged {
-            let sorted = members.sorted { a, b in
-                let (x, y) = (tags[path(a)], tags[path(b)])
-                if grouping == .artist, x?.album != y?.album { return (x?.album ?? "") < (y?.album ?? "") }
+        for (artist, indices) in byArtist {
+            let sorted = indices.sorted { i, j in
+                let (x, y) = (inputs[i].tags, inputs[j].tags)
+                if x?.album != y?.album { return (x?.album ?? "") < (y?.album ?? "") }
                 if (x?.disc ?? 1) != (y?.disc ?? 1) { return (x?.disc ?? 1) < (y?.disc ?? 1) }
                 if (x?.track ?? 0) != (y?.track ?? 0) { return (x?.track ?? 0) < (y?.track ?? 0) }
-                return path(a) < path(b)
+                return path(tracks[i]) < path(tracks[j])
             }
-            let durations = sorted.compactMap { tags[path($0)]?.durationMs }
-            let years = sorted.compactMap { tags[path($0)]?.year }
-            let heading = GroupHeading(
-                by: grouping, album: key.album, artist: key.artist, year: grouping == .album ? years.min() : nil,
-                durationMs: durations.isEmpty ? nil : durations.reduce(0, +))
             groups.append(TrackGroup(
-                folder: (path(sorted[0]) as NSString).deletingLastPathComponent, heading: heading,
-                summary: GroupSummary(states: sorted.map(state)), tracks: sorted))
+                folder: (path(tracks[sorted[0]]) as NSString).deletingLastPathComponent,
+                heading: GroupHeading(by: .artist, album: nil, artist: artist),
+                summary: GroupSummary(states: sorted.map { state(tracks[$0]) }), tracks: sorted.map { tracks[$0] }))
         }
-        groups.sort { a, b in
-            guard let x = a.heading, let y = b.heading else { return false }
-            if x.artist != y.artist { return x.artist.localizedStandardCompare(y.artist) == .orderedAscending }
-            if x.year != y.year { return (x.year ?? 0) < (y.year ?? 0) }
-            return (x.album ?? "").localizedStandardCompare(y.album ?? "") == .orderedAscending
-        }
-        return groups + byFolder(untagged, path: path, state: state)
+        groups.sort { ($0.heading?.artist ?? "").localizedStandardCompare($1.heading?.artist ?? "") == .orderedAscending }
+        return (groups, untagged)
     }
 
     /// Groups by parent folder: folders, then paths, in byte order.
@@ -97,10 +121,4 @@ public enum TrackGroups {
         }
         return groups
     }
-}
-
-/// An album (or, by artist, an artist) that tracks are grouped under.
-private struct GroupKey: Hashable {
-    var artist: String
-    var album: String?
 }

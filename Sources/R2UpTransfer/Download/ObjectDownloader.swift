@@ -59,39 +59,8 @@ package final class ObjectDownloader: Sendable {
         let parts = DownloadPart.plan(size: item.size, partSize: partSize)
         let resumable = parts.count > 1
 
-        var record = ResumeRecord(key: item.key, etag: item.etag, size: item.size, partSize: partSize)
-        var descriptor: Int32 = -1
-        if resumable, let old = ResumeRecord.load(recordPath), old.matches(item, partSize: partSize) {
-            descriptor = open(dataPath, O_RDWR | O_CLOEXEC)
-            var info = stat()
-            if descriptor >= 0, fstat(descriptor, &info) == 0, Int64(info.st_size) == item.size {
-                // Verified, not trusted: a part counts only if its bytes still have the recorded CRC.
-                for part in parts {
-                    if let crc = old.parts[part.index],
-                        FileRange.crc32(descriptor: descriptor, offset: part.offset, length: part.length) == crc
-                    {
-                        record.parts[part.index] = crc
-                    }
-                }
-            } else if descriptor >= 0 {
-                close(descriptor)
-                descriptor = -1
-            }
-        }
-        if descriptor < 0 {
-            unlink(recordPath)
-            descriptor = open(dataPath, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-            guard descriptor >= 0 else {
-                throw .localFile(path: path, reason: "cannot create the temporary file: \(String(cString: strerror(errno)))")
-            }
-            // Sized up front, so a resumed run can tell a complete temporary file from a stub.
-            guard ftruncate(descriptor, off_t(item.size)) == 0 else {
-                let reason = String(cString: strerror(errno))
-                close(descriptor)
-                unlink(dataPath)
-                throw .localFile(path: path, reason: "cannot size the temporary file: \(reason)")
-            }
-        }
+        let (descriptor, record) = try openTemporary(
+            item, path: path, dataPath: dataPath, recordPath: recordPath, parts: parts, resumable: resumable)
         defer { close(descriptor) }
 
         let missing = parts.filter { record.parts[$0.index] == nil }
@@ -137,6 +106,47 @@ package final class ObjectDownloader: Sendable {
     }
 
     // MARK: - Parts
+
+    /// The temporary file, open: resumed where an earlier run's record still matches the
+    /// object (each part whose bytes still have their CRC), else new and sized up front.
+    private func openTemporary(
+        _ item: PullItem, path: String, dataPath: String, recordPath: String, parts: [DownloadPart], resumable: Bool
+    ) throws(DownloadError) -> (descriptor: Int32, record: ResumeRecord) {
+        var record = ResumeRecord(key: item.key, etag: item.etag, size: item.size, partSize: partSize)
+        var descriptor: Int32 = -1
+        if resumable, let old = ResumeRecord.load(recordPath), old.matches(item, partSize: partSize) {
+            descriptor = open(dataPath, O_RDWR | O_CLOEXEC)
+            var info = stat()
+            if descriptor >= 0, fstat(descriptor, &info) == 0, Int64(info.st_size) == item.size {
+                // Verified, not trusted: a part counts only if its bytes still have the recorded CRC.
+                for part in parts {
+                    if let crc = old.parts[part.index],
+                        FileRange.crc32(descriptor: descriptor, offset: part.offset, length: part.length) == crc
+                    {
+                        record.parts[part.index] = crc
+                    }
+                }
+            } else if descriptor >= 0 {
+                close(descriptor)
+                descriptor = -1
+            }
+        }
+        if descriptor < 0 {
+            unlink(recordPath)
+            descriptor = open(dataPath, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            guard descriptor >= 0 else {
+                throw .localFile(path: path, reason: "cannot create the temporary file: \(String(cString: strerror(errno)))")
+            }
+            // Sized up front, so a resumed run can tell a complete temporary file from a stub.
+            guard ftruncate(descriptor, off_t(item.size)) == 0 else {
+                let reason = String(cString: strerror(errno))
+                close(descriptor)
+                unlink(dataPath)
+                throw .localFile(path: path, reason: "cannot size the temporary file: \(reason)")
+            }
+        }
+        return (descriptor, record)
+    }
 
     /// Fetches the parts with as many requests at once as the slots allow; the first failure stops the rest.
     private func fetch(

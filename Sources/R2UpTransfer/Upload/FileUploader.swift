@@ -46,50 +46,6 @@ public struct UploadOutcome: Sendable, Equatable {
     public var digest: String? = nil
 }
 
-/// Where an interrupted multipart upload stood: the upload id, its fixed part size and the parts done.
-public struct MultipartCheckpoint: Sendable, Equatable {
-    public var uploadID: String
-    public var partSize: Int64
-    public var parts: [UploadedPart]
-
-    public init(uploadID: String, partSize: Int64, parts: [UploadedPart]) {
-        self.uploadID = uploadID
-        self.partSize = partSize
-        self.parts = parts
-    }
-}
-
-/// Told about each step of an upload so the job's state machine follows it and a crash can
-/// be resumed; the upload queue implements it. `progress` is called on the transfer thread
-/// and must not block; the others may wait for the store, never on that thread.
-public protocol UploadJournal: Sendable {
-    /// CreateMultipartUpload answered.
-    func multipartStarted(uploadID: String, partSize: Int64) async throws(JournalError)
-    /// A part reached the server.
-    func partFinished(_ part: UploadedPart, checksum: PayloadChecksum) async throws(JournalError)
-    /// The whole body reached the server (the PUT answered with `etag`, or every part did:
-    /// nil); completing and checking the object come next.
-    func bodySent(etag: String?) async throws(JournalError)
-    func progress(bytesSent: Int64)
-    /// Whether an object found at the key with this file's bytes may be taken for an earlier
-    /// try's upload whose reply was lost: not when another track's upload is there.
-    var mayAdoptObjectAtKey: Bool { get }
-    /// A server-side copy went out to a key that was empty (`If-None-Match: *`, or a HEAD found
-    /// nothing): what is found there later with the source's size is that copy, its reply lost.
-    func copySent()
-    /// Whether `copySent()` was told during this job's run.
-    var copyWasSent: Bool { get }
-}
-
-extension UploadJournal {
-    /// Adopting is allowed unless the journal says another track's upload is at the key.
-    public var mayAdoptObjectAtKey: Bool { true }
-    /// A journal that keeps no record of copies: nothing is noted.
-    public func copySent() {}
-    /// Nothing noted: an object at the key is an earlier copy only by its ETag.
-    public var copyWasSent: Bool { false }
-}
-
 /// Uploads one file: a single PUT or a multipart upload, each request carrying
 /// a checksum the server verifies (`ServerProfile`); a HEAD checks the result where it does not.
 public struct FileUploader: Sendable {
@@ -321,72 +277,8 @@ public struct FileUploader: Sendable {
         return reply
     }
 
-    /// Whether the server refuses a body that does not match `checksum` (`ServerProfile`), or
-    /// its ETag is the MD5 r2up hashed: the object is exactly the bytes hashed before sending.
-    static func storedAsHashed(_ reply: PutReply, checksum: PayloadChecksum, endpoint: S3Endpoint) -> Bool {
-        let profile = ServerProfile.identify(endpoint: endpoint, serverHeader: reply.server)
-        if profile.verifies(checksum.check) { return true }
-        guard profile.singlePutETagIsMD5, case .md5(let sent) = checksum else { return false }
-        return etag(reply.etag, isMD5: sent)
-    }
-
-    /// Whether `etag` is the hex form of the base64 MD5 `md5` (any case).
-    static func etag(_ etag: String, isMD5 md5: String) -> Bool {
-        hex(base64: md5).map { $0 == etag.lowercased() } ?? false
-    }
-
-    static func isHexMD5(_ text: String) -> Bool {
-        text.utf8.count == 32 && text.utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 | 0x20 >= 97 && $0 | 0x20 <= 102) }
-    }
-
-    static func hex(base64: String) -> String? {
-        guard let bytes = Data(base64Encoded: base64) else { return nil }
-        return bytes.map { String(format: "%02x", $0) }.joined()
-    }
-
     private func deleteQuietly(bucket: String, key: String) async throws(UploadError) {
         do { try await client.deleteObject(bucket: bucket, key: key) } catch { throw .s3(S3ClientError(error)) }
-    }
-
-    /// HEAD the finished object: it must exist with the size sent (and the ETag the PUT returned).
-    /// A mismatch is looked at once more after a moment (a replica may lag) before it counts.
-    func verify(bucket: String, key: String, size: Int64, etag: String?) async throws(UploadError) {
-        do throws(UploadError) {
-            try await verifyOnce(bucket: bucket, key: key, size: size, etag: etag)
-        } catch .verificationFailed {
-            try? await Task.sleep(for: .milliseconds(250))
-            try await verifyOnce(bucket: bucket, key: key, size: size, etag: etag)
-        }
-    }
-
-    private func verifyOnce(bucket: String, key: String, size: Int64, etag: String?) async throws(UploadError) {
-        let info: ObjectInfo?
-        do {
-            info = try await withRetries("HEAD \(key)") { () throws(UploadError) -> ObjectInfo? in
-                do { return try await client.headObject(bucket: bucket, key: key) } catch { throw .s3(S3ClientError(error)) }
-            }
-        } catch .s3(.transfer(let failure)) where failure.kind == .connectionReset {
-            // Every HEAD came without an ETag. A reply cut short does that once in a while; a
-            // server that keeps no ETags (juicefs gateway without --keep-etag) every time, and no
-            // number of tries helps: say so, once (DESIGN §6: such a reply is never a success).
-            if let whole = try? await client.headDetails(bucket: bucket, key: key), whole.etag.isEmpty, whole.size == size {
-                throw .verificationFailed(
-                    key: key,
-                    reason: "the server's HEAD replies carry no ETag, which S3 always sends, so the upload cannot be confirmed (the object is there, unconfirmed; a juicefs gateway needs --keep-etag)")
-            }
-            throw .s3(.transfer(failure))
-        } catch .s3(let failure) where failure.failureKind.retryClass == .retryable {
-            // The write was answered; only the check failed. Trying the whole upload again would
-            // meet its own object at the key (a 412 read as another's object): say what happened.
-            throw .unconfirmed(key: key, reason: "its verifying HEAD kept failing (last: \(failure))")
-        }
-        guard let info else { throw .verificationFailed(key: key, reason: "the object is missing after upload") }
-        guard info.size == size else {
-            throw .verificationFailed(key: key, reason: "its size is \(info.size) bytes, \(size) were sent")
-        }
-        if let etag, !etag.isEmpty, !info.etag.isEmpty, info.etag != etag {
-            throw .verificationFailed(key: key, reason: "its ETag is \(info.etag), the upload returned \(etag)")
-        }
     }
 
     /// Runs `operation`, retrying retryable failures with backoff and full jitter.
@@ -406,44 +298,6 @@ public struct FileUploader: Sendable {
                 try? await Task.sleep(for: delay)
                 if Task.isCancelled { throw error }
             }
-        }
-    }
-}
-
-/// The server profile learnt from a reply, shared by the uploads of a run.
-public final class ServerProfileCache: Sendable {
-    private let state = Mutex<ServerProfile?>(nil)
-
-    public init() {}
-
-    var value: ServerProfile? { state.withLock { $0 } }
-    func learn(_ profile: ServerProfile) { state.withLock { $0 = profile } }
-}
-
-/// A thread-safe running total.
-final class ByteCounter: Sendable {
-    private let total = Mutex<Int64>(0)
-    func add(_ count: Int64) { total.withLock { $0 += count } }
-    var value: Int64 { total.withLock { $0 } }
-}
-
-extension TransferSlots {
-    /// Runs one request in a slot and tells the depth how it went (`bytes`: its body).
-    func withTypedSlot<T: Sendable>(bytes: Int64 = 0, _ body: () async throws(UploadError) -> T) async throws(UploadError) -> T {
-        await acquire(bytes: bytes)
-        let start = now()
-        do {
-            let value = try await body()
-            release(bytes: bytes, seconds: now() - start, outcome: .completed)
-            return value
-        } catch {
-            let kind = error.failureKind
-            if kind == .cancelled {
-                release()
-            } else {
-                release(bytes: bytes, seconds: now() - start, outcome: DepthController.Outcome(kind))
-            }
-            throw error
         }
     }
 }

@@ -91,6 +91,12 @@ public final class TransferSlots: Sendable {
     public func withSlot<T: Sendable>(
         bytes: Int64 = 0, _ body: () async throws(S3ClientError) -> T
     ) async throws(S3ClientError) -> T {
+        try await inSlot(bytes: bytes, body)
+    }
+
+    /// One request in a slot: a free one is waited for, and the depth is told how it went
+    /// (a cancelled request only gives its slot back).
+    private func inSlot<T: Sendable, E: ClassifiedError>(bytes: Int64, _ body: () async throws(E) -> T) async throws(E) -> T {
         await acquire(bytes: bytes)
         let start = clock()
         do {
@@ -152,5 +158,12 @@ public final class TransferTuning: Sendable {
     func update(_ controller: DepthController) {
         lowSpeed.store(controller.lowSpeedLimit, ordering: .relaxed)
         uploadBuffer.store(controller.uploadBufferCap, ordering: .relaxed)
+    }
+}
+
+extension TransferSlots {
+    /// Runs one request in a slot and tells the depth how it went (`bytes`: its body).
+    func withTypedSlot<T: Sendable>(bytes: Int64 = 0, _ body: () async throws(UploadError) -> T) async throws(UploadError) -> T {
+        try await inSlot(bytes: bytes, body)
     }
 }

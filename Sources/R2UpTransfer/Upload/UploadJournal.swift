@@ -1,0 +1,45 @@
+public import R2UpModel
+
+/// Where an interrupted multipart upload stood: the upload id, its fixed part size and the parts done.
+public struct MultipartCheckpoint: Sendable, Equatable {
+    public var uploadID: String
+    public var partSize: Int64
+    public var parts: [UploadedPart]
+
+    public init(uploadID: String, partSize: Int64, parts: [UploadedPart]) {
+        self.uploadID = uploadID
+        self.partSize = partSize
+        self.parts = parts
+    }
+}
+
+/// Told about each step of an upload so the job's state machine follows it and a crash can
+/// be resumed; the upload queue implements it. `progress` is called on the transfer thread
+/// and must not block; the others may wait for the store, never on that thread.
+public protocol UploadJournal: Sendable {
+    /// CreateMultipartUpload answered.
+    func multipartStarted(uploadID: String, partSize: Int64) async throws(JournalError)
+    /// A part reached the server.
+    func partFinished(_ part: UploadedPart, checksum: PayloadChecksum) async throws(JournalError)
+    /// The whole body reached the server (the PUT answered with `etag`, or every part did:
+    /// nil); completing and checking the object come next.
+    func bodySent(etag: String?) async throws(JournalError)
+    func progress(bytesSent: Int64)
+    /// Whether an object found at the key with this file's bytes may be taken for an earlier
+    /// try's upload whose reply was lost: not when another track's upload is there.
+    var mayAdoptObjectAtKey: Bool { get }
+    /// A server-side copy went out to a key that was empty (`If-None-Match: *`, or a HEAD found
+    /// nothing): what is found there later with the source's size is that copy, its reply lost.
+    func copySent()
+    /// Whether `copySent()` was told during this job's run.
+    var copyWasSent: Bool { get }
+}
+
+extension UploadJournal {
+    /// Adopting is allowed unless the journal says another track's upload is at the key.
+    public var mayAdoptObjectAtKey: Bool { true }
+    /// A journal that keeps no record of copies: nothing is noted.
+    public func copySent() {}
+    /// Nothing noted: an object at the key is an earlier copy only by its ETag.
+    public var copyWasSent: Bool { false }
+}
