@@ -65,6 +65,28 @@ struct OffloadCommandTests {
         #expect(try PullFixtures.files(under: lib.dir).count == 2)
     }
 
+    @Test("only the paths given: a file named alone frees only it, a folder only its tracks; a sibling folder and a look-alike folder name keep theirs")
+    func onlyThePathsGiven() async throws {
+        let folder = try TemporaryFolder()
+        let names = ["a/01.m4a", "a/02.m4a", "ab/03.m4a", "b/04.m4a"]
+        let lib = try await OffloadFixtures.library(folder, names)
+        let one = try await CLI.run(lib.r2up(["offload", lib.dir + "/b/04.m4a"]), environment: lib.env)
+        #expect(one.status == 0, "stderr: \(one.stderr)")
+        #expect(one.stdout == lib.dir + "/b/04.m4a\n")
+        #expect(try PullFixtures.files(under: lib.dir) == ["a/01.m4a", "a/02.m4a", "ab/03.m4a"])
+        // "a" is a prefix of "ab" as text, not as a folder.
+        let run = try await CLI.run(lib.r2up(["offload", lib.dir + "/a/"]), environment: lib.env)
+        #expect(run.status == 0, "stderr: \(run.stderr)")
+        #expect(run.stderr == "Offloaded 2 files (16 bytes freed).\n")
+        #expect(try PullFixtures.files(under: lib.dir) == ["ab/03.m4a"])
+        #expect(PullFixtures.text(lib.dir + "/ab/03.m4a") == "ab/03.m4a")
+        let status = try await CLI.run(lib.r2up(["status", lib.dir, "--json"]), environment: lib.env)
+        #expect(try PullFixtures.icons(status.stdout) == [
+            lib.dir + "/a/01.m4a": "cloudOnly", lib.dir + "/a/02.m4a": "cloudOnly", lib.dir + "/ab/03.m4a": "uploaded",
+            lib.dir + "/b/04.m4a": "cloudOnly",
+        ])
+    }
+
     @Test("SIGKILL mid-offload: every track is either whole on disk or cloud only, no stray file; a rerun finishes")
     func killed() async throws {
         let folder = try TemporaryFolder()

@@ -78,8 +78,9 @@ public struct Offloader: Sendable {
             switch localCheck(stored, options: options) {
             case .gone:
                 summary.alreadyCloudOnly += 1
-                // Removed by a run killed before it recorded it: record it now.
-                if stored.track.downloadState != .none { record(stored.track.path) }
+                // Removed by a run killed before it recorded it: record it now (a fetch's
+                // error or one under way stays as it is).
+                if stored.track.downloadState == .downloaded { record(stored.track.path) }
             case .kept(let outcome): keep(outcome)
             case .eligible(let candidate): eligible.append(candidate)
             }
