@@ -87,7 +87,7 @@ struct OffloadCommandTests {
         ])
     }
 
-    @Test("SIGKILL mid-offload: every track is either whole on disk or cloud only, no stray file; a rerun finishes")
+    @Test("SIGKILL mid-offload: every track is either whole on disk or cloud only, no stray file; a rerun finishes; HEADs only, no GET")
     func killed() async throws {
         let folder = try TemporaryFolder()
         let names = (0..<60).map { String(format: "t%02d.m4a", $0) }
@@ -97,7 +97,7 @@ struct OffloadCommandTests {
         let relay = try await HelperServer.start(
             "faultproxy.py",
             ["--upstream", server["R2UP_ENDPOINT"]!.replacingOccurrences(of: "http://", with: ""), "--only-methods", "HEAD",
-             "--stall-rate", "1.0", "--stall-seconds", "0.2", "--max-seconds", "120"])
+             "--stall-rate", "1.0", "--stall-seconds", "0.2", "--max-seconds", "120", "--log", folder.path + "/relay.jsonl", "--log-all"])
         defer { relay.stop() }
         var slow = lib.env
         slow["R2UP_ENDPOINT"] = relay.endpoint
@@ -117,9 +117,15 @@ struct OffloadCommandTests {
         for name in names {
             #expect(icons[lib.dir + "/" + name] == (left.contains(name) ? "uploaded" : "cloudOnly"))
         }
-        let rerun = try await CLI.run(lib.r2up(["offload", lib.dir]), environment: lib.env)
+        let rerun = try await CLI.run(lib.r2up(["offload", lib.dir]), environment: slow)
         #expect(rerun.status == 0, "stderr: \(rerun.stderr)")
         #expect(try PullFixtures.files(under: lib.dir).isEmpty)
+        // The killed run and the rerun checked with HEADs only: no object was read.
+        let log = try String(contentsOfFile: folder.path + "/relay.jsonl", encoding: .utf8)
+        let methods = log.split(separator: "\n").compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["method"] as? String
+        }
+        #expect(methods.count >= 60 && Set(methods) == ["HEAD"], "\(methods.count) requests: \(Set(methods))")
     }
 }
 
