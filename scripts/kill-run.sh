@@ -36,7 +36,7 @@ proxy_pid=$!
 python3 tools/faultproxy.py --upstream "${R2UP_ENDPOINT#http://}" --only-methods HEAD --stall-rate 1.0 \
   --stall-seconds 0.03 --log-all --log "$WORK/slow.jsonl" --max-seconds 86400 >"$WORK/slow.out" 2>/dev/null &
 slow_pid=$!
-trap 'rc=$?; kill "$slow_pid" 2>/dev/null || true; (exit $rc); cleanup' EXIT
+trap 'rc=$?; kill "$slow_pid" 2>/dev/null || true; set +e; (exit $rc); cleanup' EXIT
 for _ in $(seq 1 300); do grep -q '^PORT ' "$WORK/proxy.out" 2>/dev/null && grep -q '^PORT ' "$WORK/slow.out" 2>/dev/null && break; sleep 0.1; done
 port=$(sed -n 's/^PORT //p' "$WORK/proxy.out")
 slow_port=$(sed -n 's/^PORT //p' "$WORK/slow.out")
