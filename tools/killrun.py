@@ -2,7 +2,7 @@
 """SIGKILL r2up at many moments, then check the rerun (issue 28 item 6); run by scripts/kill-run.sh.
 
 Per moment: one operation (push of a 16 MiB file in 4 parts, sync of a folder of five tracks
-and an 11 MiB set, pull of a 3-part object), slowed by --bwlimit so it lasts ~2 s, is killed
+and an 11 MiB set, pull of a 3-part object; offload and fetch are in tools/killrun_space.py), slowed by --bwlimit so it lasts ~2 s, is killed
 with SIGKILL after a seeded delay spread over that time (the n-th moment of an operation
 lands at n/N of it, plus jitter: no two alike). All requests go through tools/faultproxy.py
 --log-all (no faults), so the step a kill landed on is known: requests answered, body bytes.
@@ -36,6 +36,8 @@ import time
 import boto3
 from botocore.config import Config
 
+from killrun_space import Space
+
 
 def sha(path):
     h = hashlib.sha256()
@@ -58,6 +60,8 @@ class Run:
         self.kills = 0
         self.ended_first = 0
         self.orphans = 0
+        self.space = Space(self)
+        self.slow_env = dict(os.environ, R2UP_ENDPOINT=f"http://127.0.0.1:{args.slow_port}") if args.slow_port else None
 
     def make_files(self):
         rng = random.Random(self.a.seed)
@@ -75,6 +79,8 @@ class Run:
         self.r2up(["push", path, "--key", "kill-pull/set.flac", "--part-size", "5M",
                    "--multipart-threshold", "5M", "--db", os.path.join(self.work, "setup.sqlite"), "--quiet"],
                   direct=True, check=True)
+        if {"offload", "fetch"} & set(self.a.ops):
+            self.space.setup()
 
     def r2up(self, arguments, direct=False, check=False, timeout=600):
         env = dict(os.environ) if direct else self.env
@@ -89,6 +95,8 @@ class Run:
         db = os.path.join(self.work, f"m{n}.sqlite")
         files = os.path.join(self.work, "files")
         limit = ["--bwlimit", bwlimit] if bwlimit else []
+        if op in ("offload", "fetch"):
+            return prefix, db, self.space.command(op, db, bwlimit)
         if op == "push":
             return prefix, db, ["push", files + "/big.wav", "--key", prefix + "big.wav", "--part-size", "5M",
                                 "--multipart-threshold", "5M", "--db", db, "--quiet"] + limit
@@ -128,7 +136,7 @@ class Run:
                 result = c.execute("PRAGMA integrity_check").fetchone()[0]
             if result != "ok":
                 problems.append(f"integrity_check: {result}")
-            if op != "pull":
+            if op in ("push", "sync"):
                 q = self.r2up(["queue", "--json", "--db", db])
                 if q.returncode != 0:
                     problems.append(f"queue exit {q.returncode}: {q.stderr.decode(errors='replace')[:200]}")
@@ -136,6 +144,8 @@ class Run:
                     counts = json.loads(q.stdout)["counts"]
                     if counts.get("uploading", 0) != 0:
                         problems.append(f"queue shows {counts['uploading']} uploading after the kill")
+        if op in ("offload", "fetch"):
+            problems += self.space.after_kill(op, db)
         if op == "pull":
             final = os.path.join(self.work, f"pulled-{n}", "set.flac")
             if os.path.exists(final) and sha(final) != self.files["album/set.flac"]:
@@ -152,6 +162,8 @@ class Run:
 
     def end_state(self, op, n, prefix, db, foreign):
         problems = []
+        if op in ("offload", "fetch"):
+            return self.space.end_state(op, db)
         objects = self.objects(prefix)
         if op == "pull":
             folder = os.path.join(self.work, f"pulled-{n}")
@@ -204,7 +216,9 @@ class Run:
     def moment(self, op, n, index, total):
         prefix, db, killed_cmd = self.command(op, n, self.a.bwlimit)
         foreign = (prefix + "keep/foreign.bin", None)
-        if op != "pull":
+        if op in ("offload", "fetch"):
+            self.space.prepare(op, db)
+        elif op != "pull":
             body = os.urandom(4096)
             self.s3.put_object(Bucket=self.bucket, Key=foreign[0], Body=body)
             foreign = (foreign[0], hashlib.sha256(body).hexdigest())
@@ -212,7 +226,8 @@ class Run:
         # The index-th of `total` moments of this operation: spread over its span, jittered.
         delay = self.a.start + (index + rng.random()) * (self.a.span - self.a.start) / total
         log_start = len(self.log_entries())
-        p = subprocess.Popen([self.a.bin] + killed_cmd, env=self.env, stdout=subprocess.DEVNULL,
+        env = self.slow_env if op == "offload" and self.slow_env else self.env
+        p = subprocess.Popen([self.a.bin] + killed_cmd, env=env, stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL)
         time.sleep(delay)
         ended_first = p.poll() is not None
@@ -220,6 +235,8 @@ class Run:
             p.send_signal(signal.SIGKILL)
         p.wait()
         fresh = self.log_entries()[log_start:]
+        if op == "offload" and self.slow_env:
+            fresh += self.space.entries(self.a.slow_log)[self.space.slow_mark:]
         step = f"{len(fresh)} requests, {sum(e.get('length') or 0 for e in fresh if e.get('method') == 'PUT')} body bytes"
         problems = [] if ended_first else self.after_kill(op, n, prefix, db)
         recorded = self.recorded_parts(db)
@@ -238,6 +255,8 @@ class Run:
             self.kills += 1
         self.problems_total += bool(problems)
         what = "ended before the kill" if ended_first else f"killed at {delay * 1000:.0f} ms ({step})"
+        if op in ("offload", "fetch") and not ended_first:
+            what += f", {self.space.killed_state}"
         status = "FAILED " + json.dumps(problems) if problems else "ok"
         print(f"moment {n} {op}: {what}; {len(recorded)} parts recorded; rerun exit {rerun.returncode}: {status}",
               flush=True)
@@ -255,10 +274,16 @@ def main():
     ap.add_argument("--bwlimit", default="8M", help="rate of the killed runs (the rerun is unlimited)")
     ap.add_argument("--start", type=float, default=0.01, help="earliest kill, seconds after exec")
     ap.add_argument("--span", type=float, default=2.4, help="latest kill, seconds after exec")
+    ap.add_argument("--ops", default="push,sync,pull,offload,fetch", help="comma list of the operations to kill")
+    ap.add_argument("--slow-port", type=int, help="a relay holding HEAD replies, for the killed offloads")
+    ap.add_argument("--slow-log", help="that relay's --log-all file")
     a = ap.parse_args()
+    a.ops = [op for op in a.ops.split(",") if op]
+    if set(a.ops) - {"push", "sync", "pull", "offload", "fetch"}:
+        ap.error(f"unknown operation in --ops {a.ops}")
     run = Run(a)
     run.make_files()
-    ops = ["push", "sync", "pull"]
+    ops = a.ops
     per_op = (a.kills + len(ops) - 1) // len(ops)
     started = time.monotonic()
     for n in range(1, a.kills + 1):
@@ -266,7 +291,9 @@ def main():
         run.moment(op, n, (n - 1) // len(ops), per_op)
     print(f"kill-run: {a.kills} moments (seed {a.seed}) in {time.monotonic() - started:.0f} s: {run.kills} killed, "
           f"{run.ended_first} ended before the kill; {run.problems_total} with a failed check; "
-          f"{run.orphans} multipart uploads created by a request whose reply the kill cut off", flush=True)
+          f"{run.orphans} multipart uploads created by a request whose reply the kill cut off; "
+          f"{run.space.stray_uploaded} fetched tracks left showing uploaded (killed between the rename and the row)",
+          flush=True)
     return 1 if run.problems_total else 0
 
 

@@ -65,7 +65,29 @@ struct OffloadCommandTests {
         #expect(try PullFixtures.files(under: lib.dir).count == 2)
     }
 
-    @Test("SIGKILL mid-offload: every track is either whole on disk or cloud only, no stray file; a rerun finishes")
+    @Test("only the paths given: a file named alone frees only it, a folder only its tracks; a sibling folder and a look-alike folder name keep theirs")
+    func onlyThePathsGiven() async throws {
+        let folder = try TemporaryFolder()
+        let names = ["a/01.m4a", "a/02.m4a", "ab/03.m4a", "b/04.m4a"]
+        let lib = try await OffloadFixtures.library(folder, names)
+        let one = try await CLI.run(lib.r2up(["offload", lib.dir + "/b/04.m4a"]), environment: lib.env)
+        #expect(one.status == 0, "stderr: \(one.stderr)")
+        #expect(one.stdout == lib.dir + "/b/04.m4a\n")
+        #expect(try PullFixtures.files(under: lib.dir) == ["a/01.m4a", "a/02.m4a", "ab/03.m4a"])
+        // "a" is a prefix of "ab" as text, not as a folder.
+        let run = try await CLI.run(lib.r2up(["offload", lib.dir + "/a/"]), environment: lib.env)
+        #expect(run.status == 0, "stderr: \(run.stderr)")
+        #expect(run.stderr == "Offloaded 2 files (16 bytes freed).\n")
+        #expect(try PullFixtures.files(under: lib.dir) == ["ab/03.m4a"])
+        #expect(PullFixtures.text(lib.dir + "/ab/03.m4a") == "ab/03.m4a")
+        let status = try await CLI.run(lib.r2up(["status", lib.dir, "--json"]), environment: lib.env)
+        #expect(try PullFixtures.icons(status.stdout) == [
+            lib.dir + "/a/01.m4a": "cloudOnly", lib.dir + "/a/02.m4a": "cloudOnly", lib.dir + "/ab/03.m4a": "uploaded",
+            lib.dir + "/b/04.m4a": "cloudOnly",
+        ])
+    }
+
+    @Test("SIGKILL mid-offload: every track is either whole on disk or cloud only, no stray file; a rerun finishes; HEADs only, no GET")
     func killed() async throws {
         let folder = try TemporaryFolder()
         let names = (0..<60).map { String(format: "t%02d.m4a", $0) }
@@ -75,7 +97,7 @@ struct OffloadCommandTests {
         let relay = try await HelperServer.start(
             "faultproxy.py",
             ["--upstream", server["R2UP_ENDPOINT"]!.replacingOccurrences(of: "http://", with: ""), "--only-methods", "HEAD",
-             "--stall-rate", "1.0", "--stall-seconds", "0.2", "--max-seconds", "120"])
+             "--stall-rate", "1.0", "--stall-seconds", "0.2", "--max-seconds", "120", "--log", folder.path + "/relay.jsonl", "--log-all"])
         defer { relay.stop() }
         var slow = lib.env
         slow["R2UP_ENDPOINT"] = relay.endpoint
@@ -95,9 +117,15 @@ struct OffloadCommandTests {
         for name in names {
             #expect(icons[lib.dir + "/" + name] == (left.contains(name) ? "uploaded" : "cloudOnly"))
         }
-        let rerun = try await CLI.run(lib.r2up(["offload", lib.dir]), environment: lib.env)
+        let rerun = try await CLI.run(lib.r2up(["offload", lib.dir]), environment: slow)
         #expect(rerun.status == 0, "stderr: \(rerun.stderr)")
         #expect(try PullFixtures.files(under: lib.dir).isEmpty)
+        // The killed run and the rerun checked with HEADs only: no object was read.
+        let log = try String(contentsOfFile: folder.path + "/relay.jsonl", encoding: .utf8)
+        let methods = log.split(separator: "\n").compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["method"] as? String
+        }
+        #expect(methods.count >= 60 && Set(methods) == ["HEAD"], "\(methods.count) requests: \(Set(methods))")
     }
 }
 

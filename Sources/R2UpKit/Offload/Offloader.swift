@@ -16,6 +16,8 @@ public struct Offloader: Sendable {
     package let store: Store
     let retry = RequestRetryPolicy()
     static let maxAttempts = 3
+    /// Removals recorded per store transaction.
+    static let recordBatch = 256
 
     package init(service: UploadService, store: Store) {
         self.service = service
@@ -58,11 +60,27 @@ public struct Offloader: Sendable {
             summary.kept.append(outcome)
             onOutcome(outcome)
         }
+        // Rows to record as offloaded, written a batch at a time: a transaction per track would
+        // cost more than its HEAD at a deep depth. Before the write a kill leaves the file gone
+        // and the row saying uploaded, which shows cloud only all the same (status follows the file).
+        var unrecorded: [String] = []
+        func flush() {
+            if !options.dryRun { try? store.recordOffload(paths: unrecorded) }
+            unrecorded.removeAll(keepingCapacity: true)
+        }
+        func record(_ path: String) {
+            unrecorded.append(path)
+            if unrecorded.count >= Self.recordBatch { flush() }
+        }
         // Step 1, on disk: no request for a track that fails here.
         var eligible: [Candidate] = []
         for stored in tracks {
             switch localCheck(stored, options: options) {
-            case .gone: summary.alreadyCloudOnly += 1
+            case .gone:
+                summary.alreadyCloudOnly += 1
+                // Removed by a run killed before it recorded it: record it now (a fetch's
+                // error or one under way stays as it is).
+                if stored.track.downloadState == .downloaded { record(stored.track.path) }
             case .kept(let outcome): keep(outcome)
             case .eligible(let candidate): eligible.append(candidate)
             }
@@ -102,6 +120,7 @@ public struct Offloader: Sendable {
                     case .gone:
                         summary.alreadyCloudOnly += 1
                     case .removed:
+                        record(path)
                         let outcome = OffloadOutcome(path: path, size: candidate.seen.size, kept: nil)
                         summary.freed.append(outcome)
                         onOutcome(outcome)
@@ -122,6 +141,7 @@ public struct Offloader: Sendable {
                 keep(OffloadOutcome(path: candidate.stored.track.path, size: candidate.seen.size, kept: .notChecked))
             }
         }
+        flush()
         if summary.requests > 0 { summary.depth = slots.depthReport }
         return summary
     }
@@ -269,8 +289,8 @@ public struct Offloader: Sendable {
         return lstat(path, &info) != 0 && (errno == ENOENT || errno == ENOTDIR)
     }
 
-    /// Removes the file if it is still the one checked (same inode, size, mtime), then records
-    /// it. `unlink` is atomic: a kill leaves the track either fully local or cloud only.
+    /// Removes the file if it is still the one checked (same inode, size, mtime); the caller
+    /// records it. `unlink` is atomic: a kill leaves the track either fully local or cloud only.
     func remove(_ candidate: Candidate) -> Removal {
         let path = candidate.stored.track.path
         var info = stat()
@@ -287,9 +307,6 @@ public struct Offloader: Sendable {
             let reason = String(cString: strerror(errno))
             return .kept(errno == EACCES || errno == EPERM || errno == EROFS ? .folderNotWritable(reason) : .removeFailed(reason))
         }
-        // The row already says uploaded with this key; a failed write here leaves a track that
-        // shows cloud only anyway (status follows the file).
-        try? store.recordOffload(path: path)
         return .removed
     }
 }

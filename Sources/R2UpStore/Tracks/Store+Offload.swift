@@ -22,15 +22,17 @@ extension Store {
         }
     }
 
-    /// Records that the track's local copy was removed on purpose, its cloud copy verified: the
-    /// row (history, identity, key) stays, and a download state left from an earlier fetch is
-    /// cleared, so the track shows cloud only (☁) until it is fetched again.
-    public func recordOffload(path: String) throws(StoreError) {
-        let time = now()
+    /// Records that the tracks' local copies were removed on purpose, their cloud copies
+    /// verified: each row (history, identity, key) stays, and a download state left from an
+    /// earlier fetch is cleared, so the track shows cloud only (☁) until it is fetched again.
+    /// One transaction for all of `paths`: an offload records its removals in batches.
+    public func recordOffload(paths: [String]) throws(StoreError) {
+        guard !paths.isEmpty else { return }
+        let time = StoreDate.text(now())
         try write { db in
-            try db.execute(
-                sql: "UPDATE tracks SET downloadState = 'none', lastError = NULL, updatedAt = ? WHERE path = ?",
-                arguments: [StoreDate.text(time), path])
+            let statement = try db.makeStatement(
+                sql: "UPDATE tracks SET downloadState = 'none', lastError = NULL, updatedAt = ? WHERE path = ?")
+            for path in paths { try statement.execute(arguments: [time, path]) }
         }
     }
 }
