@@ -54,6 +54,9 @@ struct GlobalOptions: ParsableArguments {
         if let region, let problem = HeaderValue.problem(region) {
             throw ValidationError("--region: \(problem)")
         }
+        if let caBundle, let problem = R2UpSession.Configuration.caBundleProblem(caBundle) {
+            throw ValidationError("--ca-bundle \(TextColumns.printable(caBundle)): \(problem)")
+        }
     }
 
     var overrides: SettingOverrides {

@@ -8,13 +8,13 @@ import R2UpKit
 final class ProgressDisplay: Sendable {
     private struct State {
         var linesDrawn = 0
-        var samples: [(time: UInt64, bytes: Int64)] = []
+        var rate: RateWindow
         var running = true
     }
 
     private let progress: TransferProgress
     private let style: TerminalStyle
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     private let stopped = DispatchSemaphore(value: 0)
 
     /// A display, when stderr is a terminal that can move its cursor and nobody asked for quiet.
@@ -27,6 +27,7 @@ final class ProgressDisplay: Sendable {
     private init(progress: TransferProgress, style: TerminalStyle) {
         self.progress = progress
         self.style = style
+        state = Mutex(State(rate: RateWindow(limit: progress.limit)))
     }
 
     func start() {
@@ -63,16 +64,8 @@ final class ProgressDisplay: Sendable {
         guard state.running else { return }
         let snapshot = progress.snapshot()
         guard snapshot.filesTotal > 0 else { return }
-        let now = DispatchTime.now().uptimeNanoseconds
-        // The rate: bytes that went over the wire in this run (no resumed parts, no copies),
-        // over the last five seconds, shown after one, never above --bwlimit.
-        state.samples.append((now, snapshot.bytesMoved))
-        state.samples.removeAll { now - $0.time > 5_000_000_000 }
-        var rate: Double?
-        if let first = state.samples.first, now - first.time >= 1_000_000_000 {
-            rate = Double(snapshot.bytesMoved - first.bytes) / (Double(now - first.time) / 1e9)
-            if let limit = progress.limit, let shown = rate { rate = min(shown, Double(limit)) }
-        }
+        let now = Double(DispatchTime.now().uptimeNanoseconds) / 1e9
+        let rate = state.rate.rate(bytesMoved: snapshot.bytesMoved, at: now)
         // One column short of the edge: writing the last column makes some terminals wrap.
         let lines = ProgressBars(width: Self.columns() - 1, style: style).lines(snapshot, rate: rate)
         var frame = state.linesDrawn > 0 ? "\u{1B}[\(state.linesDrawn)A\r" : "\r"

@@ -73,10 +73,7 @@ extension R2Up {
 
         /// A date with its zone, as the rest of r2up prints times.
         static func dayFormat(_ date: Date) -> String {
-            let format = DateFormatter()
-            format.locale = Locale(identifier: "en_US_POSIX")
-            format.dateFormat = "yyyy-MM-dd HH:mm zzz"
-            return format.string(from: date)
+            ZonedTime.text(date)
         }
 
         static let noUploads = CommandFailure(Diagnosis(status: .badInput, message: "no uploads yet"))

@@ -95,8 +95,9 @@ extension R2Up {
             let progress = TransferProgress(limit: transfer.runOptions.bandwidthLimit)
             let display = ProgressDisplay.make(for: progress, quiet: quiet)
             let result: PushRunner.Summary
-            // Printed in track order once the run ends, whatever order the uploads finished in.
-            let urls = Mutex<[(path: String, url: String)]>([])
+            // Printed (and listed by --json) in track order once the run ends, whatever order
+            // the uploads finished in.
+            let uploads = Mutex<[(path: String, item: UploadItem)]>([])
             do {
                 result = try await runner.run(
                     request, progress: display == nil ? nil : progress,  // counted only when drawn
@@ -109,19 +110,20 @@ extension R2Up {
                     admit: { _ in Terminal.checkOutputReader() },  // a closed stdout starts nothing new
                     onNotice: { notice in say(notice) }
                 ) { event in
-                    if let done = event.completedFile, !quiet { urls.withLock { $0.append(done) } }
+                    if let done = event.completedUpload { uploads.withLock { $0.append(done) } }
                 }
             } catch {
                 throw CommandFailure(error.diagnosis)
             }
             let summary = result.run
-            for entry in PushOrder.sorted(urls.withLock { $0 }, path: \.path, store: runner.store) { Terminal.output(entry.url) }
+            let ordered = PushOrder.sorted(uploads.withLock { $0 }, path: \.path, store: runner.store).map(\.item)
+            if !quiet { for item in ordered { Terminal.output(item.publicURL.absoluteString) } }
             for (_, diagnosis) in summary.failed { Terminal.error("r2up: \(TextColumns.printable(diagnosis.message))") }
             for line in summary.stopLines { Terminal.error(TextColumns.printable(line)) }
             if global.verbose { Terminal.error("r2up: \(runner.service.depthLine)") }
             if json {
                 let depth = runner.service.depthReport
-                let items = summary.completed.map {
+                let items = Self.trackOrder(summary.completed, as: ordered).map {
                     PushedFile(
                         file: $0.fileName, key: $0.r2Key, url: $0.publicURL.absoluteString, size: $0.fileSize,
                         etag: $0.etag ?? "", id: $0.id, depth: depth)
@@ -133,6 +135,16 @@ extension R2Up {
                 Terminal.error(PushLine.text(result, seconds: (ContinuousClock.now - started) / .seconds(1)))
             }
             if result.status != .success { throw CommandFailure(status: result.status) }
+        }
+
+        /// `completed` in the order of `ordered` (the run's uploads in track order); any it
+        /// lacks follow in their own order.
+        static func trackOrder(_ completed: [UploadItem], as ordered: [UploadItem]) -> [UploadItem] {
+            var rank: [UUID: Int] = [:]
+            for (index, item) in ordered.enumerated() where rank[item.id] == nil { rank[item.id] = index }
+            return completed.enumerated()
+                .sorted { (rank[$0.element.id] ?? Int.max, $0.offset) < (rank[$1.element.id] ?? Int.max, $1.offset) }
+                .map(\.element)
         }
 
         /// Up to this many files held by another r2up are named; more are counted.

@@ -589,6 +589,24 @@ extension BadInputRow {
             setup.verify = { c in #expect(FileManager.default.contents(atPath: c.database) == garbage) }
             return setup
         },
+        // Every error names its file (issue 29 item 10): a folder given as --db, written and read.
+        BadInputRow(id: "--db that is a folder, in push", status: 5, phrase: "/Music: it is a folder, not a database file") { c in
+            let music = c.folder + "/Music"
+            try FileManager.default.createDirectory(atPath: music, withIntermediateDirectories: true)
+            var setup = BadInputSetup(
+                ["push", try c.file("a.m4a"), "--prefix", c.scope, "--db", music], environment: c.environment,
+                database: c.folder + "/none.sqlite")
+            setup.verify = { _ in
+                let entries = try FileManager.default.contentsOfDirectory(atPath: music)
+                #expect(entries.isEmpty, "written into the folder given as --db: \(entries)")
+            }
+            return setup
+        },
+        BadInputRow(id: "--db that is a folder, in history", status: 5, phrase: "/Music: it is a folder, not a database file") { c in
+            try FileManager.default.createDirectory(atPath: c.folder + "/Music", withIntermediateDirectories: true)
+            return BadInputSetup(
+                ["history", "--db", c.folder + "/Music"], environment: c.environment, database: c.folder + "/none.sqlite")
+        },
         BadInputRow(id: "database folder read-only", status: 5, phrase: "cannot be written (read-only folder or file)") { c in
             // As nobody, in a folder owned by root with mode 755 (root would write anyway).
             let readOnly = c.folder + "/ro"
@@ -869,6 +887,17 @@ extension BadInputRow {
             return BadInputSetup(
                 c.push(try c.file("tls.m4a"), ["--endpoint", tls.server.endpoint, "--ca-bundle", tls.caFile]), environment: c.environment,
                 database: c.database, helpers: [tls.server])
+        },
+        // A CA bundle that is not there is named before any request (issue 29 item 10), not met as
+        // curl's "problem with the SSL CA cert" on the first HTTPS request.
+        BadInputRow(id: "--ca-bundle that does not exist", status: 2, phrase: "--ca-bundle /nowhere/ca.pem: no such file") { c in
+            BadInputSetup(c.push(try c.file("a.m4a"), ["--ca-bundle", "/nowhere/ca.pem"]), environment: c.environment, database: c.database)
+        },
+        BadInputRow(id: "AWS_CA_BUNDLE that is a folder", status: 3, phrase: "/certs' is not valid: it is a folder, not a PEM file") { c in
+            try FileManager.default.createDirectory(atPath: c.folder + "/certs", withIntermediateDirectories: true)
+            var env = c.environment
+            env["AWS_CA_BUNDLE"] = c.folder + "/certs"
+            return BadInputSetup(c.push(try c.file("a.m4a")), environment: env, database: c.database)
         },
     ]
 

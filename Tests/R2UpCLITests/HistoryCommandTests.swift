@@ -108,10 +108,10 @@ struct HistoryCommandTests {
         #expect(run.status == 0, "stderr: \(run.stderr)")
         #expect(run.stderr.isEmpty)
         #expect(run.stdout == """
-            DATE                   SIZE  KEY           URL
-            2026-11-22 22:06     2.4 MB  c.wav         https://pub.example.com/c.wav
-            2026-11-22 21:05       1 KB  mixes/b.flac  https://pub.example.com/mixes/b.flac
-            2026-11-22 21:04  500 bytes  a.m4a         https://pub.example.com/a.m4a
+            DATE                       SIZE  KEY           URL
+            2026-11-22 22:06 UTC     2.4 MB  c.wav         https://pub.example.com/c.wav
+            2026-11-22 21:05 UTC       1 KB  mixes/b.flac  https://pub.example.com/mixes/b.flac
+            2026-11-22 21:04 UTC  500 bytes  a.m4a         https://pub.example.com/a.m4a
 
             """)
 
@@ -119,7 +119,7 @@ struct HistoryCommandTests {
         let tokyo = try await CLI.run(
             ["history", "--limit", "1", "--db", database],
             environment: ReadCommands.environment(home: folder.path, extra: ["TZ": "Asia/Tokyo"]))
-        #expect(tokyo.stdout.split(separator: "\n").last?.hasPrefix("2026-11-23 07:06") == true, "\(tokyo.stdout)")
+        #expect(tokyo.stdout.split(separator: "\n").last?.hasPrefix("2026-11-23 07:06 +09:00 ") == true, "\(tokyo.stdout)")
     }
 
     @Test("--limit keeps the newest N; the default is 20; 0 is all")

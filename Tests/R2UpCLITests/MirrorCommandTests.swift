@@ -185,4 +185,27 @@ struct MirrorCommandTests {
         #expect(again.status == 0 && again.stdout.isEmpty, "\(again.stderr)")
         #expect(again.stderr.hasSuffix(" s\n") && again.stderr.contains("\npush: 0 uploaded (0 bytes), 0 copied, 3 skipped (unchanged), 0 failed in "))
     }
+
+    @Test("push --json lists its uploads in track order, as the URLs print, whatever order they finished in (issue 29 item 5)")
+    func pushJSONOrder() async throws {
+        let folder = try TemporaryFolder()
+        let album = folder.path + "/Live (2020)"
+        try FileManager.default.createDirectory(atPath: album, withIntermediateDirectories: true)
+        // The first track is the biggest: under --bwlimit it finishes last.
+        try Data((0..<(4 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 17) }).write(to: URL(fileURLWithPath: album + "/01 Opening.m4a"))
+        let tracks = ["01 Opening.m4a", "02 Song.m4a", "03 Encore.m4a", "10 Outro.m4a"]
+        for track in tracks.dropFirst() { try Data(track.utf8).write(to: URL(fileURLWithPath: album + "/" + track)) }
+        let scope = scope("json-order")
+        let env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
+        let push = try await CLI.run(
+            ["push", album, "--prefix", scope, "--json", "--concurrency", "4", "--bwlimit", "8M", "--db", folder.path + "/db.sqlite"],
+            environment: env)
+        #expect(push.status == 0, "\(push.stderr)")
+        let items = try #require(try JSONSerialization.jsonObject(with: Data(push.stdout.utf8)) as? [[String: Any]], "\(push.stdout)")
+        #expect(items.map { $0["key"] as? String } == tracks.map { "\(scope)Live (2020)/\($0)" }, "\(push.stdout)")
+        // The history agrees that the first track finished last: the order is the tracks', not the run's.
+        let history = try await CLI.run(["history", "--json", "--limit", "0", "--db", folder.path + "/db.sqlite"], environment: env)
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(history.stdout.utf8)) as? [[String: Any]])
+        #expect(rows.first?["r2Key"] as? String == "\(scope)Live (2020)/01 Opening.m4a", "\(history.stdout)")
+    }
 }

@@ -16,7 +16,8 @@ struct ParityCommandTests {
 
     static func keys(_ run: CLI.Run) -> [String] {
         run.stdout.split(separator: "\n").dropFirst().map { line in
-            String(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst(4).dropLast().joined(separator: " "))
+            // Date, time, zone, size and its unit, then the key; the URL last.
+            String(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst(5).dropLast().joined(separator: " "))
         }
     }
 

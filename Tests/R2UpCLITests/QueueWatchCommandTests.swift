@@ -142,6 +142,7 @@ struct QueueWatchCommandTests {
 
         var terminalish = env
         terminalish["TERM"] = "xterm-256color"
+        terminalish["TZ"] = "Asia/Tokyo"  // each report's time carries its zone (issue 29 item 8)
         let plain = try await Self.runFor(1.6, ["queue", "--watch", "--db", db], environment: terminalish)
         #expect(plain.status == 0, "stderr: \(plain.stderr)")
         // Each report: the time, the counts, a blank line, the last upload, then a blank line before the next.
@@ -150,9 +151,9 @@ struct QueueWatchCommandTests {
         for (index, block) in blocks.enumerated() {
             let rows = (index == 0 ? block : "Queue at " + block).components(separatedBy: "\n")
             #expect(rows.count == (index == blocks.count - 1 ? 6 : 4), "\(block)")
-            #expect(rows[0].hasPrefix("Queue at 20") && rows[0].count == "Queue at 2026-11-24 14:03:07".count, "\(block)")
+            #expect(rows[0].wholeMatch(of: #/Queue at \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \+09:00/#) != nil, "\(block)")
             #expect(Array(rows.dropFirst().prefix(2)) == ["0 queued · 0 uploading · 0 failed", ""], "\(block)")
-            #expect(rows[3].hasPrefix("Last completed: \(prefix)first.m4a  20 bytes  20"), "\(block)")
+            #expect(rows[3].hasPrefix("Last completed: \(prefix)first.m4a  20 bytes  20") && rows[3].hasSuffix(" +09:00"), "\(block)")
         }
         #expect(!plain.stdout.contains("\u{1B}") && !plain.stdout.contains("\r"))
 

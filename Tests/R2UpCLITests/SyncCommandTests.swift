@@ -65,11 +65,20 @@ struct SyncCommandTests {
         #expect((failures.first?["error"] as? String)?.contains("(HTTP 5") == true || (failures.first?["error"] as? String)?.contains("(HTTP 429") == true,
                 "\(failures)")
 
-        // A second run honours the failed jobs' next attempt: nothing sent, the summary says when.
-        let text = try await CLI.run(["sync", library, "--min-age", "0", "--db", folder.path + "/db.sqlite"], environment: env)
+        // A second run honours the failed jobs' next attempt: nothing sent, the summary says when,
+        // in local time with its zone (issue 29 item 8), as `queue` says it.
+        var tokyo = env
+        tokyo["TZ"] = "Asia/Tokyo"
+        let text = try await CLI.run(["sync", library, "--min-age", "0", "--db", folder.path + "/db.sqlite"], environment: tokyo)
         #expect(text.status == 0)
         #expect(text.stderr.isEmpty, "\(text.stderr)")
         #expect(text.stdout.hasPrefix("sync: 0 uploaded (0 bytes), 0 failed, 0 unchanged, 0 waiting (still being written), 2 to retry later from "), "\(text.stdout)")
+        let zoned = #/from \d{4}-\d{2}-\d{2} \d{2}:\d{2} \+09:00 in /#
+        #expect(text.stdout.contains(zoned), "\(text.stdout)")
+        let queue = try await CLI.run(["queue", "--db", folder.path + "/db.sqlite"], environment: tokyo)
+        #expect(queue.stdout.contains(#/next attempt \d{4}-\d{2}-\d{2} \d{2}:\d{2} \+09:00/#), "\(queue.stdout)")
+        let utc = try await CLI.run(["queue", "--db", folder.path + "/db.sqlite"], environment: env.merging(["TZ": "UTC"]) { $1 })
+        #expect(utc.stdout.contains(#/next attempt \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/#), "\(utc.stdout)")
     }
 
     @Test("a server that is not running stops a sync at once: one line, exit 3, nothing failed (issue 29 item 6)")

@@ -26,9 +26,9 @@ struct BrowseFormattingTests {
             ])
         #expect(
             ListingTable.lines(listing, timeZone: TimeZone(identifier: "UTC")!) == [
-                "                      DIR  Live/",
-                "2026-11-18 11:06   1.2 MB  01 Intro.m4a",
-                "2026-11-18 11:07  3 bytes  名前.flac",
+                "                          DIR  Live/",
+                "2026-11-18 11:06 UTC   1.2 MB  01 Intro.m4a",
+                "2026-11-18 11:07 UTC  3 bytes  名前.flac",
             ])
         #expect(ListingTable.summary(listing) == "1 folder, 2 objects, 1.2 MB")
     }

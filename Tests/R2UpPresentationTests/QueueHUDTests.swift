@@ -80,7 +80,7 @@ struct QueueHUDTests {
         let lines = QueueHUD(width: 80, height: 40, style: Self.unicode, timeZone: Self.utc).lines(report, at: Self.time)
         #expect(
             lines == [
-                "Queue at 14:03:07",
+                "Queue at 14:03:07 UTC",
                 "7 queued · 1 uploading · 1 verifying · 1 failed",
                 "",
                 "Uploading now · 1.1 MB/s",
@@ -110,7 +110,7 @@ struct QueueHUDTests {
         let lines = QueueHUD(width: 30, height: nil, style: Self.unicode, timeZone: Self.utc).lines(report, at: Self.time)
         #expect(
             lines == [
-                "Queue at 14:03:07",
+                "Queue at 14:03:07 UTC",
                 "1 queued · 1 uploading · 1 fa…",
                 "",
                 "Uploading now",
@@ -136,7 +136,7 @@ struct QueueHUDTests {
         let lines = hud.lines(report, at: Self.time)
         #expect(
             lines == [
-                "Queue at 14:03:07",
+                "Queue at 14:03:07 UTC",
                 "9 queued · 3 uploading · 4 failed",
                 "Uploading now",
                 "  * up1.flac  [######------]   50%  50 bytes / 100 bytes",
@@ -152,7 +152,7 @@ struct QueueHUDTests {
         for height in 1...30 {
             let lines = QueueHUD(width: 60, height: height, style: Self.ascii, timeZone: Self.utc).lines(report, at: Self.time)
             #expect(lines.count <= height, "height \(height): \(lines)")
-            #expect(lines.first == "Queue at 14:03:07")
+            #expect(lines.first == "Queue at 14:03:07 UTC")
         }
     }
 
@@ -164,7 +164,7 @@ struct QueueHUDTests {
         let lines = QueueHUD(width: 100, height: 24, style: Self.unicode, timeZone: Self.utc).lines(report, at: Self.time)
         #expect(
             lines == [
-                "Queue at 14:03:07",
+                "Queue at 14:03:07 UTC",
                 "0 queued · 0 uploading · 1 interrupted · 0 failed",
                 "",
                 "Interrupted (resumes on the next run)",
@@ -181,9 +181,22 @@ struct QueueHUDTests {
             uploading: [Self.entry(long, size: 4, sent: 1, state: .uploading)],
             failed: [Self.entry("x.flac", size: 1, state: .failedRetryable, error: String(repeating: "why ", count: 40), id: Self.failedID)])
         let lines = QueueHUD(width: nil, height: nil, style: Self.ascii, timeZone: Self.utc).lines(report, at: Self.time)
-        #expect(lines[0] == "Queue at 2026-11-24 14:03:07")
+        #expect(lines[0] == "Queue at 2026-11-24 14:03:07 UTC")
         #expect(lines[4] == "  * \(long)  [#####---------------]   25%  1 byte / 4 bytes")
         #expect(lines[7] == "  ! x.flac (1cb3a283): \(String(repeating: "why ", count: 40)); retried on the next run")
+    }
+
+    @Test("the clock and every date carry the zone the HUD runs in (issue 29 item 8)")
+    func zone() throws {
+        let tokyo = try #require(TimeZone(identifier: "Asia/Tokyo"))
+        let report = Self.report(
+            failed: [Self.entry("f.flac", size: 1, state: .failedRetryable, error: "SlowDown", next: Self.time.addingTimeInterval(600), id: Self.failedID)])
+        let screen = QueueHUD(width: 100, height: 24, style: Self.unicode, timeZone: tokyo).lines(report, at: Self.time)
+        #expect(screen.first == "Queue at 23:03:07 +09:00")
+        #expect(screen.contains { $0.hasSuffix("next attempt 2026-11-24 23:13 +09:00") }, "\(screen)")
+        let log = QueueHUD(width: nil, height: nil, style: Self.ascii, timeZone: tokyo).lines(report, at: Self.time)
+        #expect(log.first == "Queue at 2026-11-24 23:03:07 +09:00")
+        #expect(QueueListing(timeZone: tokyo).lines(report).last == "  ⚠ f.flac (1cb3a283): SlowDown; next attempt 2026-11-24 23:13 +09:00")
     }
 }
 
@@ -224,7 +237,7 @@ struct QueueListingTests {
             "",
             "Failed",
             "  ⚠ e.flac (1cb3a283): AccessDenied; waits for r2up retry",
-            "  ⚠ f.flac (1cb3a283): SlowDown; next attempt 2026-11-24 14:13",
+            "  ⚠ f.flac (1cb3a283): SlowDown; next attempt 2026-11-24 14:13 UTC",
         ])
     }
 

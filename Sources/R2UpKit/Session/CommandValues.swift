@@ -158,9 +158,9 @@ extension SettingOverrides {
 }
 
 extension QueueEvent {
-    /// A finished upload's file and public URL, for the lines `push` prints.
-    package var completedFile: (path: String, url: String)? {
-        if case .completed(let job, let item, _) = self { return (job.path, item.publicURL.absoluteString) }
+    /// A finished upload's file and history row, for `push`'s URLs and `push --json` in track order.
+    package var completedUpload: (path: String, item: UploadItem)? {
+        if case .completed(let job, let item, _) = self { return (job.path, item) }
         return nil
     }
 }

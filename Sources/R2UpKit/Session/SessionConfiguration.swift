@@ -161,6 +161,9 @@ extension R2UpSession.Configuration {
             throw .invalidValue(
                 setting: "the concurrency", value: String(concurrency), reason: "it must be from 1 to \(DepthController.maximumDepth)")
         }
+        if let caBundle, let problem = Self.caBundleProblem(caBundle) {
+            throw .invalidValue(setting: "the CA bundle", value: TextColumns.printable(caBundle), reason: problem)
+        }
         let credentials = Credentials(accessKeyID: accessKeyID, secretAccessKey: secretAccessKey, sessionToken: sessionToken)
         return CheckedConnection(endpoint: endpoint, region: region, credentials: credentials, bucket: bucket, publicURL: base)
     }
@@ -189,6 +192,16 @@ extension R2UpSession.Configuration {
             guard !isDirectory.boolValue else { throw refuse("it is a folder") }
             guard access(absolute, R_OK | W_OK) == 0 else { throw refuse("the file is read-only") }
         }
+    }
+
+    /// Why the CA bundle at `path` cannot be read, or nil: said before any request, naming the
+    /// file, where curl would answer the first HTTPS request with "problem with the SSL CA cert".
+    package static func caBundleProblem(_ path: String) -> String? {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return "no such file" }
+        if isDirectory.boolValue { return "it is a folder, not a PEM file" }
+        guard access(path, R_OK) == 0 else { return "it cannot be read: \(String(cString: strerror(errno)))" }
+        return nil
     }
 
     private static func controlCharacter(_ text: String) -> String? {

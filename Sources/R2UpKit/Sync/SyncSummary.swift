@@ -172,13 +172,10 @@ public struct SyncSummary: Sendable, Equatable, Encodable {
         return "sync\(dryRun ? " --dry-run" : ""): " + parts.joined(separator: ", ") + " in \(tenths) s"
     }
 
-    /// "2026-11-24 06:30 UTC": cron mail is read anywhere.
+    /// "2026-11-24 07:30 +01:00": local time with its zone, as `queue` prints the next attempt
+    /// (cron mail is read anywhere, so the zone is always written).
     static func clock(_ date: Date) -> String {
-        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday)) \(two(parts.tm_hour)):\(two(parts.tm_min)) UTC"
+        ZonedTime.text(date)
     }
 
     /// 4210 → "4,210", the same in every locale (cron logs are read by grep).

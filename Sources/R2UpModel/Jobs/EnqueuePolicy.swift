@@ -52,7 +52,7 @@ public struct KeyConflict: Sendable, Equatable, Error, CustomStringConvertible {
     }
 
     public var description: String {
-        let when = uploadedAt.map { " uploaded \(StoreDate.text($0).prefix(16)) UTC" } ?? ""
+        let when = uploadedAt.map { " uploaded \(ZonedTime.text($0))" } ?? ""
         return "the key '\(key)' holds \(otherPath)\(when); not sent (--overwrite replaces it, --key or --prefix picks another key)"
     }
 }

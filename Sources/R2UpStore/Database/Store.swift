@@ -88,6 +88,7 @@ public final class Store: Sendable {
         let folder = (path as NSString).deletingLastPathComponent
         let writable = access(path, W_OK) == 0 && access(folder.isEmpty ? "." : folder, W_OK) == 0
         guard access(path, R_OK) == 0 else { throw .cannotOpen(path: path, reason: String(cString: strerror(errno))) }
+        try refuseFolder(path)
         var configuration = Configuration()
         configuration.readonly = true
         configuration.label = "r2up"
@@ -136,7 +137,17 @@ public final class Store: Sendable {
 
     // MARK: - Opening
 
+    /// A folder given as the database (`--db ~/Music`): SQLite would only say "disk I/O
+    /// error" or "unable to open database file", naming nothing.
+    private static func refuseFolder(_ path: String) throws(StoreError) {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw .cannotOpen(path: path, reason: "it is a folder, not a database file")
+        }
+    }
+
     private static func prepareFile(at path: String) throws(StoreError) {
+        try refuseFolder(path)
         let manager = FileManager.default
         let folder = (path as NSString).deletingLastPathComponent
         if !folder.isEmpty {

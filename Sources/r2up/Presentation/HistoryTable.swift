@@ -4,10 +4,10 @@ public import R2UpKit
 /// `r2up history` for people: one line per upload, newest first as given.
 ///
 /// ```
-/// DATE              SIZE       KEY                URL
-/// 2026-11-22 21:04     1 KB    albums/a.m4a       https://pub.example.com/albums/a.m4a
+/// DATE                  SIZE       KEY                URL
+/// 2026-11-22 21:04 UTC     1 KB    albums/a.m4a       https://pub.example.com/albums/a.m4a
 /// ```
-/// Dates are local time to the minute, sizes as `ByteCount` writes them (right-aligned),
+/// Dates are local time to the minute with their zone, sizes as `ByteCount` writes them (right-aligned),
 /// columns aligned by display width, control characters in keys shown as "?".
 public enum HistoryTable {
     public static let header = ["DATE", "SIZE", "KEY", "URL"]
@@ -28,15 +28,8 @@ public enum HistoryTable {
         return TextColumns.lines([header] + rows, alignments: [.left, .right, .left, .left])
     }
 
-    /// "2026-11-22 21:04": the date in `timeZone`, to the minute, whatever the locale.
+    /// "2026-11-22 21:04 UTC": the date in `timeZone`, to the minute, with its zone, whatever the locale.
     public static func date(_ date: Date, timeZone: TimeZone = .current) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: date)
-        func two(_ value: Int?) -> String {
-            let value = value ?? 0
-            return value < 10 ? "0\(value)" : "\(value)"
-        }
-        return "\(parts.year ?? 0)-\(two(parts.month))-\(two(parts.day)) \(two(parts.hour)):\(two(parts.minute))"
+        ZonedTime.text(date, timeZone: timeZone)
     }
 }

@@ -38,7 +38,7 @@ public struct QueueHUD: Sendable {
 
     /// The HUD for `report`, refreshed at `time`; `note` (e.g. "the database is busy") follows the time.
     public func lines(_ report: QueueReport, at time: Date, note: String? = nil) -> [String] {
-        var title = "Queue at " + format(time, width == nil ? "yyyy-MM-dd HH:mm:ss" : "HH:mm:ss")
+        var title = "Queue at " + format(time, width == nil ? .second : .clock)
         if let note { title += " · " + TextColumns.printable(note) }
         let head = [fit(title), fit(countsLine(report))]
         var sections = makeSections(report)
@@ -145,7 +145,7 @@ public struct QueueHUD: Sendable {
             sections.append(Section(priority: 4, header: nil, total: 1, shown: 1) { _ in [fit(line)] })
         }
         if let last = report.lastCompleted {
-            let when = format(last.uploadDate, "yyyy-MM-dd HH:mm")
+            let when = format(last.uploadDate, .minute)
             sections.append(
                 Section(priority: 5, header: nil, total: 1, shown: 1) { _ in
                     [row("Last completed: ", last.r2Key, "  \(last.formattedFileSize)  \(when)")]
@@ -202,7 +202,7 @@ public struct QueueHUD: Sendable {
         let when =
             entry.state == UploadJobState.failedPermanent.rawValue
             ? "waits for r2up retry"
-            : entry.nextAttemptAt.map { "next attempt " + format($0, "yyyy-MM-dd HH:mm") } ?? "retried on the next run"
+            : entry.nextAttemptAt.map { "next attempt " + format($0, .minute) } ?? "retried on the next run"
         let text = TextColumns.printable(
             "\(entry.key) (\(entry.id.uuidString.prefix(8).lowercased())): \(entry.lastError ?? "failed"); \(when)")
         let rest = width.map { ProgressBars.truncate(text, to: $0 - 4, ascii: style.ascii) } ?? text
@@ -224,12 +224,8 @@ public struct QueueHUD: Sendable {
         return ProgressBars.truncate(line, to: width, ascii: style.ascii)
     }
 
-    private func format(_ date: Date, _ pattern: String) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = timeZone
-        formatter.dateFormat = pattern
-        return formatter.string(from: date)
+    private func format(_ date: Date, _ precision: ZonedTime.Precision) -> String {
+        ZonedTime.text(date, timeZone: timeZone, precision: precision)
     }
 
     /// "1.1 MB/s"; rates are never negative.

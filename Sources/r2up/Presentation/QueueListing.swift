@@ -63,10 +63,6 @@ public struct QueueListing: Sendable {
     public static func shortID(_ id: UUID) -> String { String(id.uuidString.prefix(8)).lowercased() }
 
     private func format(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = timeZone
-        formatter.dateFormat = "yyyy-MM-dd HH:mm"
-        return formatter.string(from: date)
+        ZonedTime.text(date, timeZone: timeZone)
     }
 }
