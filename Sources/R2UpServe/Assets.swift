@@ -91,7 +91,8 @@ enum Assets {
             }).finally(function () { refreshing = false; });
           }
           if (window.EventSource) {
-            var source = new EventSource("/events");
+            var since = live && live.dataset.since;
+            var source = new EventSource("/events" + (since ? "?since=" + encodeURIComponent(since) : ""));
             source.addEventListener("state", function (e) { apply(JSON.parse(e.data)); });
             source.onerror = function () { say("Live updates paused; retrying."); };
             source.onopen = function () { say(""); };
