@@ -14,6 +14,7 @@ extension R2UpSession {
     /// them, and the space they take, as ``space(under:)`` totals it, from one walk of each
     /// folder (one `stat` per file) instead of two.
     /// - Parameter folders: absolute folders, each grouped on its own; empty for every track.
+    /// - Returns: the groups, folder after folder, and the totals over all the folders.
     /// - Throws: ``R2UpFailure`` when the store cannot be read.
     public func libraryView(under folders: [String]) throws(R2UpFailure) -> LibraryView {
         guard !folders.isEmpty else { return LibraryView(groups: try library(under: nil), space: try space(under: [])) }
