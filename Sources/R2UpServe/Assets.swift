@@ -87,11 +87,17 @@ enum Assets {
             fetch("/queue", { credentials: "same-origin" }).then(function (r) { return r.text(); }).then(function (html) {
               var fresh = new DOMParser().parseFromString(html, "text/html").querySelector("main");
               var main = document.querySelector("main");
-              if (fresh && main) main.innerHTML = fresh.innerHTML;
+              if (!fresh || !main) return;
+              // The notice an action left is shown once: the fresh copy no longer has it.
+              var notice = main.querySelector("p.notice");
+              main.innerHTML = fresh.innerHTML;
+              var live = main.querySelector("#live");
+              if (notice && live && !main.querySelector("p.notice")) live.after(notice);
             }).finally(function () { refreshing = false; });
           }
           if (window.EventSource) {
-            var source = new EventSource("/events");
+            var since = live && live.dataset.since;
+            var source = new EventSource("/events" + (since ? "?since=" + encodeURIComponent(since) : ""));
             source.addEventListener("state", function (e) { apply(JSON.parse(e.data)); });
             source.onerror = function () { say("Live updates paused; retrying."); };
             source.onopen = function () { say(""); };

@@ -23,7 +23,8 @@ enum Html {
     }
 
     /// The page around `body`: the navigation, the notice an action left, the assets (all from this binary).
-    static func page(title: String, current: String, notice: String?, body: String) -> String {
+    /// `live`: the live feed's version the page shows at least (its stream starts there).
+    static func page(title: String, current: String, notice: String?, body: String, live: Int) -> String {
         let links = [("/", "Library"), ("/queue", "Queue"), ("/history", "History"), ("/browse", "Browse")].map { href, name in
             "<a href=\"\(href)\"\(href == current ? " aria-current=\"page\"" : "")>\(name)</a>"
         }.joined(separator: " ")
@@ -38,7 +39,7 @@ enum Html {
             <nav aria-label="Screens">\(links)</nav>
             <main>
             <h1>\(escape(title))</h1>
-            <p id="live" class="live" role="status" aria-live="polite"></p>
+            <p id="live" class="live" role="status" aria-live="polite" data-since="\(live)"></p>
 
             """
         if let notice { html += "<p class=\"notice\" role=\"alert\">\(escape(notice))</p>\n" }

@@ -8,16 +8,9 @@ struct Library: Sendable {
     /// Absolute folders; empty: every track r2up knows.
     let roots: [String]
 
-    /// The groups of every root, as `status ROOT` groups them.
-    func groups() throws(R2UpFailure) -> [TrackGroup<TrackStatus>] {
-        guard !roots.isEmpty else { return try session.library(under: nil) }
-        var all: [TrackGroup<TrackStatus>] = []
-        for root in roots { all += try session.library(under: root) }
-        return all
-    }
-
-    /// The served folders' space, as `r2up du` totals it (seed 004's storage view).
-    func space() throws(R2UpFailure) -> SpaceCounts { try session.space(under: roots) }
+    /// The groups of every root, as `status ROOT` groups them, and their space, as `r2up du`
+    /// totals it (seed 004's storage view): one walk of each root.
+    func view() throws(R2UpFailure) -> LibraryView { try session.libraryView(under: roots) }
 
     /// Whether `path` (absolute, standardized) is inside a served folder; without folders,
     /// whether r2up knows the track.
@@ -170,13 +163,16 @@ enum Actions {
 
     /// A track's: Upload (not uploaded, or failed), Copy URL (a cloud copy), Download (cloud
     /// only, or a failed download), Offload (on disk and in the cloud), Play (a file on disk).
-    static func shown(_ track: TrackStatus) -> [String] {
+    static func shown(_ track: TrackStatus) -> [String] { shown(icon: track.icon, inCloud: track.key != nil) }
+
+    /// A track's actions by its icon and whether it has a cloud copy (a key).
+    static func shown(icon: TrackIcon, inCloud: Bool) -> [String] {
         var names: [String] = []
-        if track.icon == .localOnly || track.icon == .uploadError { names.append("upload") }
-        if track.key != nil && track.icon != .localOnly && track.icon != .uploadError { names.append("copy") }
-        if track.icon == .cloudOnly || track.icon == .downloadError { names.append("download") }
-        if offloadable.contains(track.icon) { names.append("offload") }
-        if track.icon != .cloudOnly { names.append("play") }
+        if icon == .localOnly || icon == .uploadError { names.append("upload") }
+        if inCloud && icon != .localOnly && icon != .uploadError { names.append("copy") }
+        if icon == .cloudOnly || icon == .downloadError { names.append("download") }
+        if offloadable.contains(icon) { names.append("offload") }
+        if icon != .cloudOnly { names.append("play") }
         return names
     }
 }

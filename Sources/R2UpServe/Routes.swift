@@ -16,21 +16,24 @@ struct Routes: Sendable {
         router.get("/assets/app.js") { _, _ in Pages.text(Assets.js, type: "text/javascript; charset=utf-8") }
         router.get("/") { request, context in
             let from = FormData(Substring(request.uri.query ?? ""))?["from"].flatMap { Int($0) } ?? 0
-            return try libraryPage(context, from: from)
+            return try await libraryPage(context, from: from)
         }
         router.get("/queue") { _, context in
+            let live = feed.states.version
             let report = try read { () throws(R2UpFailure) in try session.queueReport() }
-            return page("Queue", "/queue", context, QueuePage.render(report, csrf: context.csrf))
+            return page("Queue", "/queue", context, QueuePage.render(report, csrf: context.csrf), live: live)
         }
         router.get("/history") { request, context in
+            let live = feed.states.version
             let items = try read { () throws(R2UpFailure) in try session.history(limit: 1000) }
             let search = FormData(Substring(request.uri.query ?? ""))?["q"] ?? ""
-            return page("History", "/history", context, HistoryPage.render(items, search: search))
+            return page("History", "/history", context, HistoryPage.render(items, search: search), live: live)
         }
-        router.get("/events") { _, _ in
+        router.get("/events") { request, _ in
             var headers = Pages.securityHeaders
             headers[.contentType] = "text/event-stream"
-            return Response(status: .ok, headers: headers, body: feed.events())
+            let since = FormData(Substring(request.uri.query ?? ""))?["since"].flatMap { Int($0) }
+            return Response(status: .ok, headers: headers, body: feed.events(since: since))
         }
         router.get("/browse") { request, context in
             let prefix = FormData(Substring(request.uri.query ?? ""))?["prefix"] ?? ""
@@ -41,7 +44,7 @@ struct Routes: Sendable {
             do throws(R2UpFailure) { listing = try await session.browse(prefix: prefix) } catch {
                 throw HTTPError(.badGateway, message: error.message)
             }
-            var response = page("Browse", "/browse", context, BrowsePage.render(listing) { session.publicURL(for: $0) })
+            var response = page("Browse", "/browse", context, BrowsePage.render(listing) { session.publicURL(for: $0) }, live: feed.states.version)
             // The player streams from the bucket's public URL: that origin may serve media here.
             if let origin = Self.origin(of: session.publicURL(for: "")) {
                 response.headers[.contentSecurityPolicy] = Pages.policy(media: "'self' " + origin)
@@ -49,34 +52,40 @@ struct Routes: Sendable {
             return response
         }
         router.get("/api/library") { _, _ in
-            let groups = try read { () throws(R2UpFailure) in try library.groups() }
+            let groups = try await fresh(recent: true).view.groups
             return try LibraryAPI.response(groups) { session.publicURL(for: $0) }
         }
         router.get("/media") { request, context in try await media(request, context) }
-        router.get("/art") { request, _ in try art(request) }
+        router.get("/art") { request, _ in try await art(request) }
         router.post("/action") { request, context in try await action(request, context) }
     }
 
-    func page(_ title: String, _ path: String, _ context: ServeContext, _ body: String) -> Response {
-        Pages.html(Html.page(title: title, current: path, notice: gate.takeNotice(session: context.session), body: body))
+    /// A page; `live`: the live feed's version it shows at least (read before the page's data),
+    /// from which its live stream goes on.
+    func page(_ title: String, _ path: String, _ context: ServeContext, _ body: String, live: Int) -> Response {
+        Pages.html(Html.page(title: title, current: path, notice: gate.takeNotice(session: context.session), body: body, live: live))
     }
 
-    func libraryPage(_ context: ServeContext, from: Int) throws -> Response {
-        let body = try render(from: from, csrf: context.csrf)
+    func libraryPage(_ context: ServeContext, from: Int) async throws -> Response {
+        let (view, live) = try await fresh(recent: true)
+        let body = LibraryPage.render(space: view.space)
+            + LibraryPage.render(groups: view.groups, from: from, csrf: context.csrf) { session.publicURL(for: $0) }
         Self.releaseFreedMemory()
-        return page("Library", "/", context, body)
+        return page("Library", "/", context, body, live: live)
     }
 
-    func render(from: Int, csrf: String) throws -> String {
-        let groups = try read { () throws(R2UpFailure) in try library.groups() }
-        let space = try read { () throws(R2UpFailure) in try library.space() }
-        return LibraryPage.render(space: space)
-            + LibraryPage.render(groups: groups, from: from, csrf: csrf) { session.publicURL(for: $0) }
+    /// The library from a read that started after the request came (shared with the requests
+    /// that came with it), or with `recent` the last read while no commit came since and it is
+    /// under a second old; a store that cannot be read is a 503 with its one line.
+    func fresh(recent: Bool = false) async throws -> (view: LibraryView, version: Int) {
+        do { return try await feed.reads.value(recent: recent ? .seconds(1) : nil) } catch {
+            throw HTTPError(.serviceUnavailable, message: error.message)
+        }
     }
 
-    /// A page reads every track of the library (20,000: tens of MiB, freed at once); glibc keeps
+    /// A read of the library holds every track (20,000: tens of MiB, freed at once); glibc keeps
     /// freed memory in its arenas, so an idle server would stay at its peak. Handing it back
-    /// costs a few milliseconds a page.
+    /// costs a few milliseconds.
     static func releaseFreedMemory() { _ = trim?(0) }
 
     /// glibc's `malloc_trim` (not in Swift's Glibc module); nil on a libc without it.
@@ -95,7 +104,7 @@ struct Routes: Sendable {
         guard let raw = FormData(Substring(request.uri.query ?? ""))?["path"], let path = Library.clean(raw) else {
             return Pages.refusal(.badRequest, "No such track.")
         }
-        let tracks = try read { () throws(R2UpFailure) in try library.groups().flatMap(\.tracks) }
+        let tracks = try await fresh(recent: true).view.groups.flatMap(\.tracks)
         guard library.contains(path, tracks: tracks), tracks.contains(where: { $0.path == path }) else {
             return Pages.refusal(.notFound, "No such track.")
         }
@@ -110,11 +119,11 @@ struct Routes: Sendable {
 
     /// A group's album art for its header (a thumbnail): only a group the Library shows, read
     /// from its own tracks' folder and files.
-    func art(_ request: Request) throws -> Response {
+    func art(_ request: Request) async throws -> Response {
         guard let id = FormData(Substring(request.uri.query ?? ""))?["group"], id.utf8.count <= 4096 else {
             return Pages.refusal(.badRequest, "No such group.")
         }
-        let groups = try read { () throws(R2UpFailure) in try library.groups() }
+        let groups = try await fresh(recent: true).view.groups
         guard let group = groups.first(where: { $0.id == id }) else { return Pages.refusal(.notFound, "No such group.") }
         let tracks = group.tracks.map(\.path).filter { library.contains($0, tracks: group.tracks) }
         guard let image = session.albumArt(of: tracks) else { return Pages.refusal(.notFound, "No art for this group.") }
@@ -161,7 +170,7 @@ struct Routes: Sendable {
             notice = cancelled == 0 ? "That upload is in progress in another process; it was left to it." : "Cancelled the upload."
         } else {
             guard Self.trackActions.contains(name) else { return Pages.refusal(.badRequest, "No such action.") }
-            let groups = try read { () throws(R2UpFailure) in try library.groups() }
+            let groups = try await fresh().view.groups
             guard let chosen = choose(name, form, groups) else { return Pages.refusal(.notFound, "No such track.") }
             notice = await perform(name, chosen, tracks: groups.flatMap(\.tracks))
         }

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import NIOPosix
 public import R2UpKit
 import ServiceLifecycle
 import Synchronization
@@ -25,6 +26,7 @@ public struct ServeServer: Sendable {
     /// - Throws: ``ServeError`` when the address cannot be bound.
     public func run(onListening: @escaping @Sendable (String) -> Void) async throws(ServeError) {
         let port = try Self.preflight(host: options.host, port: options.port).get()
+        Self.limitArenas()
         let library = Library(session: session, roots: options.roots)
         let feed = LiveFeed(library: library)
         let gate = ServeGate(password: options.password, port: port)
@@ -39,6 +41,8 @@ public struct ServeServer: Sendable {
         let logger = Logger(label: "r2up.serve") { _ in SwiftLogNoOpLogHandler() }
         let url = gate.startToken.map { "http://\(host):\(port)/?token=\($0)" } ?? "http://\(host):\(port)/login"
         let listening = Mutex(false)
+        let loops = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+        defer { loops.shutdownGracefully { _ in } }
         let app = Application(
             router: router,
             // An idle connection is closed after a while (a client that sent half a request and
@@ -49,6 +53,9 @@ public struct ServeServer: Sendable {
                 listening.withLock { $0 = true }
                 onListening(url)
             },
+            // Two threads for the sockets whatever the machine (NIO's shared group has one a core):
+            // pages are rendered on Swift's pool, the library is read on its own queue.
+            eventLoopGroupProvider: .shared(loops),
             logger: logger)
         // Services stop in reverse order: the feed first, which ends the pages' live streams, so
         // the server then has no open request to wait for.
@@ -64,6 +71,16 @@ public struct ServeServer: Sendable {
             return
         }
         await feed.drain()
+    }
+
+    /// glibc gives each thread that allocates an arena of its own (up to eight a core), and each
+    /// keeps what it freed: two bound the idle server's memory (MALLOC_ARENA_MAX, when set, wins).
+    static func limitArenas() {
+        guard ProcessInfo.processInfo.environment["MALLOC_ARENA_MAX"] == nil,
+            let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt")
+        else { return }
+        let mallopt = unsafeBitCast(symbol, to: (@convention(c) (Int32, Int32) -> Int32).self)
+        _ = mallopt(-8, 2)  // M_ARENA_MAX
     }
 
     /// The port `host:port` will listen on (port 0: a free one the system picks), or why it

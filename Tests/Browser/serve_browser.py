@@ -18,7 +18,6 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.common.exceptions import WebDriverException
-from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import WebDriverWait
 
 url, group_id, push_file, push_prefix, binary, cloud_only, offload_file, edited_file = sys.argv[1:9]
@@ -81,6 +80,16 @@ def icon_of(driver, selector):
         return driver.find_element(By.CSS_SELECTOR, selector).get_attribute("data-icon")
     except Exception:
         return None
+
+
+def replaced(element):
+    """Whether the page no longer holds `element`: stale, or its document mid-replacement (Chromium
+    then answers "Node with given id does not belong to the document", not a stale element)."""
+    try:
+        element.is_enabled()
+        return False
+    except WebDriverException:
+        return True
 
 
 def notice(driver):
@@ -186,7 +195,7 @@ try:
     old_row = driver.find_element(By.CSS_SELECTOR, off_row)
     old_row.find_element(By.XPATH, ".//button[normalize-space()='Offload']").click()
     # The live feed may turn the icon before the POST's answer (a new page with its notice) comes.
-    WebDriverWait(driver, 30).until(expected_conditions.staleness_of(old_row))
+    WebDriverWait(driver, 30).until(lambda d: replaced(old_row))
     seen["offloadSeconds"] = wait(lambda: icon_of(driver, off_row) == "cloudOnly", 30)
     wait(lambda: (notice(driver) or "").startswith("Offloaded"), 30)
     seen["offloadNotice"] = notice(driver)
@@ -194,7 +203,7 @@ try:
     section = driver.find_element(By.CSS_SELECTOR, f'section.group[data-group="{group_id}"]')
     section.find_element(By.XPATH, "./header//button[normalize-space()='Offload']").click()
     # The track's notice is still on the page until the POST's answer replaces it: wait for the new page.
-    WebDriverWait(driver, 30).until(expected_conditions.staleness_of(section))
+    WebDriverWait(driver, 30).until(lambda d: replaced(section))
     wait(lambda: (notice(driver) or "").startswith("Offloaded") and notice(driver) != seen["offloadNotice"], 30)
     seen["groupOffloadNotice"] = notice(driver)
     with open(edited_file, "ab") as edited:

@@ -99,6 +99,43 @@ struct EmbedTests {
         #expect(try session.history(limit: 1).first?.fileName == (track as NSString).lastPathComponent)
     }
 
+    @Test("store changes signal another process's push within 1 s; the library view is status's groups and du's totals")
+    func storeChangesAndLibraryView() async throws {
+        let folder = try TemporaryFolder()
+        let track = folder.write("signalled-\(UInt32.random(in: 0...UInt32.max)).m4a", "signalled bytes")
+        _ = folder.write("other-\(UInt32.random(in: 0...UInt32.max)).m4a", "bytes never uploaded")
+        let server = try TestServer.require()
+        let database = folder.path + "/shared.sqlite"
+        let session = try R2UpSession(Self.configuration(server, database: database))
+        let signals = Mutex<[ContinuousClock.Instant]>([])
+        let watcher = Task {
+            for try await _ in session.storeChanges() { signals.withLock { $0.append(ContinuousClock.now) } }
+        }
+        defer { watcher.cancel() }
+        try await Task.sleep(for: .milliseconds(300))  // the first signal (now) is in
+        let before = signals.withLock { $0.count }
+        #expect(before >= 1)
+        var env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
+        env["R2UP_DB"] = database
+        let run = try await CLI.run(["push", track, "--prefix", server.scratchPrefix("signal")], environment: env)
+        #expect(run.status == 0, "stderr: \(run.stderr)")
+        let exited = ContinuousClock.now
+        try await Task.sleep(for: .seconds(1))
+        let last = try #require(signals.withLock { $0.last })
+        #expect(signals.withLock { $0.count } > before, "no signal after another process's commits")
+        #expect(last - exited < .seconds(1), "the last commit signalled \(last - exited) after the other process ended")
+
+        let view = try session.libraryView(under: [folder.path])
+        let groups = try session.library(under: folder.path)
+        #expect(view.groups.map(\.id) == groups.map(\.id))
+        #expect(view.groups.flatMap(\.tracks) == groups.flatMap(\.tracks))
+        // The database beside them is a file a push of the folder would take too.
+        let tracks = view.groups.flatMap(\.tracks).filter { $0.path.hasSuffix(".m4a") }
+        #expect(tracks.map(\.icon).sorted { $0.name < $1.name } == [.localOnly, .uploaded])
+        #expect(view.space == (try session.space(under: [folder.path])))
+        #expect(view.space.tracks >= 2 && view.space.both > 0 && view.space.localOnly > 0)
+    }
+
     @Test("another process's stopped push shows in the queue reports within 1 s")
     func queueReportsFollowAnotherProcess() async throws {
         let folder = try TemporaryFolder()

@@ -34,6 +34,13 @@ extension ServeCommandTests {
             def entries():
                 return {e.get_attribute("data-path").rsplit("/", 1)[-1]: sorted(b.text for b in e.find_elements(By.CSS_SELECTOR, "button"))
                         for e in driver.find_elements(By.CSS_SELECTOR, "section.jobs li")}
+            def replaced(element):
+                # Stale, or its document mid-replacement (Chromium's "does not belong to the document").
+                try:
+                    element.is_enabled()
+                    return False
+                except Exception:
+                    return True
             def uploaded():
                 try:
                     rows = driver.find_elements(By.CSS_SELECTOR, "li.track")
@@ -47,7 +54,7 @@ extension ServeCommandTests {
                 job = driver.find_element(By.CSS_SELECTOR, 'section.jobs li[data-path$="/q1.mp3"]')
                 job.find_element(By.XPATH, ".//button[normalize-space()='Cancel']").click()
                 # The answer is a new page with the notice: wait for it, however loaded the machine.
-                WebDriverWait(driver, 30).until(expected_conditions.staleness_of(job))
+                WebDriverWait(driver, 30).until(lambda d: replaced(job))
                 WebDriverWait(driver, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, "p.notice"))
                 seen["afterCancel"] = entries()
                 seen["cancelNotice"] = driver.find_element(By.CSS_SELECTOR, "p.notice").text

@@ -120,6 +120,16 @@ public struct SpaceUsage: Sendable {
     }
 
     /// Every track the store knows, grouped by its folder (absolute), each file `stat`ed.
+    /// The totals of a folder's walk (`measure(folder:)`'s, without its groups).
+    static func totals(of scanned: ScannedTracks) -> SpaceCounts {
+        var totals = SpaceCounts()
+        for position in scanned.indices {
+            let size = scanned.entries[position].size
+            totals.add(scanned[position], diskSize: size < 0 ? nil : size)
+        }
+        return totals
+    }
+
     package static func measure(store: Store?) throws(StoreError) -> SpaceUsage {
         var byFolder: [String: SpaceCounts] = [:]
         for track in try store?.tracks(under: "/") ?? [] {

@@ -41,6 +41,46 @@ extension Store {
         }
     }
 
+    /// A number now and again after each commit to the database, by any connection of this
+    /// process or another one (a cron `sync`, a `push` in another terminal), seen within
+    /// `pollInterval`: `PRAGMA data_version` read on a read-only connection of its own, which
+    /// every other connection's commit moves. Nothing else is read or held, so one watcher
+    /// costs a query a poll however big the library; the stream ends with an error when the
+    /// database cannot be read, and ending the iteration stops it.
+    public func observeCommits(pollInterval: Duration = .milliseconds(100)) -> AsyncThrowingStream<Int, any Error> {
+        let (stream, continuation) = AsyncThrowingStream<Int, any Error>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let path = self.path
+        let poller = Task.detached {
+            var configuration = Configuration()
+            configuration.readonly = true
+            configuration.label = "r2up.commits"
+            let watcher: DatabaseQueue
+            do { watcher = try DatabaseQueue(path: path, configuration: configuration) } catch {
+                continuation.finish(throwing: StoreError.wrap(error, path: path))
+                return
+            }
+            var seen: Int?
+            var count = 0
+            while !Task.isCancelled {
+                do {
+                    let version = try await watcher.read { db in try Int.fetchOne(db, sql: "PRAGMA data_version") }
+                    if seen == nil || version != seen {
+                        continuation.yield(count)
+                        count += 1
+                    }
+                    seen = version
+                } catch {
+                    continuation.finish(throwing: StoreError.wrap(error, path: path))
+                    return
+                }
+                try? await Task.sleep(for: pollInterval)
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in poller.cancel() }
+        return stream
+    }
+
     /// `fetch`'s value now and after each change of what it read: at once for this pool's
     /// commits, within `pollInterval` for other connections' (`PRAGMA data_version`).
     private func observe<Value: Equatable & Sendable>(
