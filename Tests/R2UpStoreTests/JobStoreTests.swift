@@ -162,7 +162,7 @@ struct JobStoreTests {
         #expect(try store.job(id: b.id) == nil)
         let trackB = try #require(try store.track(path: b.path))
         #expect(trackB.uploadState == .error)
-        #expect(trackB.lastError == "\(b.path): the key '01 - Track 1.m4a' holds \(a.path) uploaded 2025-06-15 15:06 UTC; not sent (--overwrite replaces it, --key or --prefix picks another key)")
+        #expect(trackB.lastError == "\(b.path): the key '01 - Track 1.m4a' holds \(a.path) uploaded 2025-06-15 15:06 UTC; not sent (the overwrite option replaces it, the key option or the prefix option picks another key)")
 
         // The same track again: it may replace only the object it wrote.
         let again = Sample.job(a.path, key: a.key, length: 1)

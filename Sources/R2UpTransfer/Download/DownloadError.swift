@@ -43,10 +43,10 @@ public enum DownloadError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unknownPrefix(let folder, let ambiguous):
             let folder = TextColumns.printable(folder)
             return ambiguous
-                ? "the tracks in \(folder) are under different prefixes; give --prefix"
-                : "no track in \(folder) says which prefix it maps to; give --prefix"
+                ? "the tracks in \(folder) are under different prefixes; give \(OptionName.prefix.option)"
+                : "no track in \(folder) says which prefix it maps to; give \(OptionName.prefix.option)"
         case .localChanges(let path):
-            return "\(TextColumns.printable(path)): changed here since r2up last uploaded or downloaded it; not replaced (--overwrite replaces it)"
+            return "\(TextColumns.printable(path)): changed here since r2up last uploaded or downloaded it; not replaced (\(OptionName.overwrite.option) replaces it)"
         case .s3(let key, let error):
             let diagnosis = Diagnosis(error, subject: TextColumns.printable(key))
             return diagnosis.message

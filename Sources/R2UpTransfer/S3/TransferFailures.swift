@@ -53,11 +53,11 @@ extension S3ClientError: ClassifiedError {
             case "AccessDenied":
                 return (.configuration, "access denied (AccessDenied); the credentials are not allowed to write to this bucket")
             case "NoSuchBucket":
-                return (.configuration, "the bucket does not exist (NoSuchBucket); check --bucket or R2UP_BUCKET")
+                return (.configuration, "the bucket does not exist (NoSuchBucket); check \(OptionName.bucket.sources)")
             case "InvalidBucketName":
-                return (.configuration, "the server refused the bucket name (InvalidBucketName); check --bucket or R2UP_BUCKET")
+                return (.configuration, "the server refused the bucket name (InvalidBucketName); check \(OptionName.bucket.sources)")
             case "AuthorizationHeaderMalformed", "InvalidRegion", "IllegalLocationConstraintException":
-                return (.configuration, "the server rejected the region (\(failure.code)); check --region or AWS_REGION")
+                return (.configuration, "the server rejected the region (\(failure.code)); check \(OptionName.region.sources)")
             case "RequestTimeTooSkewed":
                 return (.configuration, "this machine's clock is too far from the server's (RequestTimeTooSkewed); set the clock right (NTP)")
             default:
@@ -69,11 +69,11 @@ extension S3ClientError: ClassifiedError {
         case .transfer(let failure):
             switch failure.kind {
             case .dnsFailure:
-                return (.configuration, "the endpoint's host cannot be resolved: \(failure.message); check --endpoint")
+                return (.configuration, "the endpoint's host cannot be resolved: \(failure.message); check \(OptionName.endpoint.option)")
             case .malformedURL:
                 return (.configuration, "the endpoint URL is not valid: \(failure.message)")
             case .tlsFailure:
-                return (.configuration, "TLS failed: \(failure.message); for a private CA pass --ca-bundle FILE")
+                return (.configuration, "TLS failed: \(failure.message); for a private CA pass \(OptionName.caBundle.option)")
             case .connectionRefused:
                 return (.uploadFailed, "the endpoint refused the connection: \(failure.message)")
             default:

@@ -72,7 +72,7 @@ struct HardeningTests {
         #expect(throws: UploadError.self) { try ObjectKey.validated(String(repeating: "k", count: 1025)) }
         #expect(try ObjectKey.validated("a/../b.m4a") == "a/../b.m4a")
         #expect(try ObjectKey.validated("./x/./y.m4a") == "./x/./y.m4a")
-        #expect(ObjectKey.prefixProblem("/abs") == "--prefix '/abs' starts with '/'; a prefix is relative, like albums/2026/")
+        #expect(ObjectKey.prefixProblem("/abs") == "the prefix option '/abs' starts with '/'; a prefix is relative, like albums/2026/")
         #expect(ObjectKey.prefixProblem("albums/") == nil)
     }
 
