@@ -121,7 +121,7 @@ public struct Doctor: Sendable {
                     record(served)
                 }
             } else {
-                record(.fail(.bucket, "no bucket is set", "run r2up config init, or use --bucket or R2UP_BUCKET"))
+                record(.fail(.bucket, "no bucket is set", "run r2up config init, or use \(OptionName.bucket.sources)"))
                 record(.skipped(.write, because: .bucket))
                 record(.skipped(.publicURL, because: .bucket))
             }
@@ -171,8 +171,8 @@ public struct Doctor: Sendable {
 
     static func advice(for error: ConfigurationError) -> String? {
         switch error {
-        case .unknownProfile(let name): "run: r2up config init --profile \(name)"
-        case .missingEndpoint, .invalidEndpoint: "run r2up config init, or use --endpoint, R2UP_ENDPOINT or R2_ACCOUNT_ID"
+        case .unknownProfile(let name): "run: r2up config init \(OptionName.profile.option) \(name)"
+        case .missingEndpoint, .invalidEndpoint: "run r2up config init, or use \(OptionName.endpoint.everySource)"
         case .invalidFile: "fix that line, or run r2up config init"
         default: nil
         }
@@ -211,7 +211,7 @@ public struct Doctor: Sendable {
                     endpoint: .pass(.endpoint, "\(shown) accepted the connection"),
                     tls: .fail(
                         .tls, "the TLS handshake failed: \(error.message)",
-                        "for a private CA pass --ca-bundle FILE (or AWS_CA_BUNDLE); check the system clock"))
+                        "for a private CA pass \(OptionName.caBundle.option) (or \(OptionName.caBundle.variable)); check the system clock"))
             case .connectionRefused:
                 return unreachable(shown, "refused the connection", "check the endpoint URL and that the server is running")
             case .dnsFailure:
@@ -322,14 +322,14 @@ public struct Doctor: Sendable {
         let status = await fetchStatus(url, engine: engine)
         if status == 200 { return .pass(.publicURL, "fetched the probe through \(url) without credentials") }
         guard let status else {
-            return .fail(.publicURL, "\(url) cannot be reached", "check R2UP_PUBLIC_URL (--public-url): its host does not answer")
+            return .fail(.publicURL, "\(url) cannot be reached", "check \(OptionName.publicURL.variable) (\(OptionName.publicURL.option)): its host does not answer")
         }
         var trimmed = base ?? ""
         while trimmed.hasSuffix("/") { trimmed.removeLast() }
         guard let base, !trimmed.isEmpty else {
             return .fail(
                 .publicURL, "no public URL base is set, and the S3 endpoint does not serve \(url) without a signature (HTTP \(status))",
-                "enable public access on the bucket (R2: its r2.dev subdomain or a custom domain) and set R2UP_PUBLIC_URL or --public-url to it")
+                "enable public access on the bucket (R2: its r2.dev subdomain or a custom domain) and set \(OptionName.publicURL.variable) or \(OptionName.publicURL.option) to it")
         }
         let parsed = URL(string: trimmed)
         let authority = (parsed?.host ?? "") + (parsed?.port.map { ":\($0)" } ?? "")
@@ -337,7 +337,7 @@ public struct Doctor: Sendable {
         if (status == 401 || status == 403) && apiHost {
             return .fail(
                 .publicURL, "the public URL base \(base) is the S3 API endpoint, which answers HTTP \(status) to an unsigned GET",
-                "set R2UP_PUBLIC_URL to the bucket's public domain (R2: the r2.dev subdomain or a custom domain)")
+                "set \(OptionName.publicURL.variable) to the bucket's public domain (R2: the r2.dev subdomain or a custom domain)")
         }
         if status == 401 || status == 403 {
             return .fail(
@@ -349,19 +349,19 @@ public struct Doctor: Sendable {
         if await fetchStatus(withBucket, engine: engine) == 200 {
             return .fail(
                 .publicURL, "\(url) answered HTTP \(status), but \(withBucket) serves it: the base lacks the bucket's path",
-                "set R2UP_PUBLIC_URL to \(trimmed)/\(bucket)")
+                "set \(OptionName.publicURL.variable) to \(trimmed)/\(bucket)")
         }
         if trimmed.hasSuffix("/" + bucket) {
             let root = String(trimmed.dropLast(bucket.count + 1))
             if await fetchStatus(root + "/" + PublicURL.encode(probeKey), engine: engine) == 200 {
                 return .fail(
                     .publicURL, "\(url) answered HTTP \(status), but \(root) serves the bucket at its root",
-                    "set R2UP_PUBLIC_URL to \(root)")
+                    "set \(OptionName.publicURL.variable) to \(root)")
             }
         }
         return .fail(
             .publicURL, "\(url) answered HTTP \(status): the public URL base \(base) does not serve this bucket",
-            "check R2UP_PUBLIC_URL (--public-url): the bucket's public domain, with the bucket's path when it serves several")
+            "check \(OptionName.publicURL.variable) (\(OptionName.publicURL.option)): the bucket's public domain, with the bucket's path when it serves several")
     }
 
     /// The status of an unsigned GET, or nil when nothing answered.
@@ -391,7 +391,7 @@ public struct Doctor: Sendable {
             case "NoSuchBucket":
                 return .fail(
                     kind, "the bucket '\(bucket)' does not exist (NoSuchBucket)",
-                    "check --bucket, R2UP_BUCKET or the profile's bucket, or create it")
+                    "check \(OptionName.bucket.option), \(OptionName.bucket.variable) or the profile's bucket, or create it")
             case "AccessDenied":
                 return .fail(
                     kind, "the credentials may not \(action) in '\(bucket)' (AccessDenied)",
@@ -399,7 +399,7 @@ public struct Doctor: Sendable {
             case "ExpiredToken", "InvalidToken", "TokenRefreshRequired":
                 return .fail(kind, "the session token is expired or invalid (\(failure.code))", "get new credentials")
             case "AuthorizationHeaderMalformed", "InvalidRegion", "IllegalLocationConstraintException":
-                return .fail(kind, "the server rejected the region (\(failure.code))", "check --region or AWS_REGION")
+                return .fail(kind, "the server rejected the region (\(failure.code))", "check \(OptionName.region.sources)")
             default:
                 return .fail(kind, "the server answered \(failure.description)", nil)
             }
@@ -425,7 +425,7 @@ public struct Doctor: Sendable {
             guard access(folder, W_OK | X_OK) == 0 else {
                 return .fail(
                     .database, "\(path) does not exist and \(folder) cannot be written",
-                    "use --db or R2UP_DB for a writable place")
+                    "use \(OptionName.database.sources) for a writable place")
             }
             return .pass(.database, "\(path) is not created yet; the first upload creates it")
         }
@@ -438,7 +438,7 @@ public struct Doctor: Sendable {
                 "\(path) opens, schema \(migrations.last ?? "none") (\(migrations.count) migrations), \(uploads) upload\(uploads == 1 ? "" : "s") in history"
             )
         } catch {
-            return .fail(.database, error.description, "use --db for another file, or move this one away")
+            return .fail(.database, error.description, "use \(OptionName.database.option) for another file, or move this one away")
         }
     }
 }

@@ -185,7 +185,7 @@ extension UploadService {
         if case .service(let head)? = await client.headBucketFailure(bucket), head.status == 404 {
             return Diagnosis(
                 status: .configuration,
-                message: "the bucket '\(bucket)' does not exist (NoSuchBucket); check --bucket or R2UP_BUCKET")
+                message: "the bucket '\(bucket)' does not exist (NoSuchBucket); check \(OptionName.bucket.sources)")
         }
         return diagnosis
     }
@@ -195,6 +195,6 @@ extension UploadService {
         var detail = String(describing: error)
         if case .s3(.transfer(let failure))? = error as? UploadError { detail = failure.message }
         if case .transfer(let failure)? = error as? S3ClientError { detail = failure.message }
-        return "the endpoint refused the connection (\(detail)): is the server running? check --endpoint or R2UP_ENDPOINT"
+        return "the endpoint refused the connection (\(detail)): is the server running? check \(OptionName.endpoint.sources)"
     }
 }

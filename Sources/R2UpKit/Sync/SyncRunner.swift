@@ -342,7 +342,7 @@ public struct SyncRunner: Sendable {
                 deleted.append(key)
             } catch {
                 summary.failures.append(SyncFailure(
-                    path: key, key: key, error: "the moved track's old object was not deleted (--delete-moved): \(Diagnosis(error).message)"))
+                    path: key, key: key, error: "the moved track's old object was not deleted (\(OptionName.deleteMoved.option)): \(Diagnosis(error).message)"))
                 summary.exitCode = max(ExitStatus(rawValue: summary.exitCode) ?? .success, .uploadFailed).rawValue
             }
         }

@@ -166,10 +166,10 @@ public struct SyncSummary: Sendable, Equatable, Encodable {
             parts.append(dryRun ? "\(Self.count(deletions.count)) to delete from the bucket" : "\(Self.count(deletions.count)) deleted from the bucket")
         }
         if stale > 0 && !(dryRun && stale == deletions.count) {
-            parts.append("\(Self.count(stale)) stale in the bucket (files gone or moved; sync --delete removes them)")
+            parts.append("\(Self.count(stale)) stale in the bucket (files gone or moved; sync \(OptionName.delete.option) removes them)")
         }
         let tenths = (seconds * 10).rounded() / 10
-        return "sync\(dryRun ? " --dry-run" : ""): " + parts.joined(separator: ", ") + " in \(tenths) s"
+        return "sync\(dryRun ? " " + OptionName.dryRun.option : ""): " + parts.joined(separator: ", ") + " in \(tenths) s"
     }
 
     /// "2026-11-24 06:30 UTC": cron mail is read anywhere.

@@ -137,7 +137,7 @@ public struct WatchRunner: Sendable {
             if paths == nil && chosen.mirror.delete {
                 try await sync.settleStale(root: root, store: store, options: chosen, into: &summary)
                 for deletion in summary.deletions { onEvent(.notice("deleted \(deletion.key) from the bucket (\(deletion.reason == "moved" ? "moved" : "file gone"))")) }
-                if let refused = summary.deletionRefused { onEvent(.notice("--delete: \(refused)")) }
+                if let refused = summary.deletionRefused { onEvent(.notice("\(OptionName.delete.option): \(refused)")) }
             }
             for problem in summary.problems { onEvent(.notice("\(problem.path): \(problem.message)")) }
             for failure in summary.failures { onEvent(.failed(failure)) }

@@ -15,7 +15,7 @@ public enum ConfigurationError: Error, Sendable, Equatable, CustomStringConverti
         case .invalidEndpoint(let text):
             return "the endpoint '\(text)' is not an http(s) URL (scheme and host, no spaces, query or fragment); give one like https://ACCOUNT_ID.r2.cloudflarestorage.com"
         case .missingEndpoint:
-            return "no endpoint is set; use \(OptionName.endpoint.sources)"
+            return "no endpoint is set; use \(OptionName.endpoint.everySource)"
         case .missingCredentials:
             return "no credentials found; set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY or a profile in ~/.aws/credentials"
         case .missingBucket:

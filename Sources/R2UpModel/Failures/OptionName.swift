@@ -12,16 +12,20 @@ public enum OptionName: String, Sendable, CaseIterable {
     public enum Form: Sendable, CaseIterable {
         /// The option itself: `--overwrite`, or "the overwrite option".
         case option
-        /// Every place the setting can come from: `--bucket or R2UP_BUCKET`.
+        /// The option or its variable: `--bucket or R2UP_BUCKET`.
         case sources
+        /// Every place the setting can come from: `--endpoint, R2UP_ENDPOINT or R2_ACCOUNT_ID`.
+        case everySource
         /// The environment variable (or its equivalent): `R2UP_PUBLIC_URL`.
         case variable
     }
 
     /// The option as the running program names it.
     public var option: String { OptionWords.current.name(self, .option) }
-    /// Every place the setting can come from, as the running program names them.
+    /// The option or its variable, as the running program names them.
     public var sources: String { OptionWords.current.name(self, .sources) }
+    /// Every place the setting can come from, as the running program names them.
+    public var everySource: String { OptionWords.current.name(self, .everySource) }
     /// The setting's variable, as the running program names it.
     public var variable: String { OptionWords.current.name(self, .variable) }
 }

@@ -30,7 +30,8 @@ extension OptionWords {
         switch form {
         case .option: return flag
         case .variable: return variable ?? flag
-        case .sources:
+        case .sources: return variable.map { "\(flag) or \($0)" } ?? flag
+        case .everySource:
             guard let variable else { return flag }
             // The endpoint can also come from the account id alone.
             return option == .endpoint ? "\(flag), \(variable) or R2_ACCOUNT_ID" : "\(flag) or \(variable)"

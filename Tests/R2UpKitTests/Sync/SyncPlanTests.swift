@@ -78,7 +78,7 @@ struct SyncPlanTests {
         let result = plan([nfc, nfd])
         #expect(result.uploads.isEmpty)
         #expect(result.rejected.count == 2)
-        #expect(result.rejected.first?.error == "maps to the key 'p/Caf\u{E9}.flac', as 1 other file here does (names that differ only in Unicode normalisation, or a --prefix or --key that folds them together); rename one or change the prefix")
+        #expect(result.rejected.first?.error == "maps to the key 'p/Caf\u{E9}.flac', as 1 other file here does (names that differ only in Unicode normalisation, or a the prefix option or the key option that folds them together); rename one or change the prefix")
     }
 
     @Test("--verify-remote: a missing or wrong-sized object is uploaded again; an object with no file is cloud only")
@@ -120,7 +120,7 @@ struct SyncPlanTests {
         #expect(summary.line == "sync: 12 uploaded (340 MB), 1 failed, 4,210 unchanged, 3 waiting (still being written) in 2.3 s")
         summary.dryRun = true
         summary.failures = []
-        #expect(summary.line.hasPrefix("sync --dry-run: 12 to upload (340 MB), 0 failed,"))
+        #expect(summary.line.hasPrefix("sync the dry-run option: 12 to upload (340 MB), 0 failed,"))
         // A folder it could not read: why the run exits 1 with 0 failed (a link loop is not one).
         summary.dryRun = false
         summary.problems = [

@@ -226,7 +226,7 @@ struct HardeningTests {
         let other = try home.resolve(flags: flags)
         #expect(other.publicURL == nil)
         #expect(other.warnings == [
-            "warning: the public URL https://cdn.example.com belongs to bucket 'music'; URLs for 'other' are path-style (pass --public-url to set its own)",
+            "warning: the public URL https://cdn.example.com belongs to bucket 'music'; URLs for 'other' are path-style (pass the public URL option to set its own)",
         ])
         flags.bucket = "music"
         let same = try home.resolve(flags: flags)
