@@ -177,14 +177,14 @@ extension UploadService {
         if FailureKind(error) == .connectionRefused, !client.hasAnswered {
             // Refused before the server ever answered: every file would meet the same, so it is
             // the run's failure (exit 3, jobs stay queued), not one line per file.
-            return Diagnosis(status: .configuration, message: Self.unreachable(error))
+            return Diagnosis(category: .configuration, message: Self.unreachable(error))
         }
         guard case .s3(.service(let failure))? = error as? UploadError, failure.code == "AccessDenied" else {
             return diagnosis
         }
         if case .service(let head)? = await client.headBucketFailure(bucket), head.status == 404 {
             return Diagnosis(
-                status: .configuration,
+                category: .configuration,
                 message: "the bucket '\(bucket)' does not exist (NoSuchBucket); check \(OptionName.bucket.sources)")
         }
         return diagnosis

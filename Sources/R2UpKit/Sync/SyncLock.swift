@@ -146,9 +146,9 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The exit code DESIGN §3 gives it, with the line to print.
     public var diagnosis: Diagnosis {
         switch self {
-        case .locked: Diagnosis(status: .locked, message: description)
-        case .lockFailed: Diagnosis(status: .storeFailure, message: description)
-        case .notAFolder, .isAFile, .cannotRead, .emptyForDelete: Diagnosis(status: .badInput, message: description)
+        case .locked: Diagnosis(category: .locked, message: description)
+        case .lockFailed: Diagnosis(category: .storeFailure, message: description)
+        case .notAFolder, .isAFile, .cannotRead, .emptyForDelete: Diagnosis(category: .badInput, message: description)
         }
     }
 }

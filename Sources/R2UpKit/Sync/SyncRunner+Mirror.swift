@@ -63,7 +63,7 @@ extension SyncRunner {
         let total = try store.mirroredObjectCount(under: root, bucket: bucket, prefix: prefix) + stale.filter(\.moved).count
         if let refusal = options.mirror.refusal(count: stale.count, total: total) {
             summary.deletionRefused = refusal
-            summary.exitCode = max(ExitStatus(rawValue: summary.exitCode) ?? .success, .uploadFailed).rawValue
+            summary.raise(.uploadFailed)
             return
         }
         let listed = stale.map { SyncDeletion(key: $0.key, path: $0.path, reason: $0.moved ? "moved" : "gone") }
@@ -96,9 +96,9 @@ extension SyncRunner {
             try store.recordMirrorDeletions(bucket: bucket, objects: removed)
         } catch {
             summary.failures.append(SyncFailure(path: databasePath, key: removed.first?.key ?? "", error: Diagnosis(error).message))
-            summary.exitCode = max(ExitStatus(rawValue: summary.exitCode) ?? .success, .storeFailure).rawValue
+            summary.raise(.storeFailure)
         }
-        if summary.exitCode == 0 && !summary.failures.isEmpty { summary.exitCode = ExitStatus.uploadFailed.rawValue }
+        if summary.status == .success && !summary.failures.isEmpty { summary.status = .uploadFailed }
     }
 
     /// The tracks whose files the pass found gone (not moved) and the old keys of moved tracks,

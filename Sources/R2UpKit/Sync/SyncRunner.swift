@@ -155,7 +155,7 @@ public struct SyncRunner: Sendable {
             return !filter.excludesFolder(ObjectKey.nfc(String(problem.path.dropFirst(root.count + 1))))
         }
         for status in summary.problems.compactMap({ $0.exitStatus(root: root) }) {
-            summary.exitCode = max(ExitStatus(rawValue: summary.exitCode) ?? .success, status).rawValue
+            summary.raise(status)
         }
         summary.failures = plan.rejected
         summary.cloudOnly = plan.cloudOnly.count
@@ -189,7 +189,7 @@ public struct SyncRunner: Sendable {
             try await tags.save()
         }
         summary.failures.sort { $0.path < $1.path }
-        if summary.exitCode == 0 && !summary.failures.isEmpty { summary.exitCode = ExitStatus.uploadFailed.rawValue }
+        if summary.status == .success && !summary.failures.isEmpty { summary.status = .uploadFailed }
 
         summary.seconds = (ContinuousClock.now - started) / .seconds(1)
         summary.depth = service.uploader.slots.depthReport
@@ -219,7 +219,7 @@ public struct SyncRunner: Sendable {
         }
         // Queued a commit at a time while the first files upload (`JobFeed`); what waits is counted after.
         let waiting = Mutex(movesQueued.waiting)
-        let refused = Mutex<[(SyncFailure, ExitStatus)]>([])
+        let refused = Mutex<[(SyncFailure, FailureCategory)]>([])
         let attributes = ObjectAttributes(contentType: options.attributes.contentType)
         let requests = (uploads + movesQueued.uploads).map {
             PushRequest(scanned: $0.file, key: $0.key, attributes: attributes, unlessUploaded: $0.reason != .missingRemote)
@@ -233,7 +233,7 @@ public struct SyncRunner: Sendable {
                 case .failure(let error):
                     let diagnosis = Diagnosis(error).ofFileFound
                     let failure = SyncFailure(path: request.path, key: request.key, error: diagnosis.message)
-                    refused.withLock { $0.append((failure, diagnosis.status)) }
+                    refused.withLock { $0.append((failure, diagnosis.category)) }
                 }
             }
         }
@@ -278,7 +278,7 @@ public struct SyncRunner: Sendable {
                     // The failure already names the file: keep the message alone.
                     let message = diagnosis.message.hasPrefix(job.path + ": ")
                         ? String(diagnosis.message.dropFirst(job.path.count + 2)) : diagnosis.message
-                    tally.withLock { $0.fail(SyncFailure(path: job.path, key: job.key, error: message), status: diagnosis.status) }
+                    tally.withLock { $0.fail(SyncFailure(path: job.path, key: job.key, error: message), status: diagnosis.category) }
                 }
             })
         let done = tally.withLock { $0 }
@@ -301,7 +301,7 @@ public struct SyncRunner: Sendable {
         // being written is: not a failure of this run (its summary says 0 failed, so must its code).
         var settled = result
         settled.failed.removeAll { $0.job.state == .staged }
-        summary.raise(ExitStatus(rawValue: done.exitCode) ?? .uploadFailed)
+        summary.raise(done.status)
         summary.raise(settled.status)
     }
 
@@ -343,14 +343,14 @@ public struct SyncRunner: Sendable {
             } catch {
                 summary.failures.append(SyncFailure(
                     path: key, key: key, error: "the moved track's old object was not deleted (\(OptionName.deleteMoved.option)): \(Diagnosis(error).message)"))
-                summary.exitCode = max(ExitStatus(rawValue: summary.exitCode) ?? .success, .uploadFailed).rawValue
+                summary.raise(.uploadFailed)
             }
         }
         do {
             try store.recordDeletions(bucket: service.bucket, keys: deleted)
         } catch {
             summary.failures.append(SyncFailure(path: databasePath, key: deleted.first ?? "", error: Diagnosis(error).message))
-            summary.exitCode = max(ExitStatus(rawValue: summary.exitCode) ?? .success, .storeFailure).rawValue
+            summary.raise(.storeFailure)
         }
         return deleted.count
     }

@@ -55,8 +55,8 @@ public struct SyncSummary: Sendable, Equatable, Encodable {
     public var interrupted = false
     /// Queued and not done because the run stopped: the next run resumes them.
     public var leftResumable = 0
-    /// DESIGN §3's exit code for the run.
-    public var exitCode: Int32 = 0
+    /// The run's outcome (DESIGN §3); `exitCode` in the JSON where the encoder carries `ExitCodes`.
+    public var status: FailureCategory = .success
     /// Files to look at again (too young, or changed under their upload): a watch does.
     /// Not part of the JSON.
     public var retryPaths: [String] = []
@@ -77,13 +77,13 @@ public struct SyncSummary: Sendable, Equatable, Encodable {
 
     public init() {}
 
-    /// Raises the exit code to `status` when that is more serious: the one fold of a run's statuses.
-    mutating func raise(_ status: ExitStatus) {
-        exitCode = max(ExitStatus(rawValue: exitCode) ?? .success, status).rawValue
+    /// Raises the run's outcome to `status` when that is more serious: the one fold of a run's statuses.
+    mutating func raise(_ status: FailureCategory) {
+        self.status = max(self.status, status)
     }
 
-    /// A file that did not make it: listed, and the exit code raised.
-    mutating func fail(_ failure: SyncFailure, status: ExitStatus = .uploadFailed) {
+    /// A file that did not make it: listed, and the outcome raised.
+    mutating func fail(_ failure: SyncFailure, status: FailureCategory = .uploadFailed) {
         failures.append(failure)
         raise(status)
     }
@@ -118,7 +118,7 @@ public struct SyncSummary: Sendable, Equatable, Encodable {
         try c.encode(failures, forKey: .failures)
         try c.encode(problems, forKey: .problems)
         try c.encode(planned, forKey: .planned)
-        try c.encode(exitCode, forKey: .exitCode)
+        if let codes = encoder.userInfo[ExitCodes.key] as? ExitCodes { try c.encode(codes.code(status), forKey: .exitCode) }
         try c.encode(awaitingRetry, forKey: .awaitingRetry)
         try c.encode(retryLater, forKey: .retryLater)
         try c.encodeIfPresent(nextRetryAt, forKey: .nextRetryAt)

@@ -154,7 +154,7 @@ public struct WatchRunner: Sendable {
             }
             if let stopped = summary.stoppedBy {
                 tally.withLock {
-                    $0.stoppedBy = Diagnosis(status: ExitStatus(rawValue: summary.exitCode) ?? .uploadFailed, message: stopped)
+                    $0.stoppedBy = Diagnosis(category: summary.status, message: stopped)
                     $0.leftResumable += summary.leftResumable
                 }
                 return (false, summary)

@@ -113,7 +113,7 @@ extension StoreError: ClassifiedError {
 
     public func diagnosis(subject: String?) -> Diagnosis {
         // The database, not the file being handled: its description names the path.
-        Diagnosis(status: .storeFailure, message: description)
+        Diagnosis(category: .storeFailure, message: description)
     }
 
     /// This failure as the transfer layer's upload journal carries it.

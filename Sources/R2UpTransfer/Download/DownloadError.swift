@@ -57,17 +57,17 @@ public enum DownloadError: Error, Sendable, Equatable, CustomStringConvertible {
     public var diagnosis: Diagnosis {
         switch self {
         case .unsafeKey, .notFound, .badDestination, .unknownPrefix:
-            return Diagnosis(status: .badInput, message: description)
+            return Diagnosis(category: .badInput, message: description)
         case .s3(let key, let error):
             // The shared wording speaks of writing; a pull reads.
             if case .service(let failure) = error, failure.code == "AccessDenied" {
                 return Diagnosis(
-                    status: .configuration,
+                    category: .configuration,
                     message: "access denied (AccessDenied); the credentials are not allowed to read this bucket")
             }
             return Diagnosis(error, subject: TextColumns.printable(key))
         default:
-            return Diagnosis(status: .uploadFailed, message: description)
+            return Diagnosis(category: .uploadFailed, message: description)
         }
     }
 

@@ -32,10 +32,10 @@ extension S3ClientError: ClassifiedError {
 
     public func diagnosis(subject: String?) -> Diagnosis {
         let (status, message) = explained
-        return Diagnosis(status: status, message: message, subject: subject)
+        return Diagnosis(category: status, message: message, subject: subject)
     }
 
-    private var explained: (ExitStatus, String) {
+    private var explained: (FailureCategory, String) {
         switch self {
         case .service(let failure):
             switch failure.code {
@@ -104,7 +104,7 @@ extension UploadError: ClassifiedError {
         let prefix = subject.map { "\($0): " } ?? ""
         switch self {
         case .fileNotFound, .notARegularFile, .fileUnreadable, .invalidKey, .invalidPartSize, .fileTooLarge:
-            return Diagnosis(status: .badInput, message: description)
+            return Diagnosis(category: .badInput, message: description)
         case .s3(let inner):
             return inner.diagnosis(subject: subject)
         case .store(let inner):
@@ -112,7 +112,7 @@ extension UploadError: ClassifiedError {
         default:
             // Some descriptions already start with the path; never print it twice.
             let text = description
-            return Diagnosis(status: .uploadFailed, message: text.hasPrefix(prefix) ? text : prefix + text)
+            return Diagnosis(category: .uploadFailed, message: text.hasPrefix(prefix) ? text : prefix + text)
         }
     }
 }

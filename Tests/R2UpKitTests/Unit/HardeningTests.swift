@@ -143,7 +143,7 @@ struct HardeningTests {
             _ = try S3Client.requiredETag(html)
             Issue.record("an HTML page was taken as an upload reply")
         } catch {
-            #expect(Diagnosis(error).status == .configuration)
+            #expect(Diagnosis(error).category == .configuration)
             #expect(Diagnosis(error).message.hasPrefix("the endpoint does not answer like S3: it answered an HTML page (HTTP 200)"))
         }
     }
@@ -151,9 +151,9 @@ struct HardeningTests {
     @Test("server errors: InvalidBucketName is a configuration error; SignatureDoesNotMatch names both causes")
     func serverCodes() {
         let invalid = Diagnosis(S3ClientError.service(S3ServiceError(status: 400, code: "InvalidBucketName", message: "")))
-        #expect(invalid.status == .configuration)
+        #expect(invalid.category == .configuration)
         let signature = Diagnosis(S3ClientError.service(S3ServiceError(status: 403, code: "SignatureDoesNotMatch", message: "")))
-        #expect(signature.status == .configuration)
+        #expect(signature.category == .configuration)
         #expect(signature.message.contains("the secret access key is wrong"))
         #expect(signature.message.contains("something between r2up and the server rewrote the request"))
     }
