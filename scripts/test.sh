@@ -43,8 +43,8 @@ if grep -rlE '^\s*(@_exported\s+)?((public|package|internal)\s+)?import\s+(R2UpS
 fi
 # Messages below R2UpKit say which option they mean (OptionName); the CLI names its flags and
 # variables (Sources/r2up/Presentation/OptionWords+CLI.swift), so no string there names one.
-if grep -rnE '"[^"]*(--[a-z]|R2UP_)' Sources/R2UpModel Sources/R2UpTransfer Sources/R2UpStore; then
-  echo "test.sh: the strings above name a CLI flag or an R2UP_ variable: use OptionName, which the CLI renders" >&2
+if grep -rnE '"[^"]*(--[a-z]|R2UP_|AWS_[A-Z])' Sources/R2UpModel Sources/R2UpTransfer Sources/R2UpStore; then
+  echo "test.sh: the strings above name a CLI flag or an environment variable: use OptionName, which the CLI renders" >&2
   exit 1
 fi
 bash scripts/setup.sh

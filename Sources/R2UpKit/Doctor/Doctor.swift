@@ -162,7 +162,7 @@ public struct Doctor: Sendable {
         guard let credentials = settings.credentials else {
             return .fail(
                 .credentials, "no access key id and secret access key found",
-                "run r2up config init, or set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY")
+                "run r2up config init, or set \(OptionName.accessKeyID.variable) and \(OptionName.secretAccessKey.variable)")
         }
         var detail = "access key id \(SettingsReport.mask(credentials.value.accessKeyID, ascii: ascii)) and a secret"
         if credentials.value.sessionToken != nil { detail += " and a session token" }
@@ -383,11 +383,11 @@ public struct Doctor: Sendable {
             case "InvalidAccessKeyId":
                 return .fail(
                     kind, "the server does not know the access key id (InvalidAccessKeyId)",
-                    "check AWS_ACCESS_KEY_ID or the profile's aws_access_key_id")
+                    "check \(OptionName.accessKeyID.variable) or the profile's aws_access_key_id")
             case "SignatureDoesNotMatch":
                 return .fail(
                     kind, "the server computed another signature (SignatureDoesNotMatch)",
-                    "the secret access key is wrong (check AWS_SECRET_ACCESS_KEY or the profile's aws_secret_access_key), or something between r2up and the server rewrote the request")
+                    "the secret access key is wrong (check \(OptionName.secretAccessKey.variable) or the profile's aws_secret_access_key), or something between r2up and the server rewrote the request")
             case "NoSuchBucket":
                 return .fail(
                     kind, "the bucket '\(bucket)' does not exist (NoSuchBucket)",

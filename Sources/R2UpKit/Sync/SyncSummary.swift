@@ -134,46 +134,8 @@ public struct SyncSummary: Sendable, Equatable, Encodable {
         try c.encodeIfPresent(deletionRefused, forKey: .deletionRefused)
     }
 
-    /// "sync: 12 uploaded (340 MB), 1 failed, 4,210 unchanged, 3 waiting (still being written) in 2.3 s"
-    public var line: String {
-        var parts = [
-            dryRun
-                ? "\(Self.count(uploaded)) to upload (\(ByteCount.string(uploadedBytes)))"
-                : "\(Self.count(uploaded)) uploaded (\(ByteCount.string(uploadedBytes)))"
-        ]
-        if copied > 0 {
-            parts.append(
-                dryRun ? "\(Self.count(copied)) to move (copy in the bucket)" : "\(Self.count(copied)) moved (copied in the bucket, 0 bytes sent)")
-        }
-        if renamed > 0 { parts.append("\(Self.count(renamed)) moved (same key)") }
-        if movedDeleted > 0 { parts.append("\(Self.count(movedDeleted)) old objects of moved tracks deleted") }
-        if deleted > 0 { parts.append("\(Self.count(deleted)) deleted locally") }
-        parts.append("\(Self.count(failed)) failed")
-        // A folder that could not be read fails the run (exit 1): the line says why.
-        let unread = problems.filter(\.unreadFolder).count
-        if unread > 0 { parts.append(unread == 1 ? "1 folder unreadable" : "\(Self.count(unread)) folders unreadable") }
-        parts.append("\(Self.count(unchanged)) unchanged")
-        parts.append("\(Self.count(waiting)) waiting (still being written)")
-        if cloudOnly > 0 { parts.append("\(Self.count(cloudOnly)) cloud only") }
-        if awaitingRetry > 0 { parts.append("\(Self.count(awaitingRetry)) failed before (waiting for r2up retry)") }
-        if retryLater > 0 {
-            let when = nextRetryAt.map { " from \(Self.clock($0))" } ?? ""
-            parts.append("\(Self.count(retryLater)) to retry later\(when)")
-        }
-        if heldElsewhere > 0 { parts.append("\(Self.count(heldElsewhere)) being uploaded by another r2up") }
-        if leftResumable > 0 { parts.append("\(Self.count(leftResumable)) left to resume") }
-        if !deletions.isEmpty {
-            parts.append(dryRun ? "\(Self.count(deletions.count)) to delete from the bucket" : "\(Self.count(deletions.count)) deleted from the bucket")
-        }
-        if stale > 0 && !(dryRun && stale == deletions.count) {
-            parts.append("\(Self.count(stale)) stale in the bucket (files gone or moved; sync \(OptionName.delete.option) removes them)")
-        }
-        let tenths = (seconds * 10).rounded() / 10
-        return "sync\(dryRun ? " " + OptionName.dryRun.option : ""): " + parts.joined(separator: ", ") + " in \(tenths) s"
-    }
-
     /// "2026-11-24 06:30 UTC": cron mail is read anywhere.
-    static func clock(_ date: Date) -> String {
+    package static func clock(_ date: Date) -> String {
         var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
         var parts = tm()
         gmtime_r(&seconds, &parts)

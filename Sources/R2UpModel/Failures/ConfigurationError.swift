@@ -17,7 +17,7 @@ public enum ConfigurationError: Error, Sendable, Equatable, CustomStringConverti
         case .missingEndpoint:
             return "no endpoint is set; use \(OptionName.endpoint.everySource)"
         case .missingCredentials:
-            return "no credentials found; set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY or a profile in ~/.aws/credentials"
+            return "no credentials found; set \(OptionName.accessKeyID.variable) and \(OptionName.secretAccessKey.variable) or a profile in ~/.aws/credentials"
         case .missingBucket:
             return "no bucket is set; use \(OptionName.bucket.sources)"
         case .unknownProfile(let name):

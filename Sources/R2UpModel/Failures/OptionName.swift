@@ -4,7 +4,7 @@ import Synchronization
 /// shows the message names it: the CLI as its flags and environment variables
 /// (`--bucket or R2UP_BUCKET`), an app in its own words (`OptionWords.neutral` by default).
 public enum OptionName: String, Sendable, CaseIterable {
-    case endpoint, bucket, region, caBundle, publicURL, database, profile
+    case endpoint, bucket, region, caBundle, publicURL, database, profile, accessKeyID, secretAccessKey
     case concurrency, overwrite, key, prefix, keyTemplate, meta, keepETag
     case delete, deleteMax, deleteMoved, force, wait, dryRun
 
@@ -52,6 +52,8 @@ public struct OptionWords: Sendable {
         case .publicURL: words = "public URL"
         case .database: words = "database path"
         case .profile: words = "profile"
+        case .accessKeyID: words = "access key id"
+        case .secretAccessKey: words = "secret access key"
         case .concurrency: words = "concurrency"
         case .overwrite: words = "overwrite"
         case .key: words = "key"

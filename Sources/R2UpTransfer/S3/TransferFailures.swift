@@ -40,13 +40,13 @@ extension S3ClientError: ClassifiedError {
         case .service(let failure):
             switch failure.code {
             case "InvalidAccessKeyId":
-                return (.configuration, "the access key id is not known to the server (InvalidAccessKeyId); check AWS_ACCESS_KEY_ID or the profile")
+                return (.configuration, "the access key id is not known to the server (InvalidAccessKeyId); check \(OptionName.accessKeyID.variable) or the profile")
             case "SignatureDoesNotMatch":
                 // Two causes look the same from here; a request rewritten on the way (a proxy
                 // that normalises paths or re-encodes headers) is the one people miss.
                 return (
                     .configuration,
-                    "the server computed another signature (SignatureDoesNotMatch): either the secret access key is wrong (check AWS_SECRET_ACCESS_KEY or the profile) or something between r2up and the server rewrote the request (a proxy changing the path or headers)"
+                    "the server computed another signature (SignatureDoesNotMatch): either the secret access key is wrong (check \(OptionName.secretAccessKey.variable) or the profile) or something between r2up and the server rewrote the request (a proxy changing the path or headers)"
                 )
             case "ExpiredToken", "InvalidToken", "TokenRefreshRequired":
                 return (.configuration, "the session token is expired or invalid (\(failure.code)); get new credentials")

@@ -13,6 +13,9 @@ extension OptionWords {
         case .publicURL: (flag, variable) = ("--public-url", "R2UP_PUBLIC_URL")
         case .database: (flag, variable) = ("--db", "R2UP_DB")
         case .profile: (flag, variable) = ("--profile", "R2UP_PROFILE")
+        // The credentials have no flag: only the variable (or a profile) gives them.
+        case .accessKeyID: (flag, variable) = ("AWS_ACCESS_KEY_ID", "AWS_ACCESS_KEY_ID")
+        case .secretAccessKey: (flag, variable) = ("AWS_SECRET_ACCESS_KEY", "AWS_SECRET_ACCESS_KEY")
         case .concurrency: flag = "--concurrency"
         case .overwrite: flag = "--overwrite"
         case .key: flag = "--key"
@@ -30,7 +33,7 @@ extension OptionWords {
         switch form {
         case .option: return flag
         case .variable: return variable ?? flag
-        case .sources: return variable.map { "\(flag) or \($0)" } ?? flag
+        case .sources: return variable.map { $0 == flag ? flag : "\(flag) or \($0)" } ?? flag
         case .everySource:
             guard let variable else { return flag }
             // The endpoint can also come from the account id alone.

@@ -117,7 +117,7 @@ struct SyncIntegrationTests {
         opts.dryRun = true
         let summary = try await runner(folder).run(library(folder), options: opts)
         #expect(summary.planned == [SyncPlannedFile(path: folder.path + "/library/x y.flac", key: prefix + "x y.flac", size: 20, reason: .new)])
-        #expect(summary.line.hasPrefix("sync the dry-run option: 1 to upload (20 bytes), 0 failed, 0 unchanged"))
+        #expect(summary.dryRun && summary.uploaded == 1 && summary.uploadedBytes == 20 && summary.failed == 0 && summary.unchanged == 0)
         #expect(!FileManager.default.fileExists(atPath: folder.path + "/db"))
         #expect(try await remoteTimes(prefix: prefix).isEmpty)
     }
