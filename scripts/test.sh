@@ -41,6 +41,12 @@ if grep -rlE '^\s*(@_exported\s+)?((public|package|internal)\s+)?import\s+(R2UpS
   echo "test.sh: the files above import a layer below R2UpKit: the r2up and R2UpServe targets depend on R2UpKit alone" >&2
   exit 1
 fi
+# Messages below R2UpKit say which option they mean (OptionName); the CLI names its flags and
+# variables (Sources/r2up/Presentation/OptionWords+CLI.swift), so no string there names one.
+if grep -rnE '"[^"]*(--[a-z]|R2UP_|AWS_[A-Z])' Sources/R2UpModel Sources/R2UpTransfer Sources/R2UpStore; then
+  echo "test.sh: the strings above name a CLI flag or an environment variable: use OptionName, which the CLI renders" >&2
+  exit 1
+fi
 bash scripts/setup.sh
 export VIRTUAL_ENV=$ROOT/.venv PATH=$ROOT/.venv/bin:$PATH
 

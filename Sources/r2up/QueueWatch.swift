@@ -38,7 +38,7 @@ struct QueueWatch {
         guard var source = opened else {
             throw CommandFailure(
                 Diagnosis(
-                    status: .storeFailure,
+                    category: .storeFailure,
                     message: "no database at \(path): nothing was ever queued there; push, sync or watch creates it (or give --db)"))
         }
         let environment = ProcessInfo.processInfo.environment
@@ -77,7 +77,7 @@ struct QueueWatch {
                     }
                 } catch let gone as QueueWatchSource.Gone {
                     throw CommandFailure(
-                        Diagnosis(status: .storeFailure, message: "the database at \(gone.path) is gone (deleted or moved); nothing to watch"))
+                        Diagnosis(category: .storeFailure, message: "the database at \(gone.path) is gone (deleted or moved); nothing to watch"))
                 } catch {
                     throw CommandFailure(error)
                 }

@@ -51,7 +51,7 @@ enum CatalogCommand {
             switch error {
             case .s3(let inner): throw CommandFailure(Diagnosis(inner, subject: "catalog publish"))
             case .store(let inner): throw CommandFailure(Diagnosis(inner))
-            case .contended: throw CommandFailure(Diagnosis(status: .uploadFailed, message: error.description))
+            case .contended: throw CommandFailure(Diagnosis(category: .uploadFailed, message: error.description))
             }
         }
     }

@@ -36,18 +36,18 @@ extension R2Up {
             do {
                 current = try ProfileWriter.currentValues(profile: profile, at: path)
             } catch {
-                throw CommandFailure(Diagnosis(status: .configuration, message: "\(error); nothing was written"))
+                throw CommandFailure(Diagnosis(category: .configuration, message: "\(error); nothing was written"))
             }
             guard let answers = ask(current: current) else {
                 throw CommandFailure(
                     Diagnosis(
-                        status: .badInput,
+                        category: .badInput,
                         message: "config init needs answers on standard input (endpoint, keys, bucket); nothing was written"))
             }
             do {
                 try ProfileWriter.save(answers, profile: profile, at: path)
             } catch {
-                throw CommandFailure(Diagnosis(status: error.status, message: "\(error); nothing was written"))
+                throw CommandFailure(Diagnosis(category: error.status, message: "\(error); nothing was written"))
             }
             Terminal.output("Wrote profile '\(profile)' to \(path) (mode 0600).")
             Terminal.output("Check it with: r2up doctor" + (profile == "default" ? "" : " --profile \(profile)"))

@@ -31,12 +31,12 @@ extension R2Up {
                         let shown = TextColumns.printable(upload)
                         if matches.count > 1 {
                             throw CommandFailure(
-                                Diagnosis(status: .badInput, message: "the id '\(shown)' matches more than one upload; give more of it"))
+                                Diagnosis(category: .badInput, message: "the id '\(shown)' matches more than one upload; give more of it"))
                         }
                         guard let found = matches.first else {
                             if (try store?.uploadCount() ?? 0) == 0 { throw Self.noUploads }
                             throw CommandFailure(
-                                Diagnosis(status: .badInput, message: "no upload matches '\(shown)'; see r2up history"))
+                                Diagnosis(category: .badInput, message: "no upload matches '\(shown)'; see r2up history"))
                         }
                         item = found
                     }
@@ -76,6 +76,6 @@ extension R2Up {
             ZonedTime.text(date)
         }
 
-        static let noUploads = CommandFailure(Diagnosis(status: .badInput, message: "no uploads yet"))
+        static let noUploads = CommandFailure(Diagnosis(category: .badInput, message: "no uploads yet"))
     }
 }

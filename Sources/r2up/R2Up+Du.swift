@@ -42,7 +42,7 @@ extension R2Up {
                     var info = stat()
                     if stat(root, &info) == 0, info.st_mode & S_IFMT != S_IFDIR {
                         throw CommandFailure(Diagnosis(
-                            status: .badInput, message: "\(TextColumns.printable(root)) is not a folder; du takes a folder (or nothing, for every track)"))
+                            category: .badInput, message: "\(TextColumns.printable(root)) is not a folder; du takes a folder (or nothing, for every track)"))
                     }
                     var tags: [String: AudioTags] = [:]
                     if view.by != .folder, let store {
@@ -52,7 +52,7 @@ extension R2Up {
                     usage = try SpaceUsage.measure(
                         folder: root, database: store, groups: SpaceUsage.groupNames(tags, by: grouping), by: grouping)
                     if usage.groups.isEmpty && stat(root, &info) != 0 {
-                        throw CommandFailure(Diagnosis(status: .badInput, message: "\(TextColumns.printable(root)): no such folder"))
+                        throw CommandFailure(Diagnosis(category: .badInput, message: "\(TextColumns.printable(root)): no such folder"))
                     }
                 } else {
                     usage = try SpaceUsage.measure(database: store)

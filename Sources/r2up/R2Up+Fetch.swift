@@ -103,7 +103,7 @@ extension FetchSelectionError {
         switch self {
         case .store(let error): return Diagnosis(error)
         case .input(.unknownPath(let path)):
-            return Diagnosis(status: .badInput, message: "\(path): r2up knows no track with a cloud copy there; nothing fetched")
+            return Diagnosis(category: .badInput, message: "\(path): r2up knows no track with a cloud copy there; nothing fetched")
         }
     }
 }

@@ -191,7 +191,7 @@ extension OffloadSelectionError {
             case .neverUploaded(let path): message = "\(path): r2up never uploaded this file; nothing removed"
             case .notAFileOrFolder(let path): message = "\(path): not a regular file or a folder; nothing removed"
             }
-            return Diagnosis(status: .badInput, message: message)
+            return Diagnosis(category: .badInput, message: message)
         }
     }
 }

@@ -48,7 +48,7 @@ extension R2Up {
             if destination == "-" {
                 guard single else {
                     throw CommandFailure(Diagnosis(
-                        status: .badInput,
+                        category: .badInput,
                         message: "pull \(TextColumns.printable(target)) -: only one object can go to standard output, and this names a folder"))
                 }
                 try await PullOutput.stream(plan.items[0], puller: puller, quiet: global.quiet)
@@ -56,10 +56,10 @@ extension R2Up {
             }
             let (folder, items) = try destinationFolder(plan, single: single)
 
-            var worst = ExitStatus.success
+            var worst = FailureCategory.success
             for refusal in plan.refused {
                 Terminal.error("r2up: \(TextColumns.printable(DownloadFailure.diagnosis(refusal).message))")
-                worst = max(worst, DownloadFailure.diagnosis(refusal).status)
+                worst = max(worst, DownloadFailure.diagnosis(refusal).category)
             }
             let summary = await pull(items, into: folder, puller: puller)
             if summary.interrupted {
@@ -68,9 +68,9 @@ extension R2Up {
                 Terminal.error("r2up: interrupted; \(left) left to resume: run the same pull again")
                 throw CommandFailure(status: .interrupted)
             }
-            for (_, error) in summary.failures { worst = max(worst, DownloadFailure.diagnosis(error).status) }
+            for (_, error) in summary.failures { worst = max(worst, DownloadFailure.diagnosis(error).category) }
             report(summary, refused: plan.refused.count, puller: puller)
-            if summary.failures.contains(where: { DownloadFailure.diagnosis($0.error).status == .configuration }) {
+            if summary.failures.contains(where: { DownloadFailure.diagnosis($0.error).category == .configuration }) {
                 throw CommandFailure(status: .configuration)
             }
             if worst != .success { throw CommandFailure(status: worst) }
@@ -97,7 +97,7 @@ extension R2Up {
                 var isFolder: ObjCBool = false
                 if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
                     throw CommandFailure(Diagnosis(
-                        status: .badInput,
+                        category: .badInput,
                         message: "\(TextColumns.printable(path)): is a folder, not a file; nothing was written (give a file name, or pull into another folder)"))
                 }
             }
@@ -173,7 +173,7 @@ extension R2Up {
             do { plan = try await puller.plan(key) } catch { throw CommandFailure(DownloadFailure.diagnosis(error)) }
             guard plan.refused.isEmpty, plan.items.count == 1, plan.items[0].key == key else {
                 throw CommandFailure(Diagnosis(
-                    status: .badInput, message: "cat \(TextColumns.printable(key)): names a folder, not an object; cat writes one object"))
+                    category: .badInput, message: "cat \(TextColumns.printable(key)): names a folder, not an object; cat writes one object"))
             }
             try await PullOutput.stream(plan.items[0], puller: puller, quiet: global.quiet)
         }
@@ -199,7 +199,7 @@ enum PullOutput {
             return nil
         }
         if let error = failure {
-            if DownloadFailure.isCancellation(error) { throw CommandFailure(Diagnosis(status: .interrupted, message: "interrupted")) }
+            if DownloadFailure.isCancellation(error) { throw CommandFailure(Diagnosis(category: .interrupted, message: "interrupted")) }
             // The reader went away (| head -c): end quietly with 141, as every command does.
             if !Terminal.checkOutputReader() {
                 Foundation.exit(Terminal.closedOutputStatus)

@@ -51,7 +51,7 @@ extension R2Up {
                 // "", "/" or "//": the whole bucket, never what someone meant by a folder.
                 guard prefix.contains(where: { $0 != "/" }) else {
                     throw CommandFailure(Diagnosis(
-                        status: .badInput,
+                        category: .badInput,
                         message: "rm --prefix '\(TextColumns.printable(prefix))' would be the whole bucket; nothing deleted (name a folder, or keys)"))
                 }
                 return prefix.hasSuffix("/") ? prefix : prefix + "/"
@@ -59,7 +59,7 @@ extension R2Up {
             if let rawPrefix {
                 guard !rawPrefix.isEmpty else {
                     throw CommandFailure(Diagnosis(
-                        status: .badInput, message: "rm --raw-prefix '' would be the whole bucket; nothing deleted"))
+                        category: .badInput, message: "rm --raw-prefix '' would be the whole bucket; nothing deleted"))
                 }
                 return rawPrefix
             }
@@ -121,7 +121,7 @@ extension R2Up {
                     throw CommandFailure(error)
                 }
                 if targets.isEmpty {
-                    throw CommandFailure(Diagnosis(status: .badInput, message: "rm -: no keys on stdin; nothing deleted"))
+                    throw CommandFailure(Diagnosis(category: .badInput, message: "rm -: no keys on stdin; nothing deleted"))
                 }
             }
             return targets

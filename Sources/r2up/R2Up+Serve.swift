@@ -50,13 +50,13 @@ extension R2Up {
                     Terminal.output(json ? "{\"url\": \"\(url)\"}" : url)
                 }
             } catch {
-                throw CommandFailure(Diagnosis(status: .badInput, message: error.message))
+                throw CommandFailure(Diagnosis(category: .badInput, message: error.message))
             }
         }
 
         /// The flags as the server takes them: a bad one is one line and exit 2, before anything listens.
         func checkedOptions() throws -> ServeOptions {
-            func refuse(_ message: String) -> CommandFailure { CommandFailure(Diagnosis(status: .badInput, message: message)) }
+            func refuse(_ message: String) -> CommandFailure { CommandFailure(Diagnosis(category: .badInput, message: message)) }
             let address: (host: String, port: Int)
             switch ServeOptions.parseListen(listen) {
             case .success(let parsed): address = parsed

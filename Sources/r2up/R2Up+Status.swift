@@ -90,12 +90,12 @@ extension R2Up {
             if found, info.st_mode & S_IFMT != S_IFDIR {
                 let what = info.st_mode & S_IFMT == S_IFREG ? "is a file, not a folder" : "is not a folder"
                 throw CommandFailure(Diagnosis(
-                    status: .badInput,
+                    category: .badInput,
                     message: "\(TextColumns.printable(root)) \(what); status takes a folder (or nothing, for every track)"))
             }
             // With --remote a folder not made yet is fine: its objects are what a pull would bring.
             if !view.remote, missing, scanned.known.isEmpty {
-                throw CommandFailure(Diagnosis(status: .badInput, message: "\(TextColumns.printable(root)): no such folder"))
+                throw CommandFailure(Diagnosis(category: .badInput, message: "\(TextColumns.printable(root)): no such folder"))
             }
             for problem in scanned.problems where problem.unreadFolder {
                 Terminal.error("r2up: \(TextColumns.printable(problem.path)): \(problem.message); its tracks show as last recorded")

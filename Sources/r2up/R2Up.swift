@@ -15,11 +15,13 @@ struct R2Up: AsyncParsableCommand {
     )
 
     static func main() async {
+        // Library messages name what they point to by the CLI's flags and variables.
+        OptionWords.install(.cli)
         // A dead peer or a closed pipe (`r2up history | head`) must not kill the process.
         signal(SIGPIPE, SIG_IGN)
         if let suggestion = CommandSuggestion.message(for: Array(CommandLine.arguments.dropFirst())) {
             Terminal.error("r2up: \(suggestion)")
-            Foundation.exit(ExitStatus.badInput.rawValue)
+            Foundation.exit(FailureCategory.badInput.exitCode)
         }
         do {
             var command = try parseAsRoot()
@@ -34,13 +36,13 @@ struct R2Up: AsyncParsableCommand {
             if Terminal.isOutputClosed { Foundation.exit(Terminal.closedOutputStatus) }
             if !failure.diagnosis.message.isEmpty { Terminal.error("r2up: \(TextColumns.printable(failure.diagnosis.message))") }
             // An interrupted run exits 128 + its signal: 130 for Ctrl-C, 143 for SIGTERM.
-            Foundation.exit(failure.diagnosis.status == .interrupted ? Interruption.exitCode : failure.diagnosis.status.rawValue)
+            Foundation.exit(failure.diagnosis.category == .interrupted ? Interruption.exitCode : failure.diagnosis.category.exitCode)
         } catch {
             // Usage errors get exit 2, like DESIGN §3 says; argument-parser's own codes otherwise.
             let code = exitCode(for: error)
             if code == .validationFailure || code.rawValue == 64 {
                 Terminal.error(UsageLine.text(message(for: error), arguments: Array(CommandLine.arguments.dropFirst())))
-                Foundation.exit(ExitStatus.badInput.rawValue)
+                Foundation.exit(FailureCategory.badInput.exitCode)
             }
             exit(withError: error)
         }
@@ -53,7 +55,7 @@ struct CommandFailure: Error {
 
     init(_ diagnosis: Diagnosis) { self.diagnosis = diagnosis }
     init(_ error: any Error) { diagnosis = Diagnosis(error) }
-    init(status: ExitStatus) { diagnosis = Diagnosis(status: status, message: "") }
+    init(status: FailureCategory) { diagnosis = Diagnosis(category: status, message: "") }
 }
 
 /// An argument error in the `r2up:` style of every other error: one line, then where help is.

@@ -17,7 +17,7 @@ struct TagOptions: ParsableArguments {
     func template() throws -> KeyTemplate? {
         guard let keyTemplate else { return nil }
         do { return try KeyTemplate(keyTemplate) } catch {
-            throw CommandFailure(Diagnosis(status: .badInput, message: error.description))
+            throw CommandFailure(Diagnosis(category: .badInput, message: error.description))
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import R2UpKit
 import Synchronization
 
 /// Writing to the terminal: results on stdout, everything else on stderr.
@@ -72,6 +73,8 @@ enum JSONOutput {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
+        // Summaries carry the exit code the run ends with (`exitCode` in `sync --json`).
+        encoder.userInfo[ExitCodes.key] = ExitCodes.cli
         guard let data = try? encoder.encode(value) else { return "[]" }
         return String(decoding: data, as: UTF8.self)
     }

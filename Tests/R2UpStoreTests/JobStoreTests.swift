@@ -163,7 +163,7 @@ struct JobStoreTests {
         let trackB = try #require(try store.track(path: b.path))
         #expect(trackB.uploadState == .error)
         // When the other track was uploaded, in the local time of the run that refused, with its zone.
-        #expect(trackB.lastError == "\(b.path): the key '01 - Track 1.m4a' holds \(a.path) uploaded \(ZonedTime.text(Sample.date)); not sent (--overwrite replaces it, --key or --prefix picks another key)")
+        #expect(trackB.lastError == "\(b.path): the key '01 - Track 1.m4a' holds \(a.path) uploaded \(ZonedTime.text(Sample.date)); not sent (the overwrite option replaces it, the key option or the prefix option picks another key)")
 
         // The same track again: it may replace only the object it wrote.
         let again = Sample.job(a.path, key: a.key, length: 1)

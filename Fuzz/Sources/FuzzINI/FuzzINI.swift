@@ -48,7 +48,7 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
 /// A configuration error is one line a user reads (exit 2), whatever the file held.
 func oneLine(_ error: ConfigurationError) {
     let failure = Failure(error, subject: nil)
-    precondition(failure.diagnosis.status == .configuration, "a config file problem not classified as configuration: \(failure.diagnosis.status)")
+    precondition(failure.diagnosis.category == .configuration, "a config file problem not classified as configuration: \(failure.diagnosis.category)")
     precondition(!failure.diagnosis.message.isEmpty)
 }
 

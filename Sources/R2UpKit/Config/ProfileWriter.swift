@@ -334,7 +334,7 @@ public enum ProfileWriteError: Error, Sendable, Equatable, CustomStringConvertib
     }
 
     /// The exit status DESIGN §3 gives it.
-    public var status: ExitStatus {
+    public var status: FailureCategory {
         if case .answer = self { return .badInput }
         return .configuration
     }

@@ -124,7 +124,7 @@ public struct SettingsResolver: Sendable {
             configured.value != bucket.value
         {
             warnings.append(
-                "warning: the public URL \(base.value) belongs to bucket '\(configured.value)'; URLs for '\(bucket.value)' are path-style (pass --public-url to set its own)")
+                "warning: the public URL \(base.value) belongs to bucket '\(configured.value)'; URLs for '\(bucket.value)' are path-style (pass \(OptionName.publicURL.option) to set its own)")
             publicURL = nil
         }
         return publicURL

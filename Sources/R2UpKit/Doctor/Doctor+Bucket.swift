@@ -69,14 +69,14 @@ extension Doctor {
         let status = await fetchStatus(url, engine: engine)
         if status == 200 { return .pass(.publicURL, "fetched the probe through \(url) without credentials") }
         guard let status else {
-            return .fail(.publicURL, "\(url) cannot be reached", "check R2UP_PUBLIC_URL (--public-url): its host does not answer")
+            return .fail(.publicURL, "\(url) cannot be reached", "check \(OptionName.publicURL.variable) (\(OptionName.publicURL.option)): its host does not answer")
         }
         var trimmed = base ?? ""
         while trimmed.hasSuffix("/") { trimmed.removeLast() }
         guard let base, !trimmed.isEmpty else {
             return .fail(
                 .publicURL, "no public URL base is set, and the S3 endpoint does not serve \(url) without a signature (HTTP \(status))",
-                "enable public access on the bucket (R2: its r2.dev subdomain or a custom domain) and set R2UP_PUBLIC_URL or --public-url to it")
+                "enable public access on the bucket (R2: its r2.dev subdomain or a custom domain) and set \(OptionName.publicURL.variable) or \(OptionName.publicURL.option) to it")
         }
         let parsed = URL(string: trimmed)
         let authority = (parsed?.host ?? "") + (parsed?.port.map { ":\($0)" } ?? "")
@@ -84,7 +84,7 @@ extension Doctor {
         if (status == 401 || status == 403) && apiHost {
             return .fail(
                 .publicURL, "the public URL base \(base) is the S3 API endpoint, which answers HTTP \(status) to an unsigned GET",
-                "set R2UP_PUBLIC_URL to the bucket's public domain (R2: the r2.dev subdomain or a custom domain)")
+                "set \(OptionName.publicURL.variable) to the bucket's public domain (R2: the r2.dev subdomain or a custom domain)")
         }
         if status == 401 || status == 403 {
             return .fail(
@@ -96,19 +96,19 @@ extension Doctor {
         if await fetchStatus(withBucket, engine: engine) == 200 {
             return .fail(
                 .publicURL, "\(url) answered HTTP \(status), but \(withBucket) serves it: the base lacks the bucket's path",
-                "set R2UP_PUBLIC_URL to \(trimmed)/\(bucket)")
+                "set \(OptionName.publicURL.variable) to \(trimmed)/\(bucket)")
         }
         if trimmed.hasSuffix("/" + bucket) {
             let root = String(trimmed.dropLast(bucket.count + 1))
             if await fetchStatus(root + "/" + PublicURL.encode(probeKey), engine: engine) == 200 {
                 return .fail(
                     .publicURL, "\(url) answered HTTP \(status), but \(root) serves the bucket at its root",
-                    "set R2UP_PUBLIC_URL to \(root)")
+                    "set \(OptionName.publicURL.variable) to \(root)")
             }
         }
         return .fail(
             .publicURL, "\(url) answered HTTP \(status): the public URL base \(base) does not serve this bucket",
-            "check R2UP_PUBLIC_URL (--public-url): the bucket's public domain, with the bucket's path when it serves several")
+            "check \(OptionName.publicURL.variable) (\(OptionName.publicURL.option)): the bucket's public domain, with the bucket's path when it serves several")
     }
 
     /// The status of an unsigned GET, or nil when nothing answered.
@@ -130,15 +130,15 @@ extension Doctor {
             case "InvalidAccessKeyId":
                 return .fail(
                     kind, "the server does not know the access key id (InvalidAccessKeyId)",
-                    "check AWS_ACCESS_KEY_ID or the profile's aws_access_key_id")
+                    "check \(OptionName.accessKeyID.variable) or the profile's aws_access_key_id")
             case "SignatureDoesNotMatch":
                 return .fail(
                     kind, "the server computed another signature (SignatureDoesNotMatch)",
-                    "the secret access key is wrong (check AWS_SECRET_ACCESS_KEY or the profile's aws_secret_access_key), or something between r2up and the server rewrote the request")
+                    "the secret access key is wrong (check \(OptionName.secretAccessKey.variable) or the profile's aws_secret_access_key), or something between r2up and the server rewrote the request")
             case "NoSuchBucket":
                 return .fail(
                     kind, "the bucket '\(bucket)' does not exist (NoSuchBucket)",
-                    "check --bucket, R2UP_BUCKET or the profile's bucket, or create it")
+                    "check \(OptionName.bucket.option), \(OptionName.bucket.variable) or the profile's bucket, or create it")
             case "AccessDenied":
                 return .fail(
                     kind, "the credentials may not \(action) in '\(bucket)' (AccessDenied)",
@@ -146,7 +146,7 @@ extension Doctor {
             case "ExpiredToken", "InvalidToken", "TokenRefreshRequired":
                 return .fail(kind, "the session token is expired or invalid (\(failure.code))", "get new credentials")
             case "AuthorizationHeaderMalformed", "InvalidRegion", "IllegalLocationConstraintException":
-                return .fail(kind, "the server rejected the region (\(failure.code))", "check --region or AWS_REGION")
+                return .fail(kind, "the server rejected the region (\(failure.code))", "check \(OptionName.region.sources)")
             default:
                 return .fail(kind, "the server answered \(failure.description)", nil)
             }

@@ -17,7 +17,7 @@ extension Doctor {
             guard access(folder, W_OK | X_OK) == 0 else {
                 return .fail(
                     .database, "\(path) does not exist and \(folder) cannot be written",
-                    "use --db or R2UP_DB for a writable place")
+                    "use \(OptionName.database.sources) for a writable place")
             }
             return .pass(.database, "\(path) is not created yet; the first upload creates it")
         }
@@ -30,7 +30,7 @@ extension Doctor {
                 "\(path) opens, schema \(migrations.last ?? "none") (\(migrations.count) migrations), \(uploads) upload\(uploads == 1 ? "" : "s") in history"
             )
         } catch {
-            return .fail(.database, error.description, "use --db for another file, or move this one away")
+            return .fail(.database, error.description, "use \(OptionName.database.option) for another file, or move this one away")
         }
     }
 }

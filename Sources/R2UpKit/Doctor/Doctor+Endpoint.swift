@@ -36,7 +36,7 @@ extension Doctor {
                     endpoint: .pass(.endpoint, "\(shown) accepted the connection"),
                     tls: .fail(
                         .tls, "the TLS handshake failed: \(error.message)",
-                        "for a private CA pass --ca-bundle FILE (or AWS_CA_BUNDLE); check the system clock"))
+                        "for a private CA pass \(OptionName.caBundle.option) (or \(OptionName.caBundle.variable)); check the system clock"))
             case .connectionRefused:
                 return unreachable(shown, "refused the connection", "check the endpoint URL and that the server is running")
             case .dnsFailure:

@@ -118,7 +118,7 @@ public struct Doctor: Sendable {
             return
         }
         guard let bucket = settings.bucket?.value, !bucket.isEmpty else {
-            record(.fail(.bucket, "no bucket is set", "run r2up config init, or use --bucket or R2UP_BUCKET"))
+            record(.fail(.bucket, "no bucket is set", "run r2up config init, or use \(OptionName.bucket.sources)"))
             record(.skipped(.write, because: .bucket))
             record(.skipped(.publicURL, because: .bucket))
             return

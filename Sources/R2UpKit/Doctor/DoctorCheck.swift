@@ -8,7 +8,7 @@ public struct DoctorCheck: Sendable, Equatable {
         case config, credentials, endpoint, tls = "TLS", bucket, write, publicURL = "public URL", clock, clipboard, database
 
         /// What a failure of this check means for the exit status (DESIGN §3).
-        var failureStatus: ExitStatus {
+        var failureStatus: FailureCategory {
             switch self {
             case .database: .storeFailure
             case .clipboard: .success
@@ -63,7 +63,7 @@ public struct DoctorReport: Sendable, Equatable {
 
     /// 0 when nothing failed (warnings allowed); 3 when a configuration, credential,
     /// endpoint, bucket or write check failed; else 5 when the database check failed.
-    public var status: ExitStatus {
+    public var status: FailureCategory {
         let failed = checks.filter { $0.outcome == .fail }.map(\.kind.failureStatus)
         if failed.contains(.configuration) { return .configuration }
         if failed.contains(.storeFailure) { return .storeFailure }

@@ -30,12 +30,12 @@ public struct FetchSummary: Sendable {
     public var fetchedBytes: Int64 { fetched.reduce(0) { $0 + $1.size } }
     public var resumedBytes: Int64 { fetched.reduce(0) { $0 + $1.resumedBytes } }
 
-    public var exitStatus: ExitStatus {
+    public var exitStatus: FailureCategory {
         // An object gone from the bucket is a failed transfer here, not a name typed wrong.
-        failed.map { outcome -> ExitStatus in
+        failed.map { outcome -> FailureCategory in
             guard let error = outcome.error else { return .uploadFailed }
             if case .notFound = error { return .uploadFailed }
-            return error.diagnosis.status
+            return error.diagnosis.category
         }.reduce(.success, max)
     }
 }

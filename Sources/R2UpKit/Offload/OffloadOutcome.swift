@@ -83,9 +83,9 @@ public struct OffloadSummary: Sendable {
     public var freedBytes: Int64 { freed.reduce(0) { $0 + $1.size } }
 
     /// 0 all done (policy keeps are what was asked); 1 a check kept a track; the stopping failure's code.
-    public var exitStatus: ExitStatus {
-        var status: ExitStatus = kept.contains { $0.kept?.isFailure == true } ? .uploadFailed : .success
-        if let stoppedBy { status = max(status, stoppedBy.status) }
+    public var exitStatus: FailureCategory {
+        var status: FailureCategory = kept.contains { $0.kept?.isFailure == true } ? .uploadFailed : .success
+        if let stoppedBy { status = max(status, stoppedBy.category) }
         return status
     }
 }

@@ -68,7 +68,7 @@ public struct Intake: Sendable {
         }
 
         /// The line that names the file (exit 1).
-        public var diagnosis: Diagnosis { Diagnosis(status: .uploadFailed, message: "\(path): \(reason)") }
+        public var diagnosis: Diagnosis { Diagnosis(category: .uploadFailed, message: "\(path): \(reason)") }
     }
 
     /// What `enqueueMoves` did with the tracks that follow their files.

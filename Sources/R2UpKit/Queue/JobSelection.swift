@@ -37,5 +37,5 @@ public struct SelectionError: Error, Sendable, Equatable, CustomStringConvertibl
             : "the id '\(text)' matches \(matches) \(what)s; give more of it"
     }
 
-    public var diagnosis: Diagnosis { Diagnosis(status: .badInput, message: description) }
+    public var diagnosis: Diagnosis { Diagnosis(category: .badInput, message: description) }
 }

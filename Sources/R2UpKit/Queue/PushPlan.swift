@@ -12,7 +12,7 @@ public struct PushPlan: Sendable {
         /// Printable.
         public var path: String
         public var message: String
-        public var status: ExitStatus
+        public var status: FailureCategory
     }
 
     /// A refusal of the whole push (exit 2): nothing is sent.
@@ -68,7 +68,7 @@ public struct PushPlan: Sendable {
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
                 if key != nil {
-                    throw Refusal(diagnosis: Diagnosis(status: .badInput, message: "--key cannot name a folder's files; use --prefix"))
+                    throw Refusal(diagnosis: Diagnosis(category: .badInput, message: "\(OptionName.key.option) cannot name a folder's files; use \(OptionName.prefix.option)"))
                 }
                 hasFolders = true
                 let named = folderNames ? Self.folderName(path) : nil
@@ -137,18 +137,18 @@ public struct PushPlan: Sendable {
     public static func checkKeys(_ requests: [PushRequest], templated: Bool) throws(Refusal) {
         if let clash = SyncPlan.keyClashes(requests.map { (path: $0.path, key: $0.key) }).first {
             throw Refusal(diagnosis: Diagnosis(
-                status: .badInput,
+                category: .badInput,
                 message: SyncPlan.clashMessage(paths: clash.paths, key: clash.key, templated: templated) + "; nothing was sent"))
         }
         for request in requests where templated {
             if request.key.isEmpty || request.key.hasSuffix("/") {
                 throw Refusal(diagnosis: Diagnosis(
-                    status: .badInput, message: "\(request.path): --key-template makes an empty key for this file; change the template; nothing was sent"))
+                    category: .badInput, message: "\(request.path): \(OptionName.keyTemplate.option) makes an empty key for this file; change the template; nothing was sent"))
             }
             if request.key.utf8.count > ObjectKey.maximumBytes {
                 throw Refusal(diagnosis: Diagnosis(
-                    status: .badInput,
-                    message: "\(request.path): --key-template makes a key of \(request.key.utf8.count) bytes; S3 and R2 allow at most \(ObjectKey.maximumBytes); shorten the template; nothing was sent"))
+                    category: .badInput,
+                    message: "\(request.path): \(OptionName.keyTemplate.option) makes a key of \(request.key.utf8.count) bytes; S3 and R2 allow at most \(ObjectKey.maximumBytes); shorten the template; nothing was sent"))
             }
         }
     }

@@ -54,7 +54,7 @@ public struct PushRunner: Sendable {
     /// The run's end: the queue's summary and the exit status everything adds up to.
     public struct Summary: Sendable {
         public var run: QueueRunSummary
-        public var status: ExitStatus
+        public var status: FailureCategory
         /// Folders' files left alone, uploaded and unchanged.
         public var unchanged = 0
         /// Whether a folder was pushed.
@@ -80,7 +80,7 @@ public struct PushRunner: Sendable {
         onNotice: (Notice) -> Void, onEvent: @escaping @Sendable (QueueEvent) -> Void
     ) async throws(Failure) -> Summary {
         let intake = Intake(queue: UploadQueue(store: store, service: service))
-        var worst = ExitStatus.success
+        var worst = FailureCategory.success
         var jobs: [UploadJob] = []
         let tags = TagResolver(store: store)
         let plan = try self.plan(request, tags: tags)
@@ -175,8 +175,8 @@ public struct PushRunner: Sendable {
     /// What was not queued: files held by another run (grouped by its pid), conflicts, failures.
     private static func report(
         _ refused: [(request: PushRequest, result: Result<EnqueueResult, any Error>)], onNotice: (Notice) -> Void
-    ) -> ExitStatus {
-        var worst = ExitStatus.success
+    ) -> FailureCategory {
+        var worst = FailureCategory.success
         var held: [Int32: [String]] = [:]
         for (request, result) in refused {
             if case .success(let outcome) = result, case .heldBy(let pid) = outcome.disposition {
@@ -198,7 +198,7 @@ public struct PushRunner: Sendable {
                 let named = Diagnosis(error, subject: request.path)
                 let diagnosis = request.isFolderFile ? named.ofFileFound : named
                 onNotice(.notQueued(diagnosis))
-                worst = max(worst, diagnosis.status)
+                worst = max(worst, diagnosis.category)
             }
         }
         return worst

@@ -30,9 +30,9 @@ public struct QueueRunSummary: Sendable {
 
     /// The run's exit status, aggregated from what happened (the most serious wins); a job
     /// left to another process is not a failure of this run.
-    public var status: ExitStatus {
-        var statuses = failed.map(\.diagnosis.status)
-        if let stoppedBy { statuses.append(stoppedBy.diagnosis.status) }
+    public var status: FailureCategory {
+        var statuses = failed.map(\.diagnosis.category)
+        if let stoppedBy { statuses.append(stoppedBy.diagnosis.category) }
         if interrupted { statuses.append(.interrupted) }
         return Failure.runStatus(statuses)
     }

@@ -25,7 +25,7 @@ public struct RetryRunner: Sendable {
     /// everything adds up to (a job another live r2up holds counts as locked).
     public struct Summary: Sendable {
         public var run: QueueRunSummary?
-        public var status: ExitStatus
+        public var status: FailureCategory
     }
 
     package let store: Store
@@ -56,7 +56,7 @@ public struct RetryRunner: Sendable {
             onNotice(.nothingToRetry)
             return Summary(run: nil, status: .success)
         }
-        var worst = ExitStatus.success
+        var worst = FailureCategory.success
         if !plan.downloads.isEmpty {
             let puller = Puller(service: service, store: store)
             for track in plan.downloads {
@@ -65,7 +65,7 @@ public struct RetryRunner: Sendable {
                     onNotice(.pulled(path: outcome.path))
                 case .failure(let error):
                     onNotice(.pullFailed(error.diagnosis))
-                    worst = max(worst, error.diagnosis.status)
+                    worst = max(worst, error.diagnosis.category)
                 }
             }
         }

@@ -177,15 +177,15 @@ extension UploadService {
         if FailureKind(error) == .connectionRefused, !client.hasAnswered {
             // Refused before the server ever answered: every file would meet the same, so it is
             // the run's failure (exit 3, jobs stay queued), not one line per file.
-            return Diagnosis(status: .configuration, message: Self.unreachable(error))
+            return Diagnosis(category: .configuration, message: Self.unreachable(error))
         }
         guard case .s3(.service(let failure))? = error as? UploadError, failure.code == "AccessDenied" else {
             return diagnosis
         }
         if case .service(let head)? = await client.headBucketFailure(bucket), head.status == 404 {
             return Diagnosis(
-                status: .configuration,
-                message: "the bucket '\(bucket)' does not exist (NoSuchBucket); check --bucket or R2UP_BUCKET")
+                category: .configuration,
+                message: "the bucket '\(bucket)' does not exist (NoSuchBucket); check \(OptionName.bucket.sources)")
         }
         return diagnosis
     }
@@ -195,6 +195,6 @@ extension UploadService {
         var detail = String(describing: error)
         if case .s3(.transfer(let failure))? = error as? UploadError { detail = failure.message }
         if case .transfer(let failure)? = error as? S3ClientError { detail = failure.message }
-        return "the endpoint refused the connection (\(detail)): is the server running? check --endpoint or R2UP_ENDPOINT"
+        return "the endpoint refused the connection (\(detail)): is the server running? check \(OptionName.endpoint.sources)"
     }
 }

@@ -105,14 +105,14 @@ public final class R2UpSession: Sendable {
                 onNotice: { notice in for failure in Self.failures(of: notice) { fail(failure) } },
                 onEvent: { [self] event in handle(event, files: files) })
         } catch {
-            fail(R2UpFailure(path: nil, message: error.diagnosis.message, status: error.diagnosis.status))
+            fail(R2UpFailure(path: nil, message: error.diagnosis.message, status: error.diagnosis.category))
             return result
         }
         let run = summary.run
         result.completed = run.completed
         result.leftQueued = run.leftResumable
         if let stop = run.stoppedBy {
-            fail(R2UpFailure(path: nil, message: stop.diagnosis.message, status: stop.diagnosis.status))
+            fail(R2UpFailure(path: nil, message: stop.diagnosis.message, status: stop.diagnosis.category))
         } else if run.interrupted, let line = RunEnding.line(
             stoppedBy: nil, interrupted: true, leftResumable: run.leftResumable, resume: "push again")
         {
@@ -149,7 +149,7 @@ public final class R2UpSession: Sendable {
         case .skipped(let skipped):
             return [R2UpFailure(path: skipped.path, message: "\(skipped.path): \(skipped.message)", status: skipped.status)]
         case .moveRefused(let diagnosis), .notQueued(let diagnosis):
-            return [R2UpFailure(path: nil, message: diagnosis.message, status: diagnosis.status)]
+            return [R2UpFailure(path: nil, message: diagnosis.message, status: diagnosis.category)]
         case .heldByOtherRun(let pid, let paths):
             return paths.map {
                 R2UpFailure(path: $0, message: "\($0): another r2up (pid \(pid)) is uploading it", status: .locked)
@@ -200,7 +200,7 @@ public final class R2UpSession: Sendable {
             let file = file(job)
             emit(.jobStateChanged(file, job.state))
             emit(.trackStateChanged(path: job.path, job.state.trackState()))
-            emit(.failed(R2UpFailure(path: job.path, message: diagnosis.message, status: diagnosis.status, nextAttemptAt: next)))
+            emit(.failed(R2UpFailure(path: job.path, message: diagnosis.message, status: diagnosis.category, nextAttemptAt: next)))
         }
     }
 

@@ -30,12 +30,12 @@ public struct R2UpFailure: Error, Sendable, Equatable, CustomStringConvertible {
     public var message: String
     /// What kind of failure it is, as the CLI's exit code says it (`.badInput`, `.configuration`,
     /// `.uploadFailed`, `.locked`, `.storeFailure`, `.interrupted`).
-    public var status: ExitStatus
+    public var status: FailureCategory
     /// When the queue tries the file again by itself; nil when it will not (retry it yourself).
     public var nextAttemptAt: Date?
 
     /// A failure of `path` (nil: of the whole push), said by `message`.
-    public init(path: String?, message: String, status: ExitStatus, nextAttemptAt: Date? = nil) {
+    public init(path: String?, message: String, status: FailureCategory, nextAttemptAt: Date? = nil) {
         self.path = path
         self.message = message
         self.status = status
@@ -44,7 +44,7 @@ public struct R2UpFailure: Error, Sendable, Equatable, CustomStringConvertible {
 
     init(_ error: any Error, path: String? = nil) {
         let diagnosis = Diagnosis(error, subject: path)
-        self.init(path: path, message: diagnosis.message, status: diagnosis.status)
+        self.init(path: path, message: diagnosis.message, status: diagnosis.category)
     }
 
     /// The message.
@@ -118,7 +118,7 @@ public struct PushResult: Sendable {
     /// Files left queued (the push stopped or was cancelled); the next push resumes them.
     public var leftQueued = 0
     /// The most serious outcome, as the CLI's exit code: `.success` when every file completed.
-    public var status: ExitStatus = .success
+    public var status: FailureCategory = .success
 
     /// An empty result: nothing completed, nothing failed.
     public init() {}

@@ -128,7 +128,7 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .locked(let pid, let command):
             let owner = pid.map { " (pid \($0))" } ?? ""
-            return "another r2up \(command)\(owner) is running; use --wait to wait for it"
+            return "another r2up \(command)\(owner) is running; use \(OptionName.wait.option) to wait for it"
         case .lockFailed(let path, let reason):
             return "cannot take the sync lock \(path): \(reason)"
         case .notAFolder(let path, let command):
@@ -136,7 +136,7 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
         case .cannotRead(let path, let reason):
             return "\(path): cannot be read: \(reason)"
         case .emptyForDelete(let path, let command):
-            return "\(path) is empty; \(command) --delete refuses to remove every object it uploaded from it (is a disk not mounted?); nothing done"
+            return "\(path) is empty; \(command) \(OptionName.delete.option) refuses to remove every object it uploaded from it (is a disk not mounted?); nothing done"
         case .isAFile(let path, let special, let command):
             let what = special ? "is not a folder" : "is a file, not a folder"
             return "\(path) \(what); \(command) takes a folder (r2up push uploads single files)"
@@ -146,9 +146,9 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The exit code DESIGN §3 gives it, with the line to print.
     public var diagnosis: Diagnosis {
         switch self {
-        case .locked: Diagnosis(status: .locked, message: description)
-        case .lockFailed: Diagnosis(status: .storeFailure, message: description)
-        case .notAFolder, .isAFile, .cannotRead, .emptyForDelete: Diagnosis(status: .badInput, message: description)
+        case .locked: Diagnosis(category: .locked, message: description)
+        case .lockFailed: Diagnosis(category: .storeFailure, message: description)
+        case .notAFolder, .isAFile, .cannotRead, .emptyForDelete: Diagnosis(category: .badInput, message: description)
         }
     }
 }

@@ -101,7 +101,7 @@ public struct SyncPlan: Sendable {
                 }
             } else if key.isEmpty || key.hasSuffix("/") {
                 rejected.append(SyncFailure(
-                    path: candidates[0].file.path, key: key, error: "--key-template makes an empty key for this file; change the template"))
+                    path: candidates[0].file.path, key: key, error: "\(OptionName.keyTemplate.option) makes an empty key for this file; change the template"))
             } else if key.utf8.count > ObjectKey.maximumBytes {
                 rejected.append(SyncFailure(
                     path: candidates[0].file.path, key: key,
@@ -138,16 +138,16 @@ public struct SyncPlan: Sendable {
     /// Why files that map to one key are refused.
     public static func clashMessage(paths: [String], key: String, templated: Bool) -> String {
         templated
-            ? "\(paths.joined(separator: " and ")) map to the key '\(key)' with --key-template; tag them apart or change the template"
-            : "\(paths.joined(separator: " and ")) map to the key '\(key)' (names that differ only in Unicode normalisation, or a --prefix or --key that folds them together); rename one or change the prefix"
+            ? "\(paths.joined(separator: " and ")) map to the key '\(key)' with \(OptionName.keyTemplate.option); tag them apart or change the template"
+            : "\(paths.joined(separator: " and ")) map to the key '\(key)' (names that differ only in Unicode normalisation, or a \(OptionName.prefix.option) or \(OptionName.key.option) that folds them together); rename one or change the prefix"
     }
 
     /// Why one of the files that map to one key is refused, on its own line.
     public static func clashLine(others: Int, key: String, templated: Bool) -> String {
         let also = "as \(others) other \(others == 1 ? "file here does" : "files here do")"
         return templated
-            ? "maps to the key '\(key)' with --key-template, \(also); tag them apart or change the template"
-            : "maps to the key '\(key)', \(also) (names that differ only in Unicode normalisation, or a --prefix or --key that folds them together); rename one or change the prefix"
+            ? "maps to the key '\(key)' with \(OptionName.keyTemplate.option), \(also); tag them apart or change the template"
+            : "maps to the key '\(key)', \(also) (names that differ only in Unicode normalisation, or a \(OptionName.prefix.option) or \(OptionName.key.option) that folds them together); rename one or change the prefix"
     }
 
     /// The prefix as keys use it: NFC, "" or ending in "/".

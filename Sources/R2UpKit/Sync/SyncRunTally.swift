@@ -8,14 +8,14 @@ import R2UpTransfer
 /// (counted once the run is over) and the files it refused.
 final class SyncQueued: Sendable {
     private let waitingJobs: Mutex<[(job: UploadJob, disposition: JobDisposition)]>
-    private let refusedFiles = Mutex<[(SyncFailure, ExitStatus)]>([])
+    private let refusedFiles = Mutex<[(SyncFailure, FailureCategory)]>([])
 
     init(waiting: [(job: UploadJob, disposition: JobDisposition)]) {
         waitingJobs = Mutex(waiting)
     }
 
     var waiting: [(job: UploadJob, disposition: JobDisposition)] { waitingJobs.withLock { $0 } }
-    var refused: [(SyncFailure, ExitStatus)] { refusedFiles.withLock { $0 } }
+    var refused: [(SyncFailure, FailureCategory)] { refusedFiles.withLock { $0 } }
 
     func take(_ request: PushRequest, _ result: Result<EnqueueResult, any Error>) {
         switch result {
@@ -24,7 +24,7 @@ final class SyncQueued: Sendable {
         case .failure(let error):
             let diagnosis = Diagnosis(error).ofFileFound
             let failure = SyncFailure(path: request.path, key: request.key, error: diagnosis.message)
-            refusedFiles.withLock { $0.append((failure, diagnosis.status)) }
+            refusedFiles.withLock { $0.append((failure, diagnosis.category)) }
         }
     }
 }
@@ -69,7 +69,7 @@ final class SyncRunTally: Sendable {
             // The failure already names the file: keep the message alone.
             let message = diagnosis.message.hasPrefix(job.path + ": ")
                 ? String(diagnosis.message.dropFirst(job.path.count + 2)) : diagnosis.message
-            tally.withLock { $0.fail(SyncFailure(path: job.path, key: job.key, error: message), status: diagnosis.status) }
+            tally.withLock { $0.fail(SyncFailure(path: job.path, key: job.key, error: message), status: diagnosis.category) }
         }
     }
 }
@@ -93,7 +93,7 @@ extension SyncSummary {
         // being written is: not a failure of this run (its summary says 0 failed, so must its code).
         var settled = result
         settled.failed.removeAll { $0.job.state == .staged }
-        raise(ExitStatus(rawValue: done.exitCode) ?? .uploadFailed)
+        raise(done.status)
         raise(settled.status)
     }
 }

@@ -26,11 +26,11 @@ public struct MirrorOptions: Sendable, Equatable {
         guard count > 0, !force else { return nil }
         if let deleteMax {
             guard count > deleteMax else { return nil }
-            return "\(count) stale objects to delete, more than --delete-max \(deleteMax); nothing deleted (raise --delete-max, or --force)"
+            return "\(count) stale objects to delete, more than \(OptionName.deleteMax.option) \(deleteMax); nothing deleted (raise \(OptionName.deleteMax.option), or \(OptionName.force.option))"
         }
         guard count * 100 > total * Self.defaultShare else { return nil }
         return "\(count) stale objects to delete of \(total) this folder uploaded (more than \(Self.defaultShare)%); nothing deleted "
-            + "(check the folder is the one you mean, then give --delete-max \(count) or --force)"
+            + "(check the folder is the one you mean, then give \(OptionName.deleteMax.option) \(count) or \(OptionName.force.option))"
     }
 }
 
@@ -63,7 +63,7 @@ extension SyncRunner {
         let total = try store.mirroredObjectCount(under: root, bucket: bucket, prefix: prefix) + stale.filter(\.moved).count
         if let refusal = options.mirror.refusal(count: stale.count, total: total) {
             summary.deletionRefused = refusal
-            summary.exitCode = max(ExitStatus(rawValue: summary.exitCode) ?? .success, .uploadFailed).rawValue
+            summary.raise(.uploadFailed)
             return
         }
         let listed = stale.map { SyncDeletion(key: $0.key, path: $0.path, reason: $0.moved ? "moved" : "gone") }
@@ -79,7 +79,7 @@ extension SyncRunner {
                     if let recorded = object.etag, Self.bare(recorded) != Self.bare(info.etag) {
                         summary.failures.append(SyncFailure(
                             path: object.path, key: object.key,
-                            error: "not deleted (--delete): the object at \(object.key) changed since r2up uploaded it"))
+                            error: "not deleted (\(OptionName.delete.option)): the object at \(object.key) changed since r2up uploaded it"))
                         continue
                     }
                     try await service.client.deleteObject(bucket: bucket, key: object.key)
@@ -88,7 +88,7 @@ extension SyncRunner {
                 summary.deletions.append(entry)
             } catch {
                 summary.failures.append(SyncFailure(
-                    path: object.path, key: object.key, error: "not deleted (--delete): \(Diagnosis(error).message)"))
+                    path: object.path, key: object.key, error: "not deleted (\(OptionName.delete.option)): \(Diagnosis(error).message)"))
             }
         }
         summary.stale -= removed.count
@@ -96,9 +96,9 @@ extension SyncRunner {
             try store.recordMirrorDeletions(bucket: bucket, objects: removed)
         } catch {
             summary.failures.append(SyncFailure(path: databasePath, key: removed.first?.key ?? "", error: Diagnosis(error).message))
-            summary.exitCode = max(ExitStatus(rawValue: summary.exitCode) ?? .success, .storeFailure).rawValue
+            summary.raise(.storeFailure)
         }
-        if summary.exitCode == 0 && !summary.failures.isEmpty { summary.exitCode = ExitStatus.uploadFailed.rawValue }
+        if summary.status == .success && !summary.failures.isEmpty { summary.status = .uploadFailed }
     }
 
     /// The tracks whose files the pass found gone (not moved) and the old keys of moved tracks,

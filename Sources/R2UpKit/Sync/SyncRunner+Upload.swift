@@ -90,15 +90,15 @@ extension SyncRunner {
                 deleted.append(key)
             } catch {
                 summary.failures.append(SyncFailure(
-                    path: key, key: key, error: "the moved track's old object was not deleted (--delete-moved): \(Diagnosis(error).message)"))
-                summary.exitCode = max(ExitStatus(rawValue: summary.exitCode) ?? .success, .uploadFailed).rawValue
+                    path: key, key: key, error: "the moved track's old object was not deleted (\(OptionName.deleteMoved.option)): \(Diagnosis(error).message)"))
+                summary.raise(.uploadFailed)
             }
         }
         do {
             try store.recordDeletions(bucket: service.bucket, keys: deleted)
         } catch {
             summary.failures.append(SyncFailure(path: databasePath, key: deleted.first ?? "", error: Diagnosis(error).message))
-            summary.exitCode = max(ExitStatus(rawValue: summary.exitCode) ?? .success, .storeFailure).rawValue
+            summary.raise(.storeFailure)
         }
         return deleted.count
     }

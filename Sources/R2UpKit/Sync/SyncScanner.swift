@@ -17,7 +17,7 @@ public struct ScanProblem: Sendable, Equatable, Codable {
 
     /// What it costs the run that scanned `root`: a folder it could not read hid files (exit 1),
     /// `root` itself being unreadable is bad input (exit 2); anything else was only skipped.
-    public func exitStatus(root: String) -> ExitStatus? {
+    public func exitStatus(root: String) -> FailureCategory? {
         guard unreadFolder else { return nil }
         return path == root ? .badInput : .uploadFailed
     }

@@ -55,8 +55,8 @@ public struct SyncSummary: Sendable, Equatable, Encodable {
     public var interrupted = false
     /// Queued and not done because the run stopped: the next run resumes them.
     public var leftResumable = 0
-    /// DESIGN §3's exit code for the run.
-    public var exitCode: Int32 = 0
+    /// The run's outcome (DESIGN §3); `exitCode` in the JSON where the encoder carries `ExitCodes`.
+    public var status: FailureCategory = .success
     /// Files to look at again (too young, or changed under their upload): a watch does.
     /// Not part of the JSON.
     public var retryPaths: [String] = []
@@ -77,13 +77,13 @@ public struct SyncSummary: Sendable, Equatable, Encodable {
 
     public init() {}
 
-    /// Raises the exit code to `status` when that is more serious: the one fold of a run's statuses.
-    mutating func raise(_ status: ExitStatus) {
-        exitCode = max(ExitStatus(rawValue: exitCode) ?? .success, status).rawValue
+    /// Raises the run's outcome to `status` when that is more serious: the one fold of a run's statuses.
+    mutating func raise(_ status: FailureCategory) {
+        self.status = max(self.status, status)
     }
 
-    /// A file that did not make it: listed, and the exit code raised.
-    mutating func fail(_ failure: SyncFailure, status: ExitStatus = .uploadFailed) {
+    /// A file that did not make it: listed, and the outcome raised.
+    mutating func fail(_ failure: SyncFailure, status: FailureCategory = .uploadFailed) {
         failures.append(failure)
         raise(status)
     }
@@ -118,7 +118,7 @@ public struct SyncSummary: Sendable, Equatable, Encodable {
         try c.encode(failures, forKey: .failures)
         try c.encode(problems, forKey: .problems)
         try c.encode(planned, forKey: .planned)
-        try c.encode(exitCode, forKey: .exitCode)
+        if let codes = encoder.userInfo[ExitCodes.key] as? ExitCodes { try c.encode(codes.code(status), forKey: .exitCode) }
         try c.encode(awaitingRetry, forKey: .awaitingRetry)
         try c.encode(retryLater, forKey: .retryLater)
         try c.encodeIfPresent(nextRetryAt, forKey: .nextRetryAt)
@@ -134,47 +134,9 @@ public struct SyncSummary: Sendable, Equatable, Encodable {
         try c.encodeIfPresent(deletionRefused, forKey: .deletionRefused)
     }
 
-    /// "sync: 12 uploaded (340 MB), 1 failed, 4,210 unchanged, 3 waiting (still being written) in 2.3 s"
-    public var line: String {
-        var parts = [
-            dryRun
-                ? "\(Self.count(uploaded)) to upload (\(ByteCount.string(uploadedBytes)))"
-                : "\(Self.count(uploaded)) uploaded (\(ByteCount.string(uploadedBytes)))"
-        ]
-        if copied > 0 {
-            parts.append(
-                dryRun ? "\(Self.count(copied)) to move (copy in the bucket)" : "\(Self.count(copied)) moved (copied in the bucket, 0 bytes sent)")
-        }
-        if renamed > 0 { parts.append("\(Self.count(renamed)) moved (same key)") }
-        if movedDeleted > 0 { parts.append("\(Self.count(movedDeleted)) old objects of moved tracks deleted") }
-        if deleted > 0 { parts.append("\(Self.count(deleted)) deleted locally") }
-        parts.append("\(Self.count(failed)) failed")
-        // A folder that could not be read fails the run (exit 1): the line says why.
-        let unread = problems.filter(\.unreadFolder).count
-        if unread > 0 { parts.append(unread == 1 ? "1 folder unreadable" : "\(Self.count(unread)) folders unreadable") }
-        parts.append("\(Self.count(unchanged)) unchanged")
-        parts.append("\(Self.count(waiting)) waiting (still being written)")
-        if cloudOnly > 0 { parts.append("\(Self.count(cloudOnly)) cloud only") }
-        if awaitingRetry > 0 { parts.append("\(Self.count(awaitingRetry)) failed before (waiting for r2up retry)") }
-        if retryLater > 0 {
-            let when = nextRetryAt.map { " from \(Self.clock($0))" } ?? ""
-            parts.append("\(Self.count(retryLater)) to retry later\(when)")
-        }
-        if heldElsewhere > 0 { parts.append("\(Self.count(heldElsewhere)) being uploaded by another r2up") }
-        if leftResumable > 0 { parts.append("\(Self.count(leftResumable)) left to resume") }
-        if !deletions.isEmpty {
-            parts.append(dryRun ? "\(Self.count(deletions.count)) to delete from the bucket" : "\(Self.count(deletions.count)) deleted from the bucket")
-        }
-        if stale > 0 && !(dryRun && stale == deletions.count) {
-            parts.append("\(Self.count(stale)) stale in the bucket (files gone or moved; sync --delete removes them)")
-        }
-        let tenths = (seconds * 10).rounded() / 10
-        return "sync\(dryRun ? " --dry-run" : ""): " + parts.joined(separator: ", ") + " in \(tenths) s"
-    }
-
     /// "2026-11-24 07:30 +01:00": local time with its zone, as `queue` prints the next attempt
     /// (cron mail is read anywhere, so the zone is always written).
-    static func clock(_ date: Date) -> String {
+    package static func clock(_ date: Date) -> String {
         ZonedTime.text(date)
     }
 

@@ -358,8 +358,8 @@ public enum WatchError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var diagnosis: Diagnosis {
         switch self {
-        case .inotify: Diagnosis(status: .configuration, message: description)
-        case .overlapping: Diagnosis(status: .badInput, message: description)
+        case .inotify: Diagnosis(category: .configuration, message: description)
+        case .overlapping: Diagnosis(category: .badInput, message: description)
         }
     }
 }

@@ -138,7 +138,7 @@ struct WatchSession {
         if paths == nil && chosen.mirror.delete {
             try await sync.settleStale(root: root, store: store, options: chosen, into: &summary)
             for deletion in summary.deletions { onEvent(.notice("deleted \(deletion.key) from the bucket (\(deletion.reason == "moved" ? "moved" : "file gone"))")) }
-            if let refused = summary.deletionRefused { onEvent(.notice("--delete: \(refused)")) }
+            if let refused = summary.deletionRefused { onEvent(.notice("\(OptionName.delete.option): \(refused)")) }
         }
         for problem in summary.problems { onEvent(.notice("\(problem.path): \(problem.message)")) }
         for failure in summary.failures { onEvent(.failed(failure)) }
@@ -146,7 +146,7 @@ struct WatchSession {
         schedule(summary)
         if let stopped = summary.stoppedBy {
             tally.update {
-                $0.stoppedBy = Diagnosis(status: ExitStatus(rawValue: summary.exitCode) ?? .uploadFailed, message: stopped)
+                $0.stoppedBy = Diagnosis(category: summary.status, message: stopped)
                 $0.leftResumable += summary.leftResumable
             }
             return (false, summary)

@@ -15,11 +15,11 @@ public enum ConfigurationError: Error, Sendable, Equatable, CustomStringConverti
         case .invalidEndpoint(let text):
             return "the endpoint '\(text)' is not an http(s) URL (scheme and host, no spaces, query or fragment); give one like https://ACCOUNT_ID.r2.cloudflarestorage.com"
         case .missingEndpoint:
-            return "no endpoint is set; use --endpoint, R2UP_ENDPOINT or R2_ACCOUNT_ID"
+            return "no endpoint is set; use \(OptionName.endpoint.everySource)"
         case .missingCredentials:
-            return "no credentials found; set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY or a profile in ~/.aws/credentials"
+            return "no credentials found; set \(OptionName.accessKeyID.variable) and \(OptionName.secretAccessKey.variable) or a profile in ~/.aws/credentials"
         case .missingBucket:
-            return "no bucket is set; use --bucket or R2UP_BUCKET"
+            return "no bucket is set; use \(OptionName.bucket.sources)"
         case .unknownProfile(let name):
             return "the profile '\(name)' is not in ~/.aws/config, ~/.aws/credentials or the r2up config"
         case .invalidFile(let path, let line, let reason):

@@ -3,28 +3,35 @@ import Foundation
 // The failure taxonomy (DESIGN §5): every failure r2up meets — a transfer error, an S3
 // status and code, a file-system error, a store error — is classified here, once, into
 // what the retry rules see (`FailureKind`, its `RetryClass`), whether it is about one file
-// or the whole run (`FailureScope`), and what the user reads with which exit code
-// (`Diagnosis`, `ExitStatus`). push, sync, pull, retry and doctor all go through it.
+// or the whole run (`FailureScope`), and what the user reads in which category
+// (`Diagnosis`, `FailureCategory`). push, sync, pull, retry and doctor all go through it.
+// The exit code of each category is the CLI's (Sources/r2up/Presentation/ExitCodes.swift).
 
-/// DESIGN §3's exit codes, and the one-line explanation of an error that goes with them.
-public enum ExitStatus: Int32, Sendable {
-    case success = 0
-    case uploadFailed = 1
-    case badInput = 2
-    case configuration = 3
-    case locked = 4
-    case storeFailure = 5
-    /// Ctrl-C (SIGINT) or SIGTERM: what was left is resumable (128 + SIGINT, as shells expect).
-    case interrupted = 130
+/// What kind of outcome a failure, or a whole run, is (DESIGN §3): the CLI exits with one
+/// code per category, an app shows it as it likes. Ordered by seriousness (`Comparable`).
+public enum FailureCategory: Sendable, CaseIterable {
+    case success
+    /// An upload, download or delete failed; the others are done.
+    case uploadFailed
+    /// Bad usage or input: nothing was sent.
+    case badInput
+    /// Settings, credentials or an endpoint that is not S3: the run stopped at once.
+    case configuration
+    /// Another r2up holds the lock, the file or the job.
+    case locked
+    /// The local store failed.
+    case storeFailure
+    /// Ctrl-C (SIGINT) or SIGTERM: what was left is resumable.
+    case interrupted
 }
 
-/// An error as the user should see it: one line, and the exit code it leads to.
+/// An error as the user should see it: one line, and the category it falls in.
 public struct Diagnosis: Sendable, Equatable {
-    public var status: ExitStatus
+    public var category: FailureCategory
     public var message: String
 
-    public init(status: ExitStatus, message: String) {
-        self.status = status
+    public init(category: FailureCategory, message: String) {
+        self.category = category
         self.message = message
     }
 
@@ -36,16 +43,16 @@ public struct Diagnosis: Sendable, Equatable {
         case let error as any ClassifiedError:
             self = error.diagnosis(subject: subject)
         case is CancellationError:
-            self.init(status: .interrupted, message: "interrupted")
+            self.init(category: .interrupted, message: "interrupted")
         default:
-            self.init(status: .uploadFailed, message: prefix + String(describing: error))
+            self.init(category: .uploadFailed, message: prefix + String(describing: error))
         }
     }
 
     /// A line for `subject`'s failure: a configuration problem is the run's, so it has no subject.
-    public init(status: ExitStatus, message: String, subject: String?) {
+    public init(category: FailureCategory, message: String, subject: String?) {
         let prefix = subject.map { "\($0): " } ?? ""
-        self.init(status: status, message: status == .configuration ? message : prefix + message)
+        self.init(category: category, message: category == .configuration ? message : prefix + message)
     }
 }
 
@@ -54,7 +61,7 @@ public struct Diagnosis: Sendable, Equatable {
 public protocol ClassifiedError: Error {
     /// The failure kind the retry rules look at.
     var failureKind: FailureKind { get }
-    /// The line and exit status; `subject` (a file or key) starts the line when given.
+    /// The line and its category; `subject` (a file or key) starts the line when given.
     func diagnosis(subject: String?) -> Diagnosis
 }
 
@@ -63,7 +70,7 @@ extension Diagnosis {
     /// rather than one the command line named: an unreadable file or a FIFO there failed as an
     /// upload (exit 1, like any other file of the folder); exit 2 is for what the user typed.
     public var ofFileFound: Diagnosis {
-        status == .badInput ? Diagnosis(status: .uploadFailed, message: message) : self
+        category == .badInput ? Diagnosis(category: .uploadFailed, message: message) : self
     }
 }
 
@@ -161,7 +168,7 @@ public struct Failure: Sendable, Equatable {
     /// A failure is met by a run's job, a file the run took: see `Diagnosis.ofFileFound`.
     public init(_ error: any Error, diagnosis: Diagnosis) {
         kind = FailureKind(error)
-        switch (kind, diagnosis.status) {
+        switch (kind, diagnosis.category) {
         case (.storeBusy, _), (.cancelled, _): scope = .file
         case (_, .configuration), (_, .storeFailure): scope = .run
         default: scope = .file
@@ -169,16 +176,16 @@ public struct Failure: Sendable, Equatable {
         self.diagnosis = scope == .file ? diagnosis.ofFileFound : diagnosis
     }
 
-    /// Aggregates the exit status of a run: the most serious status wins (a configuration
+    /// Aggregates the outcome of a run: the most serious category wins (a configuration
     /// problem outranks per-file failures, an interruption outranks everything).
-    public static func runStatus(_ statuses: some Sequence<ExitStatus>) -> ExitStatus {
+    public static func runStatus(_ statuses: some Sequence<FailureCategory>) -> FailureCategory {
         statuses.reduce(.success, max)
     }
 }
 
-extension ExitStatus: Comparable {
-    /// The more serious status is the greater: `max` of a run's statuses is what it exits with.
-    public static func < (lhs: ExitStatus, rhs: ExitStatus) -> Bool { lhs.severity < rhs.severity }
+extension FailureCategory: Comparable {
+    /// The more serious category is the greater: `max` of a run's categories is its outcome.
+    public static func < (lhs: FailureCategory, rhs: FailureCategory) -> Bool { lhs.severity < rhs.severity }
 
     var severity: Int {
         switch self {
@@ -197,7 +204,7 @@ extension ConfigurationError: ClassifiedError {
     public var failureKind: FailureKind { .other(description) }
 
     public func diagnosis(subject: String?) -> Diagnosis {
-        Diagnosis(status: .configuration, message: description)
+        Diagnosis(category: .configuration, message: description)
     }
 }
 
@@ -205,7 +212,7 @@ extension KeyConflict: ClassifiedError {
     public var failureKind: FailureKind { .keyConflict }
 
     public func diagnosis(subject: String?) -> Diagnosis {
-        Diagnosis(status: .uploadFailed, message: (subject.map { "\($0): " } ?? "") + String(describing: self))
+        Diagnosis(category: .uploadFailed, message: (subject.map { "\($0): " } ?? "") + String(describing: self))
     }
 }
 
@@ -223,6 +230,6 @@ public struct JournalError: Error, Sendable, Equatable, CustomStringConvertible,
 
     public func diagnosis(subject: String?) -> Diagnosis {
         // The database, not the file being handled: its description names the path.
-        Diagnosis(status: .storeFailure, message: description)
+        Diagnosis(category: .storeFailure, message: description)
     }
 }

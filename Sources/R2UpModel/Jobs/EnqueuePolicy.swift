@@ -53,7 +53,7 @@ public struct KeyConflict: Sendable, Equatable, Error, CustomStringConvertible {
 
     public var description: String {
         let when = uploadedAt.map { " uploaded \(ZonedTime.text($0))" } ?? ""
-        return "the key '\(key)' holds \(otherPath)\(when); not sent (--overwrite replaces it, --key or --prefix picks another key)"
+        return "the key '\(key)' holds \(otherPath)\(when); not sent (\(OptionName.overwrite.option) replaces it, \(OptionName.key.option) or \(OptionName.prefix.option) picks another key)"
     }
 }
 

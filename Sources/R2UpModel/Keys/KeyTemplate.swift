@@ -147,10 +147,10 @@ public enum KeyTemplateError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unknownField(let template, let field):
-            "--key-template '\(template)': unknown field '{\(field)}'; fields are "
+            "\(OptionName.keyTemplate.option) '\(template)': unknown field '{\(field)}'; fields are "
                 + KeyTemplate.Field.allCases.map { "{\($0.rawValue)}" }.joined(separator: " ")
         case .syntax(let template, let problem):
-            "--key-template '\(template)': \(problem)"
+            "\(OptionName.keyTemplate.option) '\(template)': \(problem)"
         }
     }
 }

@@ -13,7 +13,7 @@ public enum ObjectKey {
     /// Why `prefix` cannot start keys, or nil: a leading '/' would make "//" URLs.
     public static func prefixProblem(_ prefix: String) -> String? {
         guard prefix.hasPrefix("/") else { return nil }
-        return "--prefix '\(prefix)' starts with '/'; a prefix is relative, like albums/2026/"
+        return "\(OptionName.prefix.option) '\(prefix)' starts with '/'; a prefix is relative, like albums/2026/"
     }
 
     /// The key for a file: the prefix (a "/" added when missing) and the file's name.

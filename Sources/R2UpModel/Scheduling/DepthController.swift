@@ -31,7 +31,8 @@ public struct DepthController: Sendable, Equatable {
 
     /// Why the depth is what it is (shown by `-v` and in `--json` summaries).
     public enum Reason: String, Sendable, Equatable {
-        case pinned = "pinned by --concurrency"
+        /// Shown as "pinned by" the concurrency option (`DepthReport`).
+        case pinned
         case starting = "sized to the first request"
         case rising = "throughput rose with depth"
         case draining = "draining to measure the unqueued latency"

@@ -17,7 +17,8 @@ public struct DepthReport: Sendable, Equatable, Codable {
         settled = controller.settledDepth
         peak = controller.peakDepth
         final = controller.depth
-        reason = controller.settledReason.rawValue
+        let why = controller.settledReason
+        reason = why == .pinned ? "pinned by \(OptionName.concurrency.option)" : why.rawValue
         throttledReplies = controller.throttledReplies
         failedReplies = controller.failedReplies
         cuts = controller.cuts
@@ -25,7 +26,7 @@ public struct DepthReport: Sendable, Equatable, Codable {
 
     /// One line for `-v`.
     public var line: String {
-        if mode == "pinned" { return "requests in flight: \(settled) (pinned by --concurrency)" }
+        if mode == "pinned" { return "requests in flight: \(settled) (pinned by \(OptionName.concurrency.option))" }
         var text = "requests in flight: settled at \(settled) (\(reason)), peak \(peak)"
         if throttledReplies > 0 || failedReplies > 0 {
             text += ", \(throttledReplies) throttled replies, \(failedReplies) timeouts or resets, \(cuts) cuts"

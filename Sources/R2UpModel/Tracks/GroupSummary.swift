@@ -51,34 +51,6 @@ public struct GroupSummary: Sendable, Equatable {
     /// The stable name for `--json`, nil when nothing is shown.
     public var name: String? { kind?.rawValue }
 
-    /// The glyph on a UTF-8 terminal.
-    public var glyph: String? { glyph(ascii: false) }
-
-    /// The glyph for a UTF-8 (`ascii: false`) or plain terminal.
-    public func glyph(ascii: Bool) -> String? {
-        switch kind {
-        case .uploading: ascii ? "*" : "↑"  // ASCII: not "^", which means uploaded
-        case .allUploaded: ascii ? "^" : "↑"
-        case .partial: ascii ? "^" : "⇡"
-        case .error: ascii ? "!" : "⚠"
-        case nil: nil
-        }
-    }
-
-    /// The seed draws a partly uploaded group with a hollow arrow.
-    public var isHollow: Bool { kind == .partial }
-
-    /// orange, red, green, or secondary for a partial group.
-    public var colour: IconColour? {
-        switch kind {
-        case .uploading: .orange
-        case .error: .red
-        case .allUploaded: .green
-        case .partial: .secondary
-        case nil: nil
-        }
-    }
-
     /// "uploaded/total", or nil where the table shows no count (all uploaded, nothing).
     ///
     /// The seed's examples ("2/18", "15/18", "12/18") count uploaded tracks in every row.
@@ -88,12 +60,4 @@ public struct GroupSummary: Sendable, Equatable {
         case .allUploaded, nil: nil
         }
     }
-
-    /// Glyph and count as one string, e.g. "↑ 12/18"; empty when nothing is shown.
-    public func label(ascii: Bool = false) -> String {
-        [glyph(ascii: ascii), count].compactMap { $0 }.joined(separator: " ")
-    }
-
-    /// The label on a UTF-8 terminal.
-    public var label: String { label(ascii: false) }
 }

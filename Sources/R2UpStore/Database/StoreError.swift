@@ -38,7 +38,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .corrupt(let path, let reason):
             "the database at \(path) is damaged or not a database (\(reason)); it was left as it is"
         case .foreignDatabase(let path):
-            "\(path) is an SQLite database that r2up did not make; it was left as it is (use --db for another path)"
+            "\(path) is an SQLite database that r2up did not make; it was left as it is (use \(OptionName.database.option) for another path)"
         case .newerVersion(let path, let unknown):
             "the database at \(path) was upgraded by a newer r2up (\(unknown.joined(separator: ", "))); use that version"
         case .readOnlyNeedsUpgrade(let path):
@@ -113,7 +113,7 @@ extension StoreError: ClassifiedError {
 
     public func diagnosis(subject: String?) -> Diagnosis {
         // The database, not the file being handled: its description names the path.
-        Diagnosis(status: .storeFailure, message: description)
+        Diagnosis(category: .storeFailure, message: description)
     }
 
     /// This failure as the transfer layer's upload journal carries it.

@@ -43,10 +43,10 @@ public enum DownloadError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unknownPrefix(let folder, let ambiguous):
             let folder = TextColumns.printable(folder)
             return ambiguous
-                ? "the tracks in \(folder) are under different prefixes; give --prefix"
-                : "no track in \(folder) says which prefix it maps to; give --prefix"
+                ? "the tracks in \(folder) are under different prefixes; give \(OptionName.prefix.option)"
+                : "no track in \(folder) says which prefix it maps to; give \(OptionName.prefix.option)"
         case .localChanges(let path):
-            return "\(TextColumns.printable(path)): changed here since r2up last uploaded or downloaded it; not replaced (--overwrite replaces it)"
+            return "\(TextColumns.printable(path)): changed here since r2up last uploaded or downloaded it; not replaced (\(OptionName.overwrite.option) replaces it)"
         case .s3(let key, let error):
             let diagnosis = Diagnosis(error, subject: TextColumns.printable(key))
             return diagnosis.message
@@ -57,17 +57,17 @@ public enum DownloadError: Error, Sendable, Equatable, CustomStringConvertible {
     public var diagnosis: Diagnosis {
         switch self {
         case .unsafeKey, .notFound, .badDestination, .unknownPrefix:
-            return Diagnosis(status: .badInput, message: description)
+            return Diagnosis(category: .badInput, message: description)
         case .s3(let key, let error):
             // The shared wording speaks of writing; a pull reads.
             if case .service(let failure) = error, failure.code == "AccessDenied" {
                 return Diagnosis(
-                    status: .configuration,
+                    category: .configuration,
                     message: "access denied (AccessDenied); the credentials are not allowed to read this bucket")
             }
             return Diagnosis(error, subject: TextColumns.printable(key))
         default:
-            return Diagnosis(status: .uploadFailed, message: description)
+            return Diagnosis(category: .uploadFailed, message: description)
         }
     }
 

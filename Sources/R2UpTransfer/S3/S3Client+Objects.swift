@@ -319,10 +319,10 @@ public enum ObjectMetadataError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .notAPair(let pair): "--meta '\(pair)' is not KEY=VALUE"
-        case .badKey(let pair): "--meta '\(pair)': a key may hold only letters, digits, '-' and '_'"
-        case .badValue(let pair): "--meta '\(pair)': a value must be printable ASCII (S3 sends metadata as HTTP headers)"
-        case .duplicateKey(let key): "--meta gives the key '\(key)' twice (keys ignore case); give each key once"
+        case .notAPair(let pair): "\(OptionName.meta.option) '\(pair)' is not KEY=VALUE"
+        case .badKey(let pair): "\(OptionName.meta.option) '\(pair)': a key may hold only letters, digits, '-' and '_'"
+        case .badValue(let pair): "\(OptionName.meta.option) '\(pair)': a value must be printable ASCII (S3 sends metadata as HTTP headers)"
+        case .duplicateKey(let key): "\(OptionName.meta.option) gives the key '\(key)' twice (keys ignore case); give each key once"
         }
     }
 }

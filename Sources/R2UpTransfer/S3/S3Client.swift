@@ -1,4 +1,5 @@
 public import Foundation
+import R2UpModel
 public import SigV4
 import Synchronization
 
@@ -118,7 +119,7 @@ public final class S3Client: Sendable {
         guard etag.isEmpty else { return etag }
         let html = response.header("content-type")?.lowercased().contains("text/html") == true && !response.body.isEmpty
         let what = html ? "an HTML page" : "no ETag"
-        throw .unexpectedResponse("it answered \(what) (HTTP \(response.status)) to an upload, which S3 answers with an ETag; check --endpoint")
+        throw .unexpectedResponse("it answered \(what) (HTTP \(response.status)) to an upload, which S3 answers with an ETag; check \(OptionName.endpoint.option)")
     }
 
     static func unquote(_ text: String) -> String {

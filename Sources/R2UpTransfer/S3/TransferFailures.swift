@@ -32,32 +32,32 @@ extension S3ClientError: ClassifiedError {
 
     public func diagnosis(subject: String?) -> Diagnosis {
         let (status, message) = explained
-        return Diagnosis(status: status, message: message, subject: subject)
+        return Diagnosis(category: status, message: message, subject: subject)
     }
 
-    private var explained: (ExitStatus, String) {
+    private var explained: (FailureCategory, String) {
         switch self {
         case .service(let failure):
             switch failure.code {
             case "InvalidAccessKeyId":
-                return (.configuration, "the access key id is not known to the server (InvalidAccessKeyId); check AWS_ACCESS_KEY_ID or the profile")
+                return (.configuration, "the access key id is not known to the server (InvalidAccessKeyId); check \(OptionName.accessKeyID.variable) or the profile")
             case "SignatureDoesNotMatch":
                 // Two causes look the same from here; a request rewritten on the way (a proxy
                 // that normalises paths or re-encodes headers) is the one people miss.
                 return (
                     .configuration,
-                    "the server computed another signature (SignatureDoesNotMatch): either the secret access key is wrong (check AWS_SECRET_ACCESS_KEY or the profile) or something between r2up and the server rewrote the request (a proxy changing the path or headers)"
+                    "the server computed another signature (SignatureDoesNotMatch): either the secret access key is wrong (check \(OptionName.secretAccessKey.variable) or the profile) or something between r2up and the server rewrote the request (a proxy changing the path or headers)"
                 )
             case "ExpiredToken", "InvalidToken", "TokenRefreshRequired":
                 return (.configuration, "the session token is expired or invalid (\(failure.code)); get new credentials")
             case "AccessDenied":
                 return (.configuration, "access denied (AccessDenied); the credentials are not allowed to write to this bucket")
             case "NoSuchBucket":
-                return (.configuration, "the bucket does not exist (NoSuchBucket); check --bucket or R2UP_BUCKET")
+                return (.configuration, "the bucket does not exist (NoSuchBucket); check \(OptionName.bucket.sources)")
             case "InvalidBucketName":
-                return (.configuration, "the server refused the bucket name (InvalidBucketName); check --bucket or R2UP_BUCKET")
+                return (.configuration, "the server refused the bucket name (InvalidBucketName); check \(OptionName.bucket.sources)")
             case "AuthorizationHeaderMalformed", "InvalidRegion", "IllegalLocationConstraintException":
-                return (.configuration, "the server rejected the region (\(failure.code)); check --region or AWS_REGION")
+                return (.configuration, "the server rejected the region (\(failure.code)); check \(OptionName.region.sources)")
             case "RequestTimeTooSkewed":
                 return (.configuration, "this machine's clock is too far from the server's (RequestTimeTooSkewed); set the clock right (NTP)")
             default:
@@ -69,11 +69,11 @@ extension S3ClientError: ClassifiedError {
         case .transfer(let failure):
             switch failure.kind {
             case .dnsFailure:
-                return (.configuration, "the endpoint's host cannot be resolved: \(failure.message); check --endpoint")
+                return (.configuration, "the endpoint's host cannot be resolved: \(failure.message); check \(OptionName.endpoint.option)")
             case .malformedURL:
                 return (.configuration, "the endpoint URL is not valid: \(failure.message)")
             case .tlsFailure:
-                return (.configuration, "TLS failed: \(failure.message); for a private CA pass --ca-bundle FILE")
+                return (.configuration, "TLS failed: \(failure.message); for a private CA pass \(OptionName.caBundle.option)")
             case .connectionRefused:
                 return (.uploadFailed, "the endpoint refused the connection: \(failure.message)")
             default:
@@ -104,7 +104,7 @@ extension UploadError: ClassifiedError {
         let prefix = subject.map { "\($0): " } ?? ""
         switch self {
         case .fileNotFound, .notARegularFile, .fileUnreadable, .invalidKey, .invalidPartSize, .fileTooLarge:
-            return Diagnosis(status: .badInput, message: description)
+            return Diagnosis(category: .badInput, message: description)
         case .s3(let inner):
             return inner.diagnosis(subject: subject)
         case .store(let inner):
@@ -112,7 +112,7 @@ extension UploadError: ClassifiedError {
         default:
             // Some descriptions already start with the path; never print it twice.
             let text = description
-            return Diagnosis(status: .uploadFailed, message: text.hasPrefix(prefix) ? text : prefix + text)
+            return Diagnosis(category: .uploadFailed, message: text.hasPrefix(prefix) ? text : prefix + text)
         }
     }
 }

@@ -51,7 +51,7 @@ extension FileUploader {
             if let whole = try? await client.headDetails(bucket: bucket, key: key), whole.etag.isEmpty, whole.size == size {
                 throw .verificationFailed(
                     key: key,
-                    reason: "the server's HEAD replies carry no ETag, which S3 always sends, so the upload cannot be confirmed (the object is there, unconfirmed; a juicefs gateway needs --keep-etag)")
+                    reason: "the server's HEAD replies carry no ETag, which S3 always sends, so the upload cannot be confirmed (the object is there, unconfirmed; a juicefs gateway needs \(OptionName.keepETag.option))")
             }
             throw .s3(.transfer(failure))
         } catch .s3(let failure) where failure.failureKind.retryClass == .retryable {

@@ -50,7 +50,7 @@ public enum UploadError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(key): the upload was answered but could not be confirmed: \(reason); r2up retry tries again"
         case .s3(let error): return error.description
         case .store(let error): return error.description
-        case .keyConflict(let key, let reason): return "the key '\(key)' \(reason); not replaced (--overwrite replaces it)"
+        case .keyConflict(let key, let reason): return "the key '\(key)' \(reason); not replaced (\(OptionName.overwrite.option) replaces it)"
         }
     }
 }

@@ -53,7 +53,7 @@ extension R2Up.Push {
     func preview(_ request: PushRunner.Request, runner: PushRunner) throws {
         let plan: PushPlan
         do { plan = try runner.preview(request) } catch { throw CommandFailure(error.diagnosis) }
-        var worst = ExitStatus.success
+        var worst = FailureCategory.success
         for line in plan.nothingToPush where !global.quiet { Terminal.error(line) }
         for problem in plan.skipped {
             Terminal.error("r2up: \(problem.path): \(problem.message)")

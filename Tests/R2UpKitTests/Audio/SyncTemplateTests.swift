@@ -32,8 +32,8 @@ struct SyncTemplateTests {
         #expect(plan.unchanged == 1)
         #expect(plan.uploads.map(\.key) == ["p/Unknown Artist/untagged.mp3"])
         #expect(plan.rejected == [
-            SyncFailure(path: "/music/x/2.flac", key: "p/A/Two.flac", error: "maps to the key 'p/A/Two.flac' with --key-template, as 1 other file here does; tag them apart or change the template"),
-            SyncFailure(path: "/music/y/dup.flac", key: "p/A/Two.flac", error: "maps to the key 'p/A/Two.flac' with --key-template, as 1 other file here does; tag them apart or change the template"),
+            SyncFailure(path: "/music/x/2.flac", key: "p/A/Two.flac", error: "maps to the key 'p/A/Two.flac' with the key template option, as 1 other file here does; tag them apart or change the template"),
+            SyncFailure(path: "/music/y/dup.flac", key: "p/A/Two.flac", error: "maps to the key 'p/A/Two.flac' with the key template option, as 1 other file here does; tag them apart or change the template"),
         ])
     }
 }

@@ -143,7 +143,7 @@ struct ConditionalWriteTests {
         // Without a condition sent, a 412 is whatever the server meant, not a key conflict.
         #expect(FileUploader.conflict(refused, key: "k", condition: nil) == .s3(refused))
         #expect(Diagnosis(UploadError.keyConflict(key: "k", reason: "already holds an object"), subject: "/m/a.m4a")
-            == Diagnosis(status: .uploadFailed, message: "/m/a.m4a: the key 'k' already holds an object; not replaced (--overwrite replaces it)"))
+            == Diagnosis(category: .uploadFailed, message: "/m/a.m4a: the key 'k' already holds an object; not replaced (the overwrite option replaces it)"))
     }
 
     private func md5Hex(_ path: String) throws -> String {

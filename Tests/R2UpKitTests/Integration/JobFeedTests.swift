@@ -81,7 +81,7 @@ struct JobFeedTests {
             },
             attributes: RunAttributes(), admit: { _ in true }
         ) { _ in }
-        #expect(summary.stoppedBy?.diagnosis.status == .storeFailure)
+        #expect(summary.stoppedBy?.diagnosis.category == .storeFailure)
         #expect(summary.status == .storeFailure)
         #expect(summary.completed.count <= 4)
         // Every job queued is uploaded or left queued for the next run; none shows as uploading.

@@ -115,7 +115,7 @@ struct PushIntegrationTests {
             Issue.record("upload to a missing bucket succeeded")
         } catch {
             let diagnosis = await missing.diagnose(error, subject: file.path)
-            #expect(diagnosis.status == .configuration)
+            #expect(diagnosis.category == .configuration)
             #expect(diagnosis.message.contains("NoSuchBucket"))
         }
 
@@ -125,7 +125,7 @@ struct PushIntegrationTests {
             Issue.record("upload with a wrong secret succeeded")
         } catch {
             let diagnosis = Diagnosis(error)
-            #expect(diagnosis.status == .configuration)
+            #expect(diagnosis.category == .configuration)
             #expect(diagnosis.message.contains("SignatureDoesNotMatch"))
             #expect(!diagnosis.message.contains("not-the-secret"))
         }

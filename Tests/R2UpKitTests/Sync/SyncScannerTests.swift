@@ -81,7 +81,7 @@ struct SyncScannerTests {
         var first: SyncLock? = try SyncLock.acquire(path: path)
         #expect(throws: SyncError.locked(pid: getpid())) { try SyncLock.acquire(path: path) }
         #expect(SyncError.locked(pid: 42).description.hasPrefix("another r2up sync (pid 42) is running"))
-        #expect(SyncError.locked(pid: 42).diagnosis.status == .locked)
+        #expect(SyncError.locked(pid: 42).diagnosis.category == .locked)
         withExtendedLifetime(first) {}
         first = nil
         let second = try SyncLock.acquire(path: path)

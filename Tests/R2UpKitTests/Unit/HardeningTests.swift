@@ -72,7 +72,7 @@ struct HardeningTests {
         #expect(throws: UploadError.self) { try ObjectKey.validated(String(repeating: "k", count: 1025)) }
         #expect(try ObjectKey.validated("a/../b.m4a") == "a/../b.m4a")
         #expect(try ObjectKey.validated("./x/./y.m4a") == "./x/./y.m4a")
-        #expect(ObjectKey.prefixProblem("/abs") == "--prefix '/abs' starts with '/'; a prefix is relative, like albums/2026/")
+        #expect(ObjectKey.prefixProblem("/abs") == "the prefix option '/abs' starts with '/'; a prefix is relative, like albums/2026/")
         #expect(ObjectKey.prefixProblem("albums/") == nil)
     }
 
@@ -143,7 +143,7 @@ struct HardeningTests {
             _ = try S3Client.requiredETag(html)
             Issue.record("an HTML page was taken as an upload reply")
         } catch {
-            #expect(Diagnosis(error).status == .configuration)
+            #expect(Diagnosis(error).category == .configuration)
             #expect(Diagnosis(error).message.hasPrefix("the endpoint does not answer like S3: it answered an HTML page (HTTP 200)"))
         }
     }
@@ -151,9 +151,9 @@ struct HardeningTests {
     @Test("server errors: InvalidBucketName is a configuration error; SignatureDoesNotMatch names both causes")
     func serverCodes() {
         let invalid = Diagnosis(S3ClientError.service(S3ServiceError(status: 400, code: "InvalidBucketName", message: "")))
-        #expect(invalid.status == .configuration)
+        #expect(invalid.category == .configuration)
         let signature = Diagnosis(S3ClientError.service(S3ServiceError(status: 403, code: "SignatureDoesNotMatch", message: "")))
-        #expect(signature.status == .configuration)
+        #expect(signature.category == .configuration)
         #expect(signature.message.contains("the secret access key is wrong"))
         #expect(signature.message.contains("something between r2up and the server rewrote the request"))
     }
@@ -226,7 +226,7 @@ struct HardeningTests {
         let other = try home.resolve(flags: flags)
         #expect(other.publicURL == nil)
         #expect(other.warnings == [
-            "warning: the public URL https://cdn.example.com belongs to bucket 'music'; URLs for 'other' are path-style (pass --public-url to set its own)",
+            "warning: the public URL https://cdn.example.com belongs to bucket 'music'; URLs for 'other' are path-style (pass the public URL option to set its own)",
         ])
         flags.bucket = "music"
         let same = try home.resolve(flags: flags)

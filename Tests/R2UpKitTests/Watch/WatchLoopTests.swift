@@ -85,6 +85,6 @@ struct WatchLoopTests {
         defer { withExtendedLifetime(lock) {} }
         // flock locks belong to the open file: a second open in this process is refused too.
         #expect(throws: SyncError.locked(pid: getpid(), command: "watch")) { try SyncLock.acquire(path: path) }
-        #expect(SyncError.locked(pid: 7, command: "watch").description == "another r2up watch (pid 7) is running; use --wait to wait for it")
+        #expect(SyncError.locked(pid: 7, command: "watch").description == "another r2up watch (pid 7) is running; use the wait option to wait for it")
     }
 }

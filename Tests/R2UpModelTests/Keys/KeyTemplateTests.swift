@@ -55,7 +55,7 @@ struct KeyTemplateTests {
         #expect(throws: KeyTemplateError.unknownField("{album}/{nope}", "nope")) { try KeyTemplate("{album}/{nope}") }
         #expect(
             KeyTemplateError.unknownField("{nope}", "nope").description
-                == "--key-template '{nope}': unknown field '{nope}'; fields are {title} {artist} {albumartist} {album} {year} {track} {disc} {ext} {stem} {folder}")
+                == "the key template option '{nope}': unknown field '{nope}'; fields are {title} {artist} {albumartist} {album} {year} {track} {disc} {ext} {stem} {folder}")
         #expect(throws: KeyTemplateError.syntax("{album", "a '{' is never closed")) { try KeyTemplate("{album") }
         #expect(throws: KeyTemplateError.syntax("a}b{title}", "a '}' with no '{' before it")) { try KeyTemplate("a}b{title}") }
         #expect(throws: KeyTemplateError.syntax("{title:02}", "'{title:02}': only year, track and disc take a width, like {track:02}")) {

@@ -72,11 +72,11 @@ struct DownloadPathTests {
 
     @Test("exit codes: refused keys and unknown names 2, failed downloads 1, access denied 3 (worded for reading)")
     func diagnoses() {
-        #expect(DownloadError.unsafeKey(key: "../x", reason: "r").diagnosis.status == .badInput)
-        #expect(DownloadError.notFound(target: "x", bucket: "b").diagnosis.status == .badInput)
-        #expect(DownloadError.objectChanged(key: "x").diagnosis.status == .uploadFailed)
+        #expect(DownloadError.unsafeKey(key: "../x", reason: "r").diagnosis.category == .badInput)
+        #expect(DownloadError.notFound(target: "x", bucket: "b").diagnosis.category == .badInput)
+        #expect(DownloadError.objectChanged(key: "x").diagnosis.category == .uploadFailed)
         let denied = DownloadError.s3(key: "x", .service(S3ServiceError(status: 403, code: "AccessDenied", message: "no")))
-        #expect(denied.diagnosis == Diagnosis(status: .configuration, message: "access denied (AccessDenied); the credentials are not allowed to read this bucket"))
+        #expect(denied.diagnosis == Diagnosis(category: .configuration, message: "access denied (AccessDenied); the credentials are not allowed to read this bucket"))
     }
 
     @Test("parts are 8 MiB, the last one shorter; an empty object has none")

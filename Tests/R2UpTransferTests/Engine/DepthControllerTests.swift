@@ -40,7 +40,7 @@ struct DepthControllerTests {
         _ = Link(latency: 0.04, rate: 1e9, bytes: 16_384).run(&controller, from: 1, until: 5)
         #expect(controller.depth == 6)
         #expect(controller.reason == .pinned)
-        #expect(DepthReport(controller).line == "requests in flight: 6 (pinned by --concurrency)")
+        #expect(DepthReport(controller).line == "requests in flight: 6 (pinned by the concurrency option)")
     }
 
     @Test("HEADs (0-byte requests, as offload sends) run for thousands of replies: the depth grows past the start and never traps")

@@ -35,7 +35,7 @@ struct S3ReplyTests {
         #expect(error.code == "")
         #expect(error.message.hasPrefix("the reply is not an S3 error document"))
         let diagnosis = Diagnosis(S3ClientError.service(error))
-        #expect(diagnosis.status == .configuration)
+        #expect(diagnosis.category == .configuration)
     }
 
     @Test("a bodiless 403 (HEAD) is named AccessDenied")

@@ -1,4 +1,7 @@
-import Foundation
+public import R2UpModel
+
+// How a track's or a group's state is drawn: glyphs, ASCII fallbacks, colours. The model says
+// which state (TrackIcon, GroupSummary.Kind); the CLI and `r2up serve` draw it with these.
 
 /// The colour an icon is drawn in; a terminal maps these names to its own palette.
 public enum IconColour: String, Codable, Sendable, CaseIterable {
@@ -58,4 +61,42 @@ extension TrackIcon {
         if self == .uploading && !ascii && !colour { return "⇡" }
         return glyph(ascii: ascii)
     }
+}
+
+extension GroupSummary {
+    /// The glyph on a UTF-8 terminal.
+    public var glyph: String? { glyph(ascii: false) }
+
+    /// The glyph for a UTF-8 (`ascii: false`) or plain terminal.
+    public func glyph(ascii: Bool) -> String? {
+        switch kind {
+        case .uploading: ascii ? "*" : "↑"  // ASCII: not "^", which means uploaded
+        case .allUploaded: ascii ? "^" : "↑"
+        case .partial: ascii ? "^" : "⇡"
+        case .error: ascii ? "!" : "⚠"
+        case nil: nil
+        }
+    }
+
+    /// The seed draws a partly uploaded group with a hollow arrow.
+    public var isHollow: Bool { kind == .partial }
+
+    /// orange, red, green, or secondary for a partial group.
+    public var colour: IconColour? {
+        switch kind {
+        case .uploading: .orange
+        case .error: .red
+        case .allUploaded: .green
+        case .partial: .secondary
+        case nil: nil
+        }
+    }
+
+    /// Glyph and count as one string, e.g. "↑ 12/18"; empty when nothing is shown.
+    public func label(ascii: Bool = false) -> String {
+        [glyph(ascii: ascii), count].compactMap { $0 }.joined(separator: " ")
+    }
+
+    /// The label on a UTF-8 terminal.
+    public var label: String { label(ascii: false) }
 }
