@@ -181,7 +181,7 @@ struct OffloadFaultTests {
         var env = lib.env
         env["R2UP_ENDPOINT"] = "http://127.0.0.1:9"  // discard port: nothing listens
         let run = try await CLI.run(lib.r2up(["offload", lib.dir]), environment: env)
-        #expect(run.status == 1, "stderr: \(run.stderr)")
+        #expect(run.status == 3, "an endpoint that cannot be reached is exit 3, as for push: \(run.stderr)")
         let lines = run.stderr.split(separator: "\n").map(String.init)
         #expect(lines.contains { $0.hasPrefix("r2up: the endpoint refused the connection") && $0.hasSuffix("; the rest was kept") }, "\(run.stderr)")
         #expect(lines.last == "Offloaded 0 files (0 bytes freed); kept 2: 1 not checked, 1 server error." || lines.last == "Offloaded 0 files (0 bytes freed); kept 2: 2 server error.", "\(run.stderr)")

@@ -32,8 +32,11 @@ extension ServeCommandTests {
                 options.add_argument(flag)
             driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
             def entries():
-                return {e.get_attribute("data-path").rsplit("/", 1)[-1]: sorted(b.text for b in e.find_elements(By.CSS_SELECTOR, "button"))
-                        for e in driver.find_elements(By.CSS_SELECTOR, "section.jobs li")}
+                # One read inside the document: the live stream may redraw the list between WebDriver calls.
+                return driver.execute_script(
+                    'var m = {}; document.querySelectorAll("section.jobs li").forEach(function (e) {'
+                    ' m[e.getAttribute("data-path").split("/").pop()] = Array.from(e.querySelectorAll("button"))'
+                    '.map(function (b) { return b.textContent.trim(); }).sort(); }); return m;')
             def replaced(element):
                 # Stale, or its document mid-replacement (Chromium's "does not belong to the document").
                 try:
@@ -57,7 +60,7 @@ extension ServeCommandTests {
                 WebDriverWait(driver, 30).until(lambda d: replaced(job))
                 WebDriverWait(driver, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, "p.notice"))
                 seen["afterCancel"] = entries()
-                seen["cancelNotice"] = driver.find_element(By.CSS_SELECTOR, "p.notice").text
+                seen["cancelNotice"] = driver.execute_script('var e = document.querySelector("p.notice"); return e && e.textContent.trim()')
                 driver.get(origin + "/")
                 seen["icons"] = sorted(r.get_attribute("data-icon") for r in driver.find_elements(By.CSS_SELECTOR, "li.track"))
                 driver.find_element(By.XPATH, "//section[@data-group='folder:" + group + "']//button[normalize-space()='Upload All to Cloud']").click()

@@ -255,7 +255,9 @@ public struct Offloader: Sendable {
                         try? await Task.sleep(for: delay)
                         continue
                     }
-                    return (candidate, .stop(Diagnosis(error)), attempt)
+                    // Refused before the server ever answered: the endpoint is wrong or down (exit 3, as push).
+                    let stop = kind == .connectionRefused ? await service.diagnose(error, subject: nil) : Diagnosis(error)
+                    return (candidate, .stop(stop), attempt)
                 }
                 guard attempt < Self.maxAttempts, let delay = retry.delayBeforeRetry(kind, attempt: attempt) else {
                     return (candidate, .kept(.server(failure.diagnosis)), attempt)
