@@ -28,8 +28,8 @@ public struct R2UpFailure: Error, Sendable, Equatable, CustomStringConvertible {
     public var path: String?
     /// One line: what happened and what to do, e.g. "the bucket 'x' does not exist (NoSuchBucket); check …".
     public var message: String
-    /// What kind of failure it is, as the CLI's exit code says it (`.badInput`, `.configuration`,
-    /// `.uploadFailed`, `.locked`, `.storeFailure`, `.interrupted`).
+    /// What kind of failure it is, not an exit code (the CLI maps it to one): `.badInput`,
+    /// `.configuration`, `.uploadFailed`, `.locked`, `.storeFailure`, `.interrupted`.
     public var status: FailureCategory
     /// When the queue tries the file again by itself; nil when it will not (retry it yourself).
     public var nextAttemptAt: Date?
@@ -117,7 +117,7 @@ public struct PushResult: Sendable {
     public var failures: [R2UpFailure] = []
     /// Files left queued (the push stopped or was cancelled); the next push resumes them.
     public var leftQueued = 0
-    /// The most serious outcome, as the CLI's exit code: `.success` when every file completed.
+    /// The most serious outcome (the CLI exits with its code): `.success` when every file completed.
     public var status: FailureCategory = .success
 
     /// An empty result: nothing completed, nothing failed.

@@ -143,7 +143,7 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// The exit code DESIGN §3 gives it, with the line to print.
+    /// The category DESIGN §3 gives it (the CLI's exit code), with the line to print.
     public var diagnosis: Diagnosis {
         switch self {
         case .locked: Diagnosis(category: .locked, message: description)

@@ -147,7 +147,7 @@ public enum FailureScope: Sendable, Equatable {
 }
 
 /// One failure, classified once: what the retry rules see, whether it stops the run, and
-/// the line the user reads with its exit code.
+/// the line the user reads with its category.
 public struct Failure: Sendable, Equatable {
     public var kind: FailureKind
     public var scope: FailureScope

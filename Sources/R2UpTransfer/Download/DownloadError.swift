@@ -53,7 +53,7 @@ public enum DownloadError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// The exit code and the line to print (DESIGN §3): refused keys and bad names are bad input.
+    /// The outcome's category and the line to print (DESIGN §3): refused keys and bad names are bad input.
     public var diagnosis: Diagnosis {
         switch self {
         case .unsafeKey, .notFound, .badDestination, .unknownPrefix:
