@@ -53,7 +53,10 @@ struct MultipartUpload: Sendable {
             // An earlier try's completion of these parts is taken, and this upload aborted.
             let taken = Taken()
             let own = adoption(of: parts, taken: taken)
-            let etag = try await uploader.conditioned(condition, bucket: bucket, key: key, multipart: true, adopting: own) {
+            let etag = try await uploader.conditioned(
+                condition, bucket: bucket, key: key, multipart: true, adopting: own,
+                replacing: journal.map { j in { j.isOwnCopy($0) } }
+            ) {
                 (condition) throws(UploadError) -> String in
                 try await uploader.withRetries("CompleteMultipartUpload \(key)") { () throws(UploadError) -> String in
                     do {

@@ -1,0 +1,38 @@
+import Foundation
+public import R2UpModel
+
+/// Told about each step of an upload so the job's state machine follows it and a crash can
+/// be resumed; the upload queue implements it. `progress` is called on the transfer thread
+/// and must not block; the others may wait for the store, never on that thread.
+public protocol UploadJournal: Sendable {
+    /// CreateMultipartUpload answered.
+    func multipartStarted(uploadID: String, partSize: Int64) async throws(JournalError)
+    /// A part reached the server.
+    func partFinished(_ part: UploadedPart, checksum: PayloadChecksum) async throws(JournalError)
+    /// The whole body reached the server (the PUT answered with `etag`, or every part did:
+    /// nil); completing and checking the object come next.
+    func bodySent(etag: String?) async throws(JournalError)
+    func progress(bytesSent: Int64)
+    /// Whether an object found at the key with this file's bytes may be taken for an earlier
+    /// try's upload whose reply was lost: not when another track's upload is there.
+    var mayAdoptObjectAtKey: Bool { get }
+    /// A server-side copy went out to a key that was empty (`If-None-Match: *`, or a HEAD found
+    /// nothing): what is found there later with the source's size is that copy, its reply lost.
+    func copySent()
+    /// Whether `copySent()` was told for this job: in this run, or by an earlier one.
+    var copyWasSent: Bool { get }
+    /// Whether the object found at a key that had to be empty is this job's own copy, sent by an
+    /// earlier try whose reply was lost before the file changed: the upload replaces it.
+    func isOwnCopy(_ info: ObjectInfo) -> Bool
+}
+
+extension UploadJournal {
+    /// Adopting is allowed unless the journal says another track's upload is at the key.
+    public var mayAdoptObjectAtKey: Bool { true }
+    /// A journal that keeps no record of copies: nothing is noted.
+    public func copySent() {}
+    /// Nothing noted: an object at the key is an earlier copy only by its ETag.
+    public var copyWasSent: Bool { false }
+    /// No copy noted: nothing at the key is this job's to replace.
+    public func isOwnCopy(_ info: ObjectInfo) -> Bool { false }
+}
