@@ -55,10 +55,37 @@ final class JobDriver: UploadJournal, Sendable {
 
     var mayAdoptObjectAtKey: Bool { !keyHeldElsewhere }
 
-    func copySent() { state.withLock { $0.copySent = true } }
+    /// Noted in the job (saved with it), so a later run knows the copy too: its retry after a cut
+    /// reply takes it, or, the file changed meanwhile, its upload replaces it.
+    func copySent() {
+        state.withLock { s in
+            s.copySent = true
+            s.job.copySentSize = s.job.length
+            s.job.copySentETag = s.job.copySourceETag
+        }
+    }
 
-    /// Kept over the job's tries in this run: a retry after a cut reply finds that copy.
-    var copyWasSent: Bool { state.withLock { $0.copySent } }
+    /// Kept over the job's tries in this run and, in the job's row, over runs (for the copy the
+    /// job still makes: the same source and size).
+    var copyWasSent: Bool {
+        state.withLock { s in
+            s.copySent || (s.job.copySentSize == s.job.length && s.job.copySentETag == s.job.copySourceETag && s.job.isCopy)
+        }
+    }
+
+    /// The object has the size of the copy this job sent and, where the source's ETag was a plain
+    /// MD5 (which every server's copy keeps), that ETag: it is that copy, this job's to replace.
+    func isOwnCopy(_ info: ObjectInfo) -> Bool {
+        state.withLock { s in
+            guard !keyHeldElsewhere, let size = s.job.copySentSize, info.size == size else { return false }
+            guard let etag = s.job.copySentETag, Self.isHexMD5(etag) else { return true }
+            return info.etag.lowercased() == etag.lowercased()
+        }
+    }
+
+    private static func isHexMD5(_ text: String) -> Bool {
+        text.utf8.count == 32 && text.utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 | 0x20 >= 97 && $0 | 0x20 <= 102) }
+    }
 
     /// The row to store and the state its track shows.
     var snapshot: (job: UploadJob, track: UploadState) {

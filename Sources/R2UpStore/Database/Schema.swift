@@ -17,6 +17,7 @@ enum Schema {
         migrator.registerMigration("v6-track-keys", migrate: v6TrackKeys)
         migrator.registerMigration("v7-track-moves", migrate: v7TrackMoves)
         migrator.registerMigration("v8-genre-compilation", migrate: v8GenreCompilation)
+        migrator.registerMigration("v9-copy-sent", migrate: v9CopySent)
         return migrator
     }
 
@@ -185,6 +186,15 @@ enum Schema {
             ALTER TABLE tracks ADD COLUMN genre TEXT;
             ALTER TABLE tracks ADD COLUMN compilation INTEGER;
             UPDATE tracks SET tagsSize = NULL, tagsMtimeNs = NULL WHERE tagsSize IS NOT NULL;
+            """)
+    }
+
+    /// The mark that a job's server-side copy went out to its then empty key (size and ETag of
+    /// the source), kept over runs: a later run knows the object it finds there as that copy.
+    private static func v9CopySent(_ db: Database) throws {
+        try db.execute(sql: """
+            ALTER TABLE jobs ADD COLUMN copySentSize INTEGER;
+            ALTER TABLE jobs ADD COLUMN copySentETag TEXT;
             """)
     }
 }

@@ -44,6 +44,11 @@ public struct UploadJob: Codable, Sendable, Equatable, Identifiable {
     /// object's recorded ETag. nil for an upload.
     public var copySourceKey: String?
     public var copySourceETag: String?
+    /// A copy of this job went out to its key while the key was empty: the size and ETag of the
+    /// object copied. What is found at the key later with that size is that copy (its reply was
+    /// lost), kept when the file then changed and the job became an upload. nil: none sent.
+    public var copySentSize: Int64?
+    public var copySentETag: String?
     /// The content digest of what the job stores (`ContentDigest`), given to its track.
     public var digest: String?
 
@@ -185,6 +190,8 @@ extension UploadJob: FetchableRecord, PersistableRecord {
         updatedAt = try row.decode(forColumn: "updatedAt")
         copySourceKey = try row.decode(forColumn: "copySourceKey")
         copySourceETag = try row.decode(forColumn: "copySourceETag")
+        copySentSize = try row.decode(forColumn: "copySentSize")
+        copySentETag = try row.decode(forColumn: "copySentETag")
         digest = try row.decode(forColumn: "digest")
         let ownerPID: Int32? = try row.decode(forColumn: "ownerPID")
         if let ownerPID {
@@ -217,6 +224,8 @@ extension UploadJob: FetchableRecord, PersistableRecord {
         container["heartbeatAt"] = lease.map { StoreDate.text($0.heartbeatAt) }
         container["copySourceKey"] = copySourceKey
         container["copySourceETag"] = copySourceETag
+        container["copySentSize"] = copySentSize
+        container["copySentETag"] = copySentETag
         container["digest"] = digest
     }
 }

@@ -98,11 +98,15 @@ public struct FileUploader: Sendable {
     /// request (or the condition cannot be a header), a HEAD checks it first. The track's own
     /// object deleted behind r2up's back (an `If-Match` that finds nothing) is written again
     /// with `If-None-Match: *`: restoring it replaces nothing.
-    /// - Parameter adopting: for a key that must be empty, what an object the HEAD finds there
-    ///   stands for when it is an earlier try's write whose reply was lost (nil: a conflict).
+    /// - Parameters:
+    ///   - adopting: for a key that must be empty, what an object the HEAD finds there stands
+    ///     for when it is an earlier try's write whose reply was lost (nil: a conflict).
+    ///   - replacing: for a key that must be empty, whether an object found there is this job's
+    ///     own earlier copy, made before the file changed: it is replaced (`If-Match` its ETag).
     func conditioned<T: Sendable>(
         _ condition: WriteCondition?, bucket: String, key: String, multipart: Bool, copy: Bool = false,
-        adopting: ((ObjectInfo) async -> T?)? = nil, _ write: (WriteCondition?) async throws(UploadError) -> T
+        adopting: ((ObjectInfo) async -> T?)? = nil, replacing: ((ObjectInfo) -> Bool)? = nil,
+        _ write: (WriteCondition?) async throws(UploadError) -> T
     ) async throws(UploadError) -> T {
         guard let condition else { return try await write(nil) }
         let known = profile.value ?? ServerProfile.identify(endpoint: client.endpoint, serverHeader: nil)
@@ -117,6 +121,7 @@ public struct FileUploader: Sendable {
                 switch condition {
                 case .absent:
                     if let adopted = await adopting?(info) { return adopted }
+                    if replacing?(info) == true, !info.etag.isEmpty { return try await write(.etag(info.etag)) }
                     throw .keyConflict(key: key, reason: "already holds an object (ETag \(info.etag))")
                 case .etag(let etag) where info.etag != etag:
                     throw .keyConflict(
@@ -129,10 +134,15 @@ public struct FileUploader: Sendable {
         do {
             return try await write(condition)
         } catch .keyConflict(let conflictKey, let reason) {
-            guard case .etag = condition, case .missing = await head(bucket: bucket, key: key) else {
-                throw .keyConflict(key: conflictKey, reason: reason)
+            switch condition {
+            case .etag:
+                if case .missing = await head(bucket: bucket, key: key) { return try await write(.absent) }
+            case .absent:
+                if let replacing, case .found(let info) = await head(bucket: bucket, key: key), replacing(info), !info.etag.isEmpty {
+                    return try await write(.etag(info.etag))
+                }
             }
-            return try await write(.absent)
+            throw .keyConflict(key: conflictKey, reason: reason)
         }
     }
 
@@ -226,7 +236,9 @@ public struct FileUploader: Sendable {
         let own: ((ObjectInfo) async -> PutReply?)? =
             journal?.mayAdoptObjectAtKey ?? true
             ? { info in Self.isOwnObject(info, file) ? PutReply(etag: info.etag, server: nil, adopted: true) : nil } : nil
-        let reply = try await conditioned(condition, bucket: bucket, key: key, multipart: false, adopting: own) {
+        let reply = try await conditioned(
+            condition, bucket: bucket, key: key, multipart: false, adopting: own, replacing: journal.map { j in { j.isOwnCopy($0) } }
+        ) {
             (condition) throws(UploadError) -> PutReply in
             try await withRetries("PUT \(key)") { () throws(UploadError) -> PutReply in
             // Opened and hashed a moment ago; a retry comes later, when the file may have moved.

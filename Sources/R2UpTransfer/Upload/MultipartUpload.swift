@@ -29,14 +29,8 @@ struct MultipartUpload: Sendable {
             (plan, uploadID, done) = (resumedPlan, resumedID, resumedParts)
         } else {
             plan = try PartPlan(fileSize: file.size, preferredPartSize: uploader.settings.partSize)
-            uploadID = try await uploader.withRetries("CreateMultipartUpload \(key)") { () throws(UploadError) -> String in
-                do {
-                    return try await client.createMultipartUpload(
-                        bucket: bucket, key: key, attributes: attributes, check: check)
-                } catch {
-                    throw .s3(S3ClientError(error))
-                }
-            }
+            uploadID = try await uploader.createMultipartUpload(
+                bucket: bucket, key: key, attributes: attributes, check: check, label: "CreateMultipartUpload \(key)")
             do { try await journal?.multipartStarted(uploadID: uploadID, partSize: plan.partSize) } catch {
                 // Unrecorded, no later run could resume or abort it: abort it now.
                 await abort(uploadID)
@@ -59,7 +53,10 @@ struct MultipartUpload: Sendable {
             // An earlier try's completion of these parts is taken, and this upload aborted.
             let taken = Taken()
             let own = adoption(of: parts, taken: taken)
-            let etag = try await uploader.conditioned(condition, bucket: bucket, key: key, multipart: true, adopting: own) {
+            let etag = try await uploader.conditioned(
+                condition, bucket: bucket, key: key, multipart: true, adopting: own,
+                replacing: journal.map { j in { j.isOwnCopy($0) } }
+            ) {
                 (condition) throws(UploadError) -> String in
                 try await uploader.withRetries("CompleteMultipartUpload \(key)") { () throws(UploadError) -> String in
                     do {

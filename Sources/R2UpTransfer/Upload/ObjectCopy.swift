@@ -87,11 +87,8 @@ extension FileUploader {
         condition: WriteCondition?
     ) async throws(UploadError) -> String {
         let plan = try CopyPartPlan(size: size, preferredPartSize: settings.copyPartSize)
-        let uploadID = try await withRetries("CREATE \(key)") { () throws(UploadError) -> String in
-            do {
-                return try await client.createMultipartUpload(bucket: bucket, key: key, attributes: attributes, check: .md5)
-            } catch { throw .s3(S3ClientError(error)) }
-        }
+        let uploadID = try await createMultipartUpload(
+            bucket: bucket, key: key, attributes: attributes, check: .md5, label: "CREATE \(key)")
         do throws(UploadError) {
             var parts: [UploadedPart] = []
             for number in 1...plan.partCount {

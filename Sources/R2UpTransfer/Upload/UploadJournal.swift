@@ -1,3 +1,4 @@
+import Foundation
 public import R2UpModel
 
 /// Where an interrupted multipart upload stood: the upload id, its fixed part size and the parts done.
@@ -31,8 +32,11 @@ public protocol UploadJournal: Sendable {
     /// A server-side copy went out to a key that was empty (`If-None-Match: *`, or a HEAD found
     /// nothing): what is found there later with the source's size is that copy, its reply lost.
     func copySent()
-    /// Whether `copySent()` was told during this job's run.
+    /// Whether `copySent()` was told for this job: in this run, or by an earlier one.
     var copyWasSent: Bool { get }
+    /// Whether the object found at a key that had to be empty is this job's own copy, sent by an
+    /// earlier try whose reply was lost before the file changed: the upload replaces it.
+    func isOwnCopy(_ info: ObjectInfo) -> Bool
 }
 
 extension UploadJournal {
@@ -42,4 +46,6 @@ extension UploadJournal {
     public func copySent() {}
     /// Nothing noted: an object at the key is an earlier copy only by its ETag.
     public var copyWasSent: Bool { false }
+    /// No copy noted: nothing at the key is this job's to replace.
+    public func isOwnCopy(_ info: ObjectInfo) -> Bool { false }
 }
