@@ -11,22 +11,14 @@ struct LostCreateTests {
     /// Runs boto3 against the test server: `create KEY` prints a new upload id, `list PREFIX`
     /// prints "key<TAB>uploadId" per open upload under PREFIX.
     static func boto3(_ arguments: [String]) async throws -> String {
-        let script = """
-            import boto3, os, sys
-            e = os.environ
-            s3 = boto3.client("s3", endpoint_url=e["R2UP_TEST_ENDPOINT"], aws_access_key_id=e["R2UP_TEST_ACCESS_KEY"],
-                              aws_secret_access_key=e["R2UP_TEST_SECRET_KEY"], region_name="us-east-1")
-            bucket = e["R2UP_TEST_BUCKET"]
+        try await Boto3Script.run(
+            """
             if sys.argv[1] == "create":
                 sys.stdout.write(s3.create_multipart_upload(Bucket=bucket, Key=sys.argv[2])["UploadId"])
             else:
                 for u in s3.list_multipart_uploads(Bucket=bucket, Prefix=sys.argv[2]).get("Uploads", []):
                     sys.stdout.write("%s\\t%s\\n" % (u["Key"], u["UploadId"]))
-            """
-        let result = try await ProcessRunner.run(
-            "/usr/bin/env", ["python3", "-c", script] + arguments, environment: ProcessInfo.processInfo.environment)
-        guard result.status == 0 else { throw HarnessError("boto3 failed: \(result.stderr)") }
-        return result.stdout
+            """, arguments)
     }
 
     @Test("the first Create reply cut after the server made the upload: exit 0, the object right, only other clients' uploads left open")

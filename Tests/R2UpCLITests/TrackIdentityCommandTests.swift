@@ -10,12 +10,8 @@ struct TrackIdentityCommandTests {
     /// boto3 on the test server: `get KEY` prints the object's bytes (or MISSING), `put KEY TEXT`
     /// writes it (a writer behind r2up's back).
     static func boto3(_ arguments: [String]) async throws -> String {
-        let script = """
-            import boto3, os, sys
-            e = os.environ
-            s3 = boto3.client("s3", endpoint_url=e["R2UP_TEST_ENDPOINT"], aws_access_key_id=e["R2UP_TEST_ACCESS_KEY"],
-                              aws_secret_access_key=e["R2UP_TEST_SECRET_KEY"], region_name="us-east-1")
-            bucket = e["R2UP_TEST_BUCKET"]
+        try await Boto3Script.run(
+            """
             if sys.argv[1] == "put":
                 s3.put_object(Bucket=bucket, Key=sys.argv[2], Body=sys.argv[3].encode())
             else:
@@ -23,11 +19,7 @@ struct TrackIdentityCommandTests {
                     sys.stdout.write(s3.get_object(Bucket=bucket, Key=sys.argv[2])["Body"].read().decode())
                 except s3.exceptions.NoSuchKey:
                     sys.stdout.write("MISSING")
-            """
-        let result = try await ProcessRunner.run(
-            "/usr/bin/env", ["python3", "-c", script] + arguments, environment: ProcessInfo.processInfo.environment)
-        guard result.status == 0 else { throw HarnessError("boto3 failed: \(result.stderr)") }
-        return result.stdout
+            """, arguments)
     }
 
     static func prefix(_ label: String) -> String { "track-identity/\(label)-\(UInt32.random(in: 0...UInt32.max))" }

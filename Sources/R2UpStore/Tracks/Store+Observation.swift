@@ -49,33 +49,14 @@ extension Store {
     /// database cannot be read, and ending the iteration stops it.
     public func observeCommits(pollInterval: Duration = .milliseconds(100)) -> AsyncThrowingStream<Int, any Error> {
         let (stream, continuation) = AsyncThrowingStream<Int, any Error>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let path = self.path
-        let poller = Task.detached {
-            var configuration = Configuration()
-            configuration.readonly = true
-            configuration.label = "r2up.commits"
-            let watcher: DatabaseQueue
-            do { watcher = try DatabaseQueue(path: path, configuration: configuration) } catch {
-                continuation.finish(throwing: StoreError.wrap(error, path: path))
-                return
-            }
-            var seen: Int?
-            var count = 0
-            while !Task.isCancelled {
-                do {
-                    let version = try await watcher.read { db in try Int.fetchOne(db, sql: "PRAGMA data_version") }
-                    if seen == nil || version != seen {
-                        continuation.yield(count)
-                        count += 1
-                    }
-                    seen = version
-                } catch {
-                    continuation.finish(throwing: StoreError.wrap(error, path: path))
-                    return
-                }
-                try? await Task.sleep(for: pollInterval)
-            }
-            continuation.finish()
+        let count = Mutex(0)
+        let poller = Self.pollCommits(path: path, label: "r2up.commits", every: pollInterval) { _ in
+            continuation.yield(count.withLock { value in
+                defer { value += 1 }
+                return value
+            })
+        } failed: { error in
+            continuation.finish(throwing: error)
         }
         continuation.onTermination = { _ in poller.cancel() }
         return stream
@@ -105,36 +86,50 @@ extension Store {
         // Another process's commits: `data_version` moves on this connection when any other
         // connection (in any process) commits.
         let pool = self.pool
-        let poller = Task.detached {
-            var configuration = Configuration()
-            configuration.readonly = true
-            configuration.label = "r2up.data-version"
-            let watcher: DatabaseQueue
-            do { watcher = try DatabaseQueue(path: path, configuration: configuration) } catch {
-                continuation.finish(throwing: StoreError.wrap(error, path: path))
-                return
-            }
-            var seen: Int?
-            while !Task.isCancelled {
-                do {
-                    let version = try await watcher.read { db in try Int.fetchOne(db, sql: "PRAGMA data_version") }
-                    if let seen, version != seen {
-                        let value = try await pool.read(fetch)
-                        queue.async { send(value) }
-                    }
-                    seen = version
-                } catch {
-                    continuation.finish(throwing: StoreError.wrap(error, path: path))
-                    return
-                }
-                try? await Task.sleep(for: pollInterval)
-            }
+        let poller = Self.pollCommits(path: path, label: "r2up.data-version", every: pollInterval) { first in
+            guard !first else { return }
+            let value = try await pool.read(fetch)
+            queue.async { send(value) }
+        } failed: { error in
+            continuation.finish(throwing: error)
         }
         continuation.onTermination = { _ in
             cancellable.cancel()
             poller.cancel()
         }
         return stream
+    }
+
+    /// Reads `PRAGMA data_version` every `interval` on a read-only connection of its own (which
+    /// any other connection's commit moves) and calls `changed` at the first read (`true`) and
+    /// after each move (`false`); a failure to open or read ends the loop through `failed`.
+    private static func pollCommits(
+        path: String, label: String, every interval: Duration,
+        changed: @escaping @Sendable (_ first: Bool) async throws -> Void,
+        failed: @escaping @Sendable (StoreError) -> Void
+    ) -> Task<Void, Never> {
+        Task.detached {
+            var configuration = Configuration()
+            configuration.readonly = true
+            configuration.label = label
+            let watcher: DatabaseQueue
+            do { watcher = try DatabaseQueue(path: path, configuration: configuration) } catch {
+                failed(StoreError.wrap(error, path: path))
+                return
+            }
+            var seen: Int?
+            while !Task.isCancelled {
+                do {
+                    let version = try await watcher.read { db in try Int.fetchOne(db, sql: "PRAGMA data_version") }
+                    if seen == nil || version != seen { try await changed(seen == nil) }
+                    seen = version
+                } catch {
+                    failed(StoreError.wrap(error, path: path))
+                    return
+                }
+                try? await Task.sleep(for: interval)
+            }
+        }
     }
 
     /// The `path` range of a folder's tracks on the UNIQUE(path) index: "dir/" ≤ path < "dir0".
