@@ -199,7 +199,7 @@ extension UploadQueue {
         }
     }
 
-    /// Renews this process's leases every `JobLease.heartbeatInterval` and writes the bytes
+    /// Renews this process's leases every two seconds (`JobLease.staleAfter` is 10) and writes the bytes
     /// sent of jobs in flight at most once a second, never from the transfer thread.
     static func keepLeases(writer: StoreWriter, live: LiveProgress) async {
         var beats = 0
