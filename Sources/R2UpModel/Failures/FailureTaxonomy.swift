@@ -127,7 +127,6 @@ public enum FailureKind: Sendable, Equatable {
     }
 }
 
-
 extension FailureKind {
     /// The kind of any error r2up raises.
     public init(_ error: any Error) {
