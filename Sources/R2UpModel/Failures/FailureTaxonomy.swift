@@ -152,12 +152,6 @@ public struct Failure: Sendable, Equatable {
     public var scope: FailureScope
     public var diagnosis: Diagnosis
 
-    public init(kind: FailureKind, scope: FailureScope, diagnosis: Diagnosis) {
-        self.kind = kind
-        self.scope = scope
-        self.diagnosis = diagnosis
-    }
-
     /// Classifies `error`; `subject` (the file) starts a per-file message.
     public init(_ error: any Error, subject: String?) {
         self.init(error, diagnosis: Diagnosis(error, subject: subject))
