@@ -6,14 +6,6 @@ import R2UpTransfer
 
 /// A run of the queue: which jobs it takes, how many at a time, and what it leaves behind.
 extension UploadQueue {
-    /// Runs jobs, at most `concurrency` files at a time (parts share the same request slots).
-    package func run(
-        _ jobs: [UploadJob], attributes: RunAttributes = RunAttributes(), progress: TransferProgress? = nil,
-        onEvent: @escaping @Sendable (QueueEvent) -> Void = { _ in }
-    ) async -> QueueRunSummary {
-        await run(jobs, attributes: attributes, progress: progress, admit: { _ in true }, onEvent: onEvent)
-    }
-
     /// `run`, asking `admit` as each job is about to start; a job turned away stays queued
     /// (sync turns away a file that moved since its scan: it may still be being written).
     ///

@@ -1,0 +1,56 @@
+public import R2UpKit
+public import R2UpModel
+public import R2UpStore
+public import R2UpTransfer
+
+// One-call forms only tests take. The product goes through the batch and streaming forms
+// these wrap (`Intake.enqueue([…])`, `UploadQueue.run(…, admit:)`, `SyncScanner.scan(_:visit:)`,
+// `SyncPlan.add`/`finish`), so a test through them still runs the product's path.
+
+extension UploadService {
+    /// Uploads one file now, without the queue.
+    public func upload(_ request: PushRequest, journal: (any UploadJournal)? = nil) async throws(UploadError) -> UploadOutcome {
+        let file = try LocalFile(path: request.path)
+        return try await uploader.upload(file, bucket: bucket, key: request.key, attributes: request.attributes, journal: journal)
+    }
+}
+
+extension UploadQueue {
+    /// Runs jobs, admitting every one.
+    package func run(
+        _ jobs: [UploadJob], attributes: RunAttributes = RunAttributes(), progress: TransferProgress? = nil,
+        onEvent: @escaping @Sendable (QueueEvent) -> Void = { _ in }
+    ) async -> QueueRunSummary {
+        await run(jobs, attributes: attributes, progress: progress, admit: { _ in true }, onEvent: onEvent)
+    }
+}
+
+extension Intake {
+    /// Checks one file and queues it, as the batch form does for each of many.
+    package func enqueue(
+        _ request: PushRequest, intent: EnqueueIntent = .asked, replace: ReplacePolicy = .guarded
+    ) async throws -> EnqueueResult {
+        try await enqueue([request], intent: intent, replace: replace)[0].get()
+    }
+}
+
+extension SyncScanner {
+    /// Regular files under `root` (an absolute, standardised folder path), and what was skipped.
+    public func scan(_ root: String) -> (files: [ScannedFile], problems: [ScanProblem]) {
+        var files: [ScannedFile] = []
+        let problems = scan(root) { files.append($0) }
+        return (files, problems)
+    }
+}
+
+extension SyncPlan {
+    /// The whole plan at once, from a scan and the store's tracks by path.
+    public init(
+        files: [ScannedFile], prefix: String, bucket: String, filter: SyncFilter, tracks: [String: SyncTrackState],
+        remote: [String: ObjectSummary]?, minAgeNs: Int64, nowNs: Int64
+    ) {
+        self.init(prefix: prefix, bucket: bucket, filter: filter, remote: remote, minAgeNs: minAgeNs, nowNs: nowNs)
+        for file in files { add(file, track: tracks[file.path]) }
+        finish()
+    }
+}
