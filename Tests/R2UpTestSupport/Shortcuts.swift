@@ -4,8 +4,19 @@ public import R2UpStore
 public import R2UpTransfer
 
 // One-call forms only tests take. The product goes through the batch and streaming forms
-// these wrap (`Intake.enqueue([…])`, `UploadQueue.run(…, admit:)`, `SyncScanner.scan(_:visit:)`,
-// `SyncPlan.add`/`finish`), so a test through them still runs the product's path.
+// these wrap (`Store.enqueue([…])`, `Intake.enqueue([…])`, `UploadQueue.run(…, admit:)`,
+// `SyncScanner.scan(_:visit:)`, `SyncPlan.add`/`finish`), so a test through them still runs
+// the product's path.
+
+extension Store {
+    /// Queues one upload through the batch enqueue of push, sync and watch.
+    @discardableResult
+    public func enqueue(
+        _ job: UploadJob, intent: EnqueueIntent = .asked, replace: ReplacePolicy = .guarded
+    ) throws(StoreError) -> EnqueueResult {
+        try enqueue([job], intent: intent, replace: replace)[0]
+    }
+}
 
 extension UploadService {
     /// Uploads one file now, without the queue.
