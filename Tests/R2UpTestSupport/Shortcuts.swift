@@ -5,8 +5,30 @@ public import R2UpTransfer
 
 // One-call forms only tests take. The product goes through the batch and streaming forms
 // these wrap (`Store.enqueue([…])`, `Intake.enqueue([…])`, `UploadQueue.run(…, admit:)`,
-// `SyncScanner.scan(_:visit:)`, `SyncPlan.add`/`finish`), so a test through them still runs
-// the product's path.
+// `SyncScanner.scan(_:visit:)`, `SyncPlan.add`/`finish`, the S3 calls with a `checksum:`), so a
+// test through them still runs the product's path.
+
+extension S3Client {
+    /// PutObject. `contentMD5` is the base64 MD5 of the body, which the server verifies.
+    public func putObject(
+        bucket: String, key: String, body: RequestBody, contentMD5: String?, attributes: ObjectAttributes = .init(),
+        onProgress: (@Sendable (Int64) -> Void)? = nil
+    ) async throws(S3ClientError) -> String {
+        try await putObject(
+            bucket: bucket, key: key, body: body, checksum: contentMD5.map(PayloadChecksum.md5), attributes: attributes,
+            onProgress: onProgress)
+    }
+
+    /// UploadPart with a base64 `Content-MD5` (or none); returns the part's ETag.
+    public func uploadPart(
+        bucket: String, key: String, uploadID: String, partNumber: Int, body: FileSlice, contentMD5: String?,
+        onProgress: (@Sendable (Int64) -> Void)? = nil
+    ) async throws(S3ClientError) -> String {
+        try await uploadPart(
+            bucket: bucket, key: key, uploadID: uploadID, partNumber: partNumber, body: body,
+            checksum: contentMD5.map(PayloadChecksum.md5), onProgress: onProgress)
+    }
+}
 
 extension Store {
     /// Queues one upload through the batch enqueue of push, sync and watch.
