@@ -35,6 +35,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT=$PWD
 # No file in Sources/ over 400 lines, no function over 80 (scripts/size-check.sh; no exceptions).
 bash scripts/size-check.sh
+# swift-format's rules over Sources/ and Tests/ (scripts/format.sh; layout findings aside).
+bash scripts/format.sh --check
 # The CLI uses the layers below R2UpKit only through it (issue 25). SwiftPM on Linux does not
 # refuse an import of a module a target does not depend on, so this does.
 if grep -rlE '^\s*(@_exported\s+)?((public|package|internal)\s+)?import\s+(R2UpStore|R2UpTransfer|R2UpAudio|R2UpModel|GRDB|CCurl|CAudioTags)\b' Sources/r2up Sources/R2UpServe; then

@@ -18,13 +18,13 @@ struct HistoryStoreTests {
         #expect(try store.uploadCount() == 1)
     }
 
-    @Test("the JSON has exactly seed 002's keys plus bucket and etag, with an ISO 8601 UTC date")
+    @Test("history --json has exactly seed 002's keys plus bucket, etag, deletedAt and copiedFrom, with an ISO 8601 UTC date")
     func json() throws {
         let item = Sample.item("vacation.flac", key: "abc12345-vacation.flac", size: 2_048_576, etag: nil)
-        let data = try UploadItem.json([item])
+        let data = try HistoryEntry.json([HistoryEntry(item: item, deletedAt: nil)])
         let objects = try #require(try JSONSerialization.jsonObject(with: data) as? [[String: Any]])
         let object = try #require(objects.first)
-        #expect(Set(object.keys) == ["id", "fileName", "fileSize", "r2Key", "uploadDate", "publicURL", "bucket", "etag"])
+        #expect(Set(object.keys) == ["id", "fileName", "fileSize", "r2Key", "uploadDate", "publicURL", "bucket", "etag", "deletedAt", "copiedFrom"])
         #expect(object["id"] as? String == item.id.uuidString)
         #expect(object["fileName"] as? String == "vacation.flac")
         #expect((object["fileSize"] as? NSNumber)?.int64Value == 2_048_576)
@@ -32,7 +32,7 @@ struct HistoryStoreTests {
         #expect(object["uploadDate"] as? String == "2025-06-15T15:06:40Z")
         #expect(object["publicURL"] as? String == "https://pub.example.com/abc12345-vacation.flac")
         #expect(object["bucket"] as? String == "tracks")
-        #expect(object["etag"] is NSNull)
+        #expect(object["etag"] is NSNull && object["deletedAt"] is NSNull && object["copiedFrom"] is NSNull)
         let text = try #require(String(data: data, encoding: .utf8))
         #expect(text.contains("\"https://pub.example.com/abc12345-vacation.flac\""))
     }

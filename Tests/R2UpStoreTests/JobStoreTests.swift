@@ -141,7 +141,9 @@ struct JobStoreTests {
         #expect(try store.job(id: job.id)?.state == .verifying)
         #expect(try store.parts(jobID: job.id).count == 1)
         #expect(try store.uploadCount() == 1)
-        #expect(try store.track(path: job.path) == nil)
+        // The enqueue noted the file on its track; the completion did not make it uploaded.
+        let track = try #require(try store.track(path: job.path))
+        #expect(track.uploadState != .uploaded && track.key == nil && track.etag == nil)
         #expect(throws: StoreError.notFound("job \(clash.id)")) {
             try store.completeJob(id: clash.id, historyItem: Sample.item())
         }

@@ -91,4 +91,3 @@ public struct CatalogTrack: Codable, Sendable, Equatable {
             + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
     }
 }
-

@@ -113,14 +113,6 @@ public struct Intake: Sendable {
         return Conflict(path: request.path, conflict)
     }
 
-    /// Checks one file and queues it. Bad input (missing file, FIFO, bad key) throws before
-    /// anything is written; a job already queued for the same file is reused.
-    package func enqueue(
-        _ request: PushRequest, intent: EnqueueIntent = .asked, replace: ReplacePolicy = .guarded
-    ) async throws -> EnqueueResult {
-        try await enqueue([request], intent: intent, replace: replace)[0].get()
-    }
-
     /// Checks and queues many files with one store commit. Each result is the queued job with
     /// what this run may do with it, or why that file was refused (nothing written for it);
     /// a store failure throws and queues nothing. A scanned file (`PushRequest.seen`) is not

@@ -6,14 +6,6 @@ import R2UpTransfer
 
 /// A run of the queue: which jobs it takes, how many at a time, and what it leaves behind.
 extension UploadQueue {
-    /// Runs jobs, at most `concurrency` files at a time (parts share the same request slots).
-    package func run(
-        _ jobs: [UploadJob], attributes: RunAttributes = RunAttributes(), progress: TransferProgress? = nil,
-        onEvent: @escaping @Sendable (QueueEvent) -> Void = { _ in }
-    ) async -> QueueRunSummary {
-        await run(jobs, attributes: attributes, progress: progress, admit: { _ in true }, onEvent: onEvent)
-    }
-
     /// `run`, asking `admit` as each job is about to start; a job turned away stays queued
     /// (sync turns away a file that moved since its scan: it may still be being written).
     ///
@@ -199,7 +191,7 @@ extension UploadQueue {
         }
     }
 
-    /// Renews this process's leases every `JobLease.heartbeatInterval` and writes the bytes
+    /// Renews this process's leases every two seconds (`JobLease.staleAfter` is 10) and writes the bytes
     /// sent of jobs in flight at most once a second, never from the transfer thread.
     static func keepLeases(writer: StoreWriter, live: LiveProgress) async {
         var beats = 0

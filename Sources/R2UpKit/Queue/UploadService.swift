@@ -161,12 +161,6 @@ public final class UploadService: Sendable {
         }
         return url
     }
-
-    /// Uploads one file now, without the queue.
-    public func upload(_ request: PushRequest, journal: (any UploadJournal)? = nil) async throws(UploadError) -> UploadOutcome {
-        let file = try LocalFile(path: request.path)
-        return try await uploader.upload(file, bucket: bucket, key: request.key, attributes: request.attributes, journal: journal)
-    }
 }
 
 extension UploadService {

@@ -47,16 +47,6 @@ public struct SyncPlan: Sendable {
         self.nowNs = nowNs
     }
 
-    /// The whole plan at once, from a scan and the store's tracks by path.
-    public init(
-        files: [ScannedFile], prefix: String, bucket: String, filter: SyncFilter, tracks: [String: SyncTrackState],
-        remote: [String: ObjectSummary]?, minAgeNs: Int64, nowNs: Int64
-    ) {
-        self.init(prefix: prefix, bucket: bucket, filter: filter, remote: remote, minAgeNs: minAgeNs, nowNs: nowNs)
-        for file in files { add(file, track: tracks[file.path]) }
-        finish()
-    }
-
     /// Decides one file, given what the store knows of it (nil: nothing).
     public mutating func add(_ file: ScannedFile, track: SyncTrackState?) {
         let key = keyFor?(file) ?? prefix + file.relativePath

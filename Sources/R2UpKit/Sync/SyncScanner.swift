@@ -35,13 +35,6 @@ public struct SyncScanner: Sendable {
         self.skipHidden = skipHidden
     }
 
-    /// Regular files under `root` (an absolute, standardised folder path), and what was skipped.
-    public func scan(_ root: String) -> (files: [ScannedFile], problems: [ScanProblem]) {
-        var files: [ScannedFile] = []
-        let problems = scan(root) { files.append($0) }
-        return (files, problems)
-    }
-
     /// Hands each regular file under `root` to `visit` in the byte order of its path (SQLite's
     /// order of `tracks.path`), so a sync can walk the store beside it instead of holding
     /// 100,000 files and tracks in memory. Returns what was skipped.

@@ -16,10 +16,6 @@ public struct WatchChanges: Sendable, Equatable {
     public var rewatched: Set<String> = []
     /// One line each for the user (the watch limit, a root gone).
     public var notices: [String] = []
-
-    public var isEmpty: Bool {
-        files.isEmpty && folders.isEmpty && !everything && unwatched.isEmpty && rewatched.isEmpty && notices.isEmpty
-    }
 }
 
 #if os(Linux)

@@ -127,7 +127,6 @@ public enum FailureKind: Sendable, Equatable {
     }
 }
 
-
 extension FailureKind {
     /// The kind of any error r2up raises.
     public init(_ error: any Error) {
@@ -152,12 +151,6 @@ public struct Failure: Sendable, Equatable {
     public var kind: FailureKind
     public var scope: FailureScope
     public var diagnosis: Diagnosis
-
-    public init(kind: FailureKind, scope: FailureScope, diagnosis: Diagnosis) {
-        self.kind = kind
-        self.scope = scope
-        self.diagnosis = diagnosis
-    }
 
     /// Classifies `error`; `subject` (the file) starts a per-file message.
     public init(_ error: any Error, subject: String?) {

@@ -74,7 +74,6 @@ public struct RequestRetryPolicy: Sendable {
     }
 }
 
-
 /// What to do about one failure of a job.
 public enum RetryDecision: Sendable, Equatable {
     /// Try again in this run after the delay.

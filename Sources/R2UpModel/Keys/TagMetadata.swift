@@ -8,10 +8,9 @@ import Foundation
 public enum TagMetadata {
     /// R2's limit on an object's user metadata: names (with `x-amz-meta-`) and values, in bytes.
     public static let limitBytes = 8_192
-    /// The metadata names r2up writes, in the order they are kept when space runs short.
-    public static let names = ["title", "artist", "album", "albumartist", "track", "disc", "year", "duration", "genre", "compilation"]
-
-    /// The tags as metadata values (not yet encoded), in `names` order; absent tags are left out.
+    /// The tags as metadata values (not yet encoded), in the order they are kept when space runs
+    /// short (title, artist, album, albumartist, track, disc, year, duration, genre,
+    /// compilation); absent tags are left out.
     public static func values(_ tags: AudioTags) -> [(name: String, value: String)] {
         var values: [(name: String, value: String)] = []
         if let title = tags.title { values.append(("title", title)) }

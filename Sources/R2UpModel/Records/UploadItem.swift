@@ -54,15 +54,6 @@ public struct UploadItem: Sendable, Equatable, Identifiable {
     static let isoFormat = Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: "UTC")!)
     static let isoFormatWithFraction = Date.ISO8601FormatStyle(
         includingFractionalSeconds: true, timeZone: TimeZone(identifier: "UTC")!)
-
-    /// Encodes items as `history --json` prints them: an array, keys sorted, slashes unescaped.
-    public static func json(_ items: [UploadItem], pretty: Bool = true) throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = pretty ? [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted] : [
-            .sortedKeys, .withoutEscapingSlashes,
-        ]
-        return try encoder.encode(items)
-    }
 }
 
 /// A history row as `history --json` prints it: the upload's fields and `deletedAt`
@@ -85,6 +76,7 @@ public struct HistoryEntry: Encodable, Sendable {
         try container.encode(item.copiedFrom, forKey: .copiedFrom)
     }
 
+    /// Encodes entries as `history --json` prints them: an array, keys sorted, slashes unescaped.
     public static func json(_ entries: [HistoryEntry]) throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted]

@@ -21,9 +21,6 @@ public enum TrackIcon: Int, Sendable, CaseIterable, Comparable {
     case cloudOnly
     case localOnly
 
-    /// 1 is the most urgent; the lowest number present wins.
-    public var priority: Int { rawValue }
-
     /// A stable name for `--json`; it never changes with the glyphs.
     public var name: String {
         switch self {

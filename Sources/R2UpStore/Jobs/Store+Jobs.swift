@@ -29,18 +29,8 @@ public struct EnqueueResult: Sendable, Equatable {
 }
 
 extension Store {
-    /// Queues an upload. An unfinished job for the same path, bucket and key is reused, not
-    /// duplicated; if the file's size or mtime moved since, that job starts over as staged.
-    @discardableResult
-    public func enqueue(
-        _ job: UploadJob, intent: EnqueueIntent = .asked, replace: ReplacePolicy = .guarded
-    ) throws(StoreError) -> EnqueueResult {
-        let time = now()
-        return try write { db in try Self.enqueue(db, job, at: time, intent: intent, replace: replace) }
-    }
-
-    /// Queues many jobs in one transaction, each as `enqueue(_:)` does, and records each
-    /// file's size and mtime on its track (created when new): one commit for a whole folder.
+    /// Queues many jobs in one transaction and records each file's size and mtime on its track
+    /// (created when new): one commit for a whole folder.
     /// The one batch enqueue of push, sync and watch (`Intake` in R2UpKit).
     /// - Parameters:
     ///   - unlessUploaded: jobs planned because their track was not uploaded as the file is (a

@@ -154,4 +154,3 @@ extension Store {
         }
     }
 }
-

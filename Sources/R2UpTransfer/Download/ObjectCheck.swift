@@ -16,11 +16,6 @@ package enum ObjectCheck: Sendable, Equatable {
     /// Nothing the server says can check the bytes: only their count is.
     case none(reason: String)
 
-    var isVerifying: Bool {
-        if case .none = self { return false }
-        return true
-    }
-
     /// The bytes of `descriptor` (`size` long) as the server described them: nil when they do not
     /// match, else true; a read error counts as a mismatch (the file is then fetched again).
     func matches(descriptor: Int32, size: Int64) -> Bool {

@@ -6,7 +6,4 @@ enum CurlRuntime {
     static let initialized: Bool = {
         curl_global_init(r2_global_default) == CURLE_OK
     }()
-
-    /// The libcurl version string, for `doctor` and `--version`.
-    static var version: String { String(cString: curl_version()) }
 }

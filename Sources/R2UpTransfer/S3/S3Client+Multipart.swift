@@ -47,16 +47,6 @@ extension S3Client {
         return uploadID
     }
 
-    /// UploadPart with a base64 `Content-MD5` (or none); returns the part's ETag.
-    public func uploadPart(
-        bucket: String, key: String, uploadID: String, partNumber: Int, body: FileSlice, contentMD5: String?,
-        onProgress: (@Sendable (Int64) -> Void)? = nil
-    ) async throws(S3ClientError) -> String {
-        try await uploadPart(
-            bucket: bucket, key: key, uploadID: uploadID, partNumber: partNumber, body: body,
-            checksum: contentMD5.map(PayloadChecksum.md5), onProgress: onProgress)
-    }
-
     /// UploadPart with the body's checksum, which the server verifies; returns the part's ETag.
     public func uploadPart(
         bucket: String, key: String, uploadID: String, partNumber: Int, body: FileSlice, checksum: PayloadChecksum?,

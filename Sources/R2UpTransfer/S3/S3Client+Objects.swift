@@ -75,16 +75,6 @@ public struct ObjectListing: Sendable, Equatable {
 }
 
 extension S3Client {
-    /// PutObject. `contentMD5` is the base64 MD5 of the body, which the server verifies.
-    public func putObject(
-        bucket: String, key: String, body: RequestBody, contentMD5: String?, attributes: ObjectAttributes = .init(),
-        onProgress: (@Sendable (Int64) -> Void)? = nil
-    ) async throws(S3ClientError) -> String {
-        try await putObject(
-            bucket: bucket, key: key, body: body, checksum: contentMD5.map(PayloadChecksum.md5), attributes: attributes,
-            onProgress: onProgress)
-    }
-
     /// PutObject with the body's checksum, which the server verifies.
     public func putObject(
         bucket: String, key: String, body: RequestBody, checksum: PayloadChecksum?,

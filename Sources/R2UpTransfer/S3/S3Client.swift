@@ -38,9 +38,6 @@ public final class S3Client: Sendable {
     /// The `Server` header the endpoint answered with, once any reply came (`ServerProfile.identify`).
     public var server: String? { serverHeader.withLock { $0 } }
 
-    /// The clock correction in seconds currently applied (server minus local).
-    var clockSkew: TimeInterval { clockOffset.withLock { $0 } }
-
     // MARK: - Request plumbing
 
     struct Call {

@@ -40,8 +40,6 @@ public struct UploadOutcome: Sendable, Equatable {
     public var bytesSent: Int64
     public var partCount: Int
     public var multipart: Bool
-    /// Parts found already uploaded by an earlier run and not sent again.
-    public var partsResumed: Int
     /// The content digest of what was stored (`ContentDigest`), when its checksums are known.
     public var digest: String? = nil
 }
@@ -221,7 +219,7 @@ public struct FileUploader: Sendable {
             }
             return UploadOutcome(
                 bucket: bucket, key: key, etag: etag, size: file.size, bytesSent: sent.value, partCount: 1,
-                multipart: false, partsResumed: 0, digest: ContentDigest.whole(checksum))
+                multipart: false, digest: ContentDigest.whole(checksum))
         }
     }
 

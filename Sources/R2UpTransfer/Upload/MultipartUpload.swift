@@ -37,7 +37,6 @@ struct MultipartUpload: Sendable {
                 throw .store(error)
             }
         }
-        let resumedCount = done.count
         let sent = ByteCounter()
         let alreadySent = done.values.reduce(Int64(0)) { $0 + $1.size }
         do {
@@ -79,7 +78,7 @@ struct MultipartUpload: Sendable {
             try await uploader.verify(bucket: bucket, key: key, size: file.size, etag: nil)
             return UploadOutcome(
                 bucket: bucket, key: key, etag: etag, size: file.size, bytesSent: sent.value,
-                partCount: plan.partCount, multipart: true, partsResumed: resumedCount,
+                partCount: plan.partCount, multipart: true,
                 digest: ContentDigest.parts(parts, partSize: plan.partSize))
         } catch let error as UploadError {
             if !uploader.settings.keepPartsOnFailure { await abort(uploadID) }
@@ -156,7 +155,7 @@ struct MultipartUpload: Sendable {
         else { return nil }
         return UploadOutcome(
             bucket: bucket, key: key, etag: info.etag, size: file.size, bytesSent: 0, partCount: plan.partCount,
-            multipart: true, partsResumed: plan.partCount)
+            multipart: true)
     }
 
     /// S3's ETag of a completed multipart object, from its parts' hex MD5 ETags.

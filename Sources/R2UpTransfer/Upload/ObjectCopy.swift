@@ -70,7 +70,7 @@ extension FileUploader {
         return UploadOutcome(
             bucket: bucket, key: key, etag: etag, size: size, bytesSent: 0,
             partCount: multipart ? ((try? CopyPartPlan(size: size, preferredPartSize: settings.copyPartSize))?.partCount ?? 1) : 1,
-            multipart: multipart, partsResumed: 0)
+            multipart: multipart)
     }
 
     /// Whether the object is a copy of the source as recorded: its size and ETag (a plain MD5,

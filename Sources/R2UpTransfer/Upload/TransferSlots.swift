@@ -18,11 +18,6 @@ public final class TransferSlots: Sendable {
     /// Where the engine reads each new transfer's low-speed limit and upload buffer size.
     private let tuning: TransferTuning?
 
-    /// A fixed limit.
-    public convenience init(limit: Int) {
-        self.init(controller: DepthController(pinned: limit))
-    }
-
     /// `clock` gives seconds on a monotonic scale (injected by tests).
     /// `tuning`: what the engine gives each new transfer, set here from the depth and the link.
     public init(

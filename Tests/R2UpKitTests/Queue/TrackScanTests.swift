@@ -44,7 +44,6 @@ struct TrackScanTests {
         let cloud = TrackScan.following(Self.track("/m/a", key: "a"), size: nil, mtimeNs: nil)
         #expect(!cloud.isOnDisk)
         #expect(cloud.icon(isLocal: cloud.isOnDisk) == .cloudOnly)
-        #expect(cloud.icon(isLocal: cloud.isOnDisk).priority == 7)
         let downloaded = TrackScan.following(Self.track("/m/a", key: "a", upload: .none, download: .downloaded), size: nil, mtimeNs: nil)
         #expect(downloaded.icon(isLocal: downloaded.isOnDisk) == .cloudOnly)
         let never = TrackScan.following(Self.track("/m/a", upload: .none), size: nil, mtimeNs: nil)

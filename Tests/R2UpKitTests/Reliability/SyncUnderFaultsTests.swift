@@ -180,4 +180,3 @@ struct SyncUnderFaultsTests {
         return "\(upload)#\(part)"
     }
 }
-

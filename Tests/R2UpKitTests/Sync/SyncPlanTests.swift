@@ -4,6 +4,7 @@ import Testing
 @testable import R2UpModel
 @testable import R2UpStore
 @testable import R2UpTransfer
+import R2UpTestSupport
 
 /// The sync rules on values alone: what is unchanged, changed, new, waiting, filtered, clashing.
 @Suite("Sync plan")

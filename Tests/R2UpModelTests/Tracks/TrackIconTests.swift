@@ -68,19 +68,19 @@ struct TrackIconTests {
             (.cloudOnly, 7, "cloudOnly"),
         ])
     func appearance(icon: TrackIcon, priority: Int, name: String) {
-        #expect(icon.priority == priority)
+        #expect(icon.rawValue == priority)
         #expect(icon.name == name)
     }
 
     @Test("a local-only track comes last")
     func localOnlyComesLast() {
-        #expect(TrackIcon.localOnly.priority == 8)
+        #expect(TrackIcon.localOnly.rawValue == 8)
         #expect(TrackIcon.localOnly.name == "localOnly")
     }
 
     @Test("priorities are 1 to 8 in table order, and names are unique")
     func ordering() {
-        #expect(TrackIcon.allCases.map(\.priority) == Array(1...8))
+        #expect(TrackIcon.allCases.map(\.rawValue) == Array(1...8))
         #expect(TrackIcon.allCases.sorted() == TrackIcon.allCases)
         #expect(Set(TrackIcon.allCases.map(\.name)).count == 8)
         #expect(UploadState.allCases.map(\.rawValue) == ["none", "uploading", "uploaded", "error"])
