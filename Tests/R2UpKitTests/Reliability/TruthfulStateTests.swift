@@ -337,7 +337,9 @@ struct TruthfulStateTests {
         environment["HOME"] = directory.path
         let database = directory.path + "/r2up.sqlite"
         let arguments = ["push", album + "/", "--prefix", scope, "--db", database]
-        let first = try Run(arguments, environment: environment)
+        // Paced (3.6 MB at 1 MB/s) so the first cannot finish all 300 before the second scans: on
+        // a quiet machine it did, and the second had nothing to upload (a run of a different test).
+        let first = try Run(arguments + ["--bwlimit", "1M"], environment: environment)
         // The second starts once the first has uploaded some: it scanned a folder whose tracks
         // the first goes on completing while the second queues them.
         try await offThePool {
