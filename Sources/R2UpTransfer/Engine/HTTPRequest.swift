@@ -46,6 +46,9 @@ public struct HTTPRequest: Sendable {
     public var sink: ResponseSink
     /// Called on the engine thread with the bytes sent so far, at most a few times a second.
     public var onProgress: (@Sendable (Int64) -> Void)?
+    /// On a new connection: libcurl silently sends a request again when a reused connection
+    /// dies before the reply, which must not happen unseen to a request that creates something.
+    public var freshConnection = false
 
     public init(
         method: String, url: String, headers: [(name: String, value: String)] = [],

@@ -38,8 +38,11 @@ extension S3Client {
         case .crc32: headers.append(("x-amz-checksum-algorithm", "CRC32"))
         case .crc32c: headers.append(("x-amz-checksum-algorithm", "CRC32C"))
         }
-        let response = try await send(
-            Call(method: "POST", bucket: bucket, key: key, query: [("uploads", "")], headers: headers))
+        // A fresh connection: a reply lost on a reused one would make libcurl create a second
+        // upload unseen, which no one aborts (FileUploader.createMultipartUpload aborts the ones it sees).
+        var call = Call(method: "POST", bucket: bucket, key: key, query: [("uploads", "")], headers: headers)
+        call.freshConnection = true
+        let response = try await send(call)
         let root = try Self.document(response, root: "InitiateMultipartUploadResult")
         guard let uploadID = root.value("UploadId"), !uploadID.isEmpty else {
             throw .unexpectedResponse("CreateMultipartUpload returned no UploadId")

@@ -50,6 +50,7 @@ public final class S3Client: Sendable {
         var payload: PayloadHash = .empty
         var sink: ResponseSink = .memory(limit: 8 << 20)
         var onProgress: (@Sendable (Int64) -> Void)?
+        var freshConnection = false
     }
 
     func signedRequest(for call: Call, date: Date) -> (request: SigningRequest, url: String, headers: [(name: String, value: String)]) {
@@ -70,10 +71,10 @@ public final class S3Client: Sendable {
             let (_, url, headers) = signedRequest(for: call, date: now)
             let response: HTTPResponse
             do {
-                response = try await engine.perform(
-                    HTTPRequest(
-                        method: call.method, url: url, headers: headers, body: call.body, sink: call.sink,
-                        onProgress: call.onProgress))
+                var request = HTTPRequest(
+                    method: call.method, url: url, headers: headers, body: call.body, sink: call.sink, onProgress: call.onProgress)
+                request.freshConnection = call.freshConnection
+                response = try await engine.perform(request)
             } catch let error as TransferError {
                 throw .transfer(error)
             } catch {
