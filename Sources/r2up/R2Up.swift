@@ -15,8 +15,10 @@ struct R2Up: AsyncParsableCommand {
     )
 
     static func main() async {
-        // Library messages name what they point to by the CLI's flags and variables.
+        // Library messages name what they point to by the CLI's flags and variables, and
+        // what the user can do by its commands.
         OptionWords.install(.cli)
+        RemedyWords.install(.cli)
         // A dead peer or a closed pipe (`r2up history | head`) must not kill the process.
         signal(SIGPIPE, SIG_IGN)
         if let suggestion = CommandSuggestion.message(for: Array(CommandLine.arguments.dropFirst())) {

@@ -115,7 +115,7 @@ public struct Doctor: Sendable {
             return
         }
         guard let bucket = settings.bucket?.value, !bucket.isEmpty else {
-            record(.fail(.bucket, "no bucket is set", "run r2up config init, or use \(OptionName.bucket.sources)"))
+            record(.fail(.bucket, "no bucket is set", "\(Remedy.runConfigInit), or use \(OptionName.bucket.sources)"))
             record(.skipped(.write, because: .bucket))
             record(.skipped(.publicURL, because: .bucket))
             return
