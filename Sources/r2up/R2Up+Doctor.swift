@@ -35,7 +35,7 @@ extension R2Up {
                 if !quiet || check.outcome == .fail { Terminal.output(check.line(style: style)) }
             }
             if !quiet { Terminal.output("doctor: " + report.summary) }
-            if report.status != .success { throw CommandFailure(category: report.status) }
+            if report.category != .success { throw CommandFailure(category: report.category) }
         }
     }
 }

@@ -57,7 +57,7 @@ struct CommandFailure: Error {
 
     init(_ diagnosis: Diagnosis) { self.diagnosis = diagnosis }
     init(_ error: any Error) { diagnosis = Diagnosis(error) }
-    init(status: FailureCategory) { diagnosis = Diagnosis(category: status, message: "") }
+    init(category: FailureCategory) { diagnosis = Diagnosis(category: category, message: "") }
 }
 
 /// An argument error in the `r2up:` style of every other error: one line, then where help is.
