@@ -148,7 +148,7 @@ let package = Package(
         // The CLI's rendering (tables, bars, status lines, doctor's lines) and flag values, as exact text.
         .testTarget(
             name: "R2UpPresentationTests",
-            dependencies: ["r2up", "R2UpKit", "R2UpModel", "R2UpStore", "R2UpTransfer", "R2UpTestSupport"],
+            dependencies: ["r2up", "R2UpKit", "R2UpModel", "R2UpStore", "R2UpTransfer", "R2UpTestSupport", "SigV4"],
             swiftSettings: strictSettings
         ),
         .testTarget(

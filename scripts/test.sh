@@ -43,10 +43,18 @@ if grep -rlE '^\s*(@_exported\s+)?((public|package|internal)\s+)?import\s+(R2UpS
   echo "test.sh: the files above import a layer below R2UpKit: the r2up and R2UpServe targets depend on R2UpKit alone" >&2
   exit 1
 fi
-# Messages below R2UpKit say which option they mean (OptionName); the CLI names its flags and
-# variables (Sources/r2up/Presentation/OptionWords+CLI.swift), so no string there names one.
-if grep -rnE '"[^"]*(--[a-z]|R2UP_|AWS_[A-Z])' Sources/R2UpModel Sources/R2UpTransfer Sources/R2UpStore; then
-  echo "test.sh: the strings above name a CLI flag or an environment variable: use OptionName, which the CLI renders" >&2
+# Presentation is the CLI's (docs/development/architecture.md; no exceptions, comments aside).
+# Messages below the CLI say which option they mean (OptionName) and what to do (Remedy); the CLI
+# names its flags, variables and commands (Sources/r2up/Presentation/OptionWords+CLI.swift,
+# RemedyWords+CLI.swift) and reads the environment (Sources/r2up/EnvironmentSettings.swift).
+below_cli=(Sources/R2UpKit Sources/R2UpModel Sources/R2UpTransfer Sources/R2UpStore)
+if grep -rnE --include='*.swift' '"[^"]*(--[a-z]|R2UP_|AWS_[A-Z])' "${below_cli[@]}" | grep -vE '^[^:]+:[0-9]+:\s*//'; then
+  echo "test.sh: the strings above name a CLI flag or an environment variable: use OptionName, which the CLI renders, or a SettingVariable it supplies" >&2
+  exit 1
+fi
+commands='push|pull|cat|sync|queue|retry|history|copy-url|status|ls|presign|rm|config (init|show)|doctor|catalog|watch|offload|fetch|du|serve|help'
+if grep -rnE --include='*.swift' "r2up ($commands)\b" "${below_cli[@]}" | grep -vE '^[^:]+:[0-9]+:\s*//'; then
+  echo "test.sh: the lines above name an r2up command: use a Remedy, which the CLI renders as its command line" >&2
   exit 1
 fi
 bash scripts/setup.sh

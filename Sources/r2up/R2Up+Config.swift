@@ -47,7 +47,7 @@ extension R2Up {
             do {
                 try ProfileWriter.save(answers, profile: profile, at: path)
             } catch {
-                throw CommandFailure(Diagnosis(category: error.status, message: "\(error); nothing was written"))
+                throw CommandFailure(Diagnosis(category: error.category, message: "\(error); nothing was written"))
             }
             Terminal.output("Wrote profile '\(profile)' to \(path) (mode 0600).")
             Terminal.output("Check it with: r2up doctor" + (profile == "default" ? "" : " --profile \(profile)"))

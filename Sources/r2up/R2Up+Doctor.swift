@@ -28,14 +28,14 @@ extension R2Up {
             do { settings = .success(try resolver.resolve(global.overrides)) } catch { settings = .failure(error) }
             let style = TerminalStyle(environment: environment, isTerminal: Terminal.stdoutIsTerminal)
             let doctor = R2UpKit.Doctor(
-                settings: settings, configFiles: resolver.configFiles, environment: environment, ascii: style.ascii,
+                settings: settings, configFiles: resolver.configFiles, ascii: style.ascii,
                 clipboardCheck: { Clipboard.doctorCheck(environment: environment) })
             let quiet = global.quiet
             let report = await doctor.run { check in
                 if !quiet || check.outcome == .fail { Terminal.output(check.line(style: style)) }
             }
             if !quiet { Terminal.output("doctor: " + report.summary) }
-            if report.status != .success { throw CommandFailure(status: report.status) }
+            if report.category != .success { throw CommandFailure(category: report.category) }
         }
     }
 }

@@ -63,7 +63,7 @@ extension R2Up {
             } else if !global.quiet {
                 Terminal.error(Self.line(summary))
             }
-            if summary.exitStatus != .success { throw CommandFailure(status: summary.exitStatus) }
+            if summary.category != .success { throw CommandFailure(category: summary.category) }
         }
 
         /// "Fetched 2 files (16 MB), 8 MB of it resumed from disk; 1 already on disk; 1 failed."

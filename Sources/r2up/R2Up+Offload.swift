@@ -67,7 +67,7 @@ extension R2Up {
             options.keepNewest = keepNewest
             options.dryRun = dryRun
             let summary = await OffloadReport.run(offloader, tracks, options: options, quiet: global.quiet, json: json)
-            if summary.exitStatus != .success { throw CommandFailure(status: summary.exitStatus) }
+            if summary.category != .success { throw CommandFailure(category: summary.category) }
         }
     }
 }

@@ -66,14 +66,14 @@ extension R2Up {
                 // As push: one line saying what the same command resumes, then 130 (143 for SIGTERM).
                 let left = summary.leftResumable == 1 ? "1 download is" : "\(summary.leftResumable) downloads are"
                 Terminal.error("r2up: interrupted; \(left) left to resume: run the same pull again")
-                throw CommandFailure(status: .interrupted)
+                throw CommandFailure(category: .interrupted)
             }
             for (_, error) in summary.failures { worst = max(worst, DownloadFailure.diagnosis(error).category) }
             report(summary, refused: plan.refused.count, puller: puller)
             if summary.failures.contains(where: { DownloadFailure.diagnosis($0.error).category == .configuration }) {
-                throw CommandFailure(status: .configuration)
+                throw CommandFailure(category: .configuration)
             }
-            if worst != .success { throw CommandFailure(status: worst) }
+            if worst != .success { throw CommandFailure(category: worst) }
         }
 
         /// The folder the objects go to, made if need be, and the items to pull there: `pull KEY

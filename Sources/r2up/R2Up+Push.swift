@@ -134,7 +134,7 @@ extension R2Up {
             if result.hasFolders && !quiet && !Terminal.isOutputClosed && summary.stoppedBy == nil && !summary.interrupted {
                 Terminal.error(PushLine.text(result, seconds: (ContinuousClock.now - started) / .seconds(1)))
             }
-            if result.status != .success { throw CommandFailure(status: result.status) }
+            if result.category != .success { throw CommandFailure(category: result.category) }
         }
 
         /// `completed` in the order of `ordered` (the run's uploads in track order); any it

@@ -114,7 +114,7 @@ extension R2Up.Queue {
                     Terminal.error("r2up: \(left) multipart upload\(left == 1 ? "" : "s") could not be aborted now; the next run tries again")
                 }
             }
-            if !cancellation.held.isEmpty { throw CommandFailure(status: .locked) }
+            if !cancellation.held.isEmpty { throw CommandFailure(category: .locked) }
         }
 
         /// The database to write (cancel changes jobs), or nil when there is none: cancelling
@@ -185,7 +185,7 @@ extension R2Up {
                 }
                 for line in summary.stopLines { Terminal.error(line) }
             }
-            if result.status != .success { throw CommandFailure(status: result.status) }
+            if result.category != .success { throw CommandFailure(category: result.category) }
         }
     }
 }

@@ -135,7 +135,7 @@ extension R2Up {
             let question = "Delete these \(objects)? [y/N] "
             guard Terminal.stdinIsTerminal else {
                 Terminal.error("r2up: not deleting \(objects) without --yes (no terminal to ask on)")
-                throw CommandFailure(status: .badInput)
+                throw CommandFailure(category: .badInput)
             }
             FileHandle.standardError.write(Data(question.utf8))
             let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
@@ -195,7 +195,7 @@ extension R2Up {
             if only.count > namedOnlyCopies {
                 Terminal.error("r2up: and \(only.count - namedOnlyCopies) more objects that are the only copy of an offloaded track")
             }
-            throw CommandFailure(status: .badInput)
+            throw CommandFailure(category: .badInput)
         }
 
         static let namedOnlyCopies = 10

@@ -95,22 +95,22 @@ extension R2Up {
             // --offload-after: once the run is done, with the same checks as `r2up offload`.
             let offloading = offloadPolicy.age != nil && !dryRun && summary.stoppedBy == nil && !summary.interrupted
             if !(json && offloading) { report(summary) }
-            var offloadStatus = FailureCategory.success
+            var offloadCategory = FailureCategory.success
             if offloading, let age = offloadPolicy.age,
                 let offloaded = await OffloadAfterOptions.run(
                     age: age, folders: [folder], service: service, databasePath: settings.database.value, quiet: global.quiet, json: json)
             {
-                offloadStatus = offloaded.exitStatus
+                offloadCategory = offloaded.category
                 if json { Terminal.output(OffloadAfterOptions.merged(JSONOutput.encode(summary), offloaded)) }
             }
-            if publish && !dryRun && summary.status != .configuration {
+            if publish && !dryRun && summary.category != .configuration {
                 let store: LocalStore
                 do { store = try LocalStore(path: settings.database.value) } catch { throw CommandFailure(error) }
                 let result = try await CatalogCommand.publish(service: service, store: store, prefix: folderOptions.prefix)
                 if !global.quiet && !json { Terminal.output(CatalogCommand.line(result)) }
             }
-            let status = max(summary.status, offloadStatus)
-            if status != .success { throw CommandFailure(status: status) }
+            let category = max(summary.category, offloadCategory)
+            if category != .success { throw CommandFailure(category: category) }
         }
 
         private func report(_ summary: SyncSummary) {

@@ -15,8 +15,10 @@ struct R2Up: AsyncParsableCommand {
     )
 
     static func main() async {
-        // Library messages name what they point to by the CLI's flags and variables.
+        // Library messages name what they point to by the CLI's flags and variables, and
+        // what the user can do by its commands.
         OptionWords.install(.cli)
+        RemedyWords.install(.cli)
         // A dead peer or a closed pipe (`r2up history | head`) must not kill the process.
         signal(SIGPIPE, SIG_IGN)
         if let suggestion = CommandSuggestion.message(for: Array(CommandLine.arguments.dropFirst())) {
@@ -55,7 +57,7 @@ struct CommandFailure: Error {
 
     init(_ diagnosis: Diagnosis) { self.diagnosis = diagnosis }
     init(_ error: any Error) { diagnosis = Diagnosis(error) }
-    init(status: FailureCategory) { diagnosis = Diagnosis(category: status, message: "") }
+    init(category: FailureCategory) { diagnosis = Diagnosis(category: category, message: "") }
 }
 
 /// An argument error in the `r2up:` style of every other error: one line, then where help is.

@@ -37,11 +37,11 @@ public struct TestServer: Sendable {
         overrides.endpoint = endpoint ?? self.endpoint
         overrides.bucket = bucket ?? self.bucket
         overrides.publicURL = publicURL
-        let resolver = SettingsResolver(
-            environment: [
-                "AWS_ACCESS_KEY_ID": asWriter ? writerAccessKey : accessKey,
-                "AWS_SECRET_ACCESS_KEY": secret ?? (asWriter ? writerSecretKey : secretKey), "HOME": "/nonexistent",
-            ], homeDirectory: "/nonexistent")
+        var variables = SettingVariables()
+        variables.accessKeyID = SettingVariable(name: "AWS_ACCESS_KEY_ID", value: asWriter ? writerAccessKey : accessKey)
+        variables.secretAccessKey = SettingVariable(
+            name: "AWS_SECRET_ACCESS_KEY", value: secret ?? (asWriter ? writerSecretKey : secretKey))
+        let resolver = SettingsResolver(variables: variables, locations: ConfigLocations(homeDirectory: "/nonexistent"))
         return try resolver.resolve(overrides)
     }
 

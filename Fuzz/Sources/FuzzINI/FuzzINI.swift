@@ -32,10 +32,11 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
         }
         _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
     }
-    var environment = ["HOME": home]
-    if !parts[3].isEmpty { environment["AWS_PROFILE"] = parts[3] }
+    var variables = SettingVariables()
+    if !parts[3].isEmpty { variables.profile = [SettingVariable(name: "AWS_PROFILE", value: parts[3])] }
     do throws(ConfigurationError) {
-        let settings = try SettingsResolver(environment: environment, homeDirectory: home).resolve(SettingOverrides())
+        let resolver = SettingsResolver(variables: variables, locations: ConfigLocations(homeDirectory: home))
+        let settings = try resolver.resolve(SettingOverrides())
         if let credentials = settings.credentials?.value {
             precondition(!credentials.accessKeyID.isEmpty && !credentials.secretAccessKey.isEmpty, "empty credentials resolved")
         }

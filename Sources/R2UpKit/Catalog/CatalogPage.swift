@@ -9,7 +9,7 @@ enum CatalogPage {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="generator" content="r2up catalog">
+<meta name="generator" content="r2up">
 <title>Catalog</title>
 <style>
 :root { color-scheme: light dark; --accent: #d2691e; --muted: #888; }

@@ -333,8 +333,8 @@ public enum ProfileWriteError: Error, Sendable, Equatable, CustomStringConvertib
         }
     }
 
-    /// The exit status DESIGN §3 gives it.
-    public var status: FailureCategory {
+    /// The category DESIGN §3 gives it.
+    public var category: FailureCategory {
         if case .answer = self { return .badInput }
         return .configuration
     }

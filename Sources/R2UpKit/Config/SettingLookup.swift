@@ -3,14 +3,14 @@ import SigV4
 import R2UpModel
 import R2UpTransfer
 
-/// Where `SettingsResolver` looks a setting up: the environment and the profile's sections of
-/// the config files (in the order they are consulted), and which of the two comes first.
+/// Where `SettingsResolver` looks a setting up: the variables it was given and the profile's
+/// sections of the config files (in the order they are consulted), and which of the two comes first.
 struct SettingLookup {
     typealias Section = (path: String, profile: String, values: [String: String])
 
-    let environment: [String: String]
+    let variables: SettingVariables
     let sections: [Section]
-    /// A profile named on the command line wins over the environment for where to connect,
+    /// A profile named on the command line wins over the variables for where to connect,
     /// as who and to which bucket (as the AWS CLI does): `--profile work` means that profile.
     let profileFirst: Bool
 
@@ -23,27 +23,25 @@ struct SettingLookup {
         return nil
     }
 
-    func fromEnvironment(_ names: String...) -> Sourced<String>? { fromEnvironment(names) }
-
-    func fromEnvironment(_ names: [String]) -> Sourced<String>? {
-        for name in names {
-            if let value = nonEmptySetting(environment[name]) { return Sourced(value: value, source: .environment(name)) }
+    func fromVariables(_ variables: [SettingVariable]) -> Sourced<String>? {
+        for variable in variables {
+            if let value = nonEmptySetting(variable.value) { return Sourced(value: value, source: .environment(variable.name)) }
         }
         return nil
     }
 
-    /// The variable's or the key's value, the profile's first when one was named.
-    func configured(environment name: String, file key: String) -> Sourced<String>? {
-        profileFirst ? fromFiles(key) ?? fromEnvironment(name) : fromEnvironment(name) ?? fromFiles(key)
+    /// The variables' or the key's value, the profile's first when one was named.
+    func configured(_ variables: [SettingVariable], file key: String) -> Sourced<String>? {
+        profileFirst ? fromFiles(key) ?? fromVariables(variables) : fromVariables(variables) ?? fromFiles(key)
     }
 
     func endpoint() -> Sourced<String>? {
-        profileFirst ? endpointFromFiles() ?? endpointFromEnvironment() : endpointFromEnvironment() ?? endpointFromFiles()
+        profileFirst ? endpointFromFiles() ?? endpointFromVariables() : endpointFromVariables() ?? endpointFromFiles()
     }
 
-    private func endpointFromEnvironment() -> Sourced<String>? {
-        if let url = fromEnvironment("R2UP_ENDPOINT", "AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL") { return url }
-        return fromEnvironment("R2_ACCOUNT_ID").map { Sourced(value: S3Endpoint.r2URL(account: $0.value), source: $0.source) }
+    private func endpointFromVariables() -> Sourced<String>? {
+        if let url = fromVariables(variables.endpoint) { return url }
+        return fromVariables(variables.r2Account).map { Sourced(value: S3Endpoint.r2URL(account: $0.value), source: $0.source) }
     }
 
     private func endpointFromFiles() -> Sourced<String>? {
@@ -52,12 +50,14 @@ struct SettingLookup {
     }
 
     func credentials() -> Sourced<Credentials>? {
-        var fromEnvironment: Sourced<Credentials>?
+        var fromVariables: Sourced<Credentials>?
         var fromFiles: Sourced<Credentials>?
-        if let key = self.fromEnvironment("AWS_ACCESS_KEY_ID"), let secret = self.fromEnvironment("AWS_SECRET_ACCESS_KEY") {
-            fromEnvironment = Sourced(
+        if let key = self.fromVariables(variables.accessKeyID.map { [$0] } ?? []),
+            let secret = self.fromVariables(variables.secretAccessKey.map { [$0] } ?? [])
+        {
+            fromVariables = Sourced(
                 value: Credentials(accessKeyID: key.value, secretAccessKey: secret.value,
-                                   sessionToken: nonEmptySetting(environment["AWS_SESSION_TOKEN"])),
+                                   sessionToken: nonEmptySetting(variables.sessionToken?.value)),
                 source: key.source)
         }
         if let key = self.fromFiles("aws_access_key_id"), let secret = self.fromFiles("aws_secret_access_key") {
@@ -66,22 +66,22 @@ struct SettingLookup {
                                    sessionToken: self.fromFiles("aws_session_token")?.value),
                 source: key.source)
         }
-        return profileFirst ? fromFiles ?? fromEnvironment : fromEnvironment ?? fromFiles
+        return profileFirst ? fromFiles ?? fromVariables : fromVariables ?? fromFiles
     }
 
-    /// Environment variables the named profile outranked, for `config show`.
+    /// The variables the named profile outranked, for `config show`.
     func outranked(endpoint: SettingSource?, credentials: SettingSource?, bucket: SettingSource?,
                    publicURL: SettingSource?) -> [String] {
         guard profileFirst else { return [] }
-        let chosen: [(SettingSource?, [String])] = [
-            (endpoint, ["R2UP_ENDPOINT", "AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL", "R2_ACCOUNT_ID"]),
-            (credentials, ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"]),
-            (bucket, ["R2UP_BUCKET"]), (publicURL, ["R2UP_PUBLIC_URL"]),
+        let keys = [variables.accessKeyID, variables.secretAccessKey, variables.sessionToken].compactMap { $0 }
+        let chosen: [(SettingSource?, [SettingVariable])] = [
+            (endpoint, variables.endpoint + variables.r2Account), (credentials, keys),
+            (bucket, variables.bucket), (publicURL, variables.publicURL),
         ]
         var outranked: [String] = []
-        for (source, names) in chosen {
+        for (source, given) in chosen {
             guard case .file? = source else { continue }
-            outranked += names.filter { nonEmptySetting(environment[$0]) != nil }
+            outranked += given.filter { nonEmptySetting($0.value) != nil }.map(\.name)
         }
         return outranked
     }

@@ -5,14 +5,16 @@ public import R2UpTransfer
 
 /// Where a setting's value came from, for `config show` and error messages.
 public enum SettingSource: Sendable, Equatable, CustomStringConvertible {
-    case flag(String)
+    /// An option the program was given (`SettingOverrides`), named as `OptionWords` name it.
+    case flag(OptionName)
+    /// A `SettingVariable`, by the name its giver calls it (the CLI: the environment variable).
     case environment(String)
     case file(path: String, profile: String)
     case builtIn
 
     public var description: String {
         switch self {
-        case .flag(let name): return "flag \(name)"
+        case .flag(let option): return "flag \(OptionWords.current.name(option, .name))"
         case .environment(let name): return "environment \(name)"
         case .file(let path, let profile): return "\(path) [\(profile)]"
         case .builtIn: return "default"
@@ -61,9 +63,9 @@ public struct Settings: Sendable, Equatable {
     /// Files read, and warnings found while reading them (for example a world-readable secret).
     public var filesRead: [String] = []
     public var warnings: [String] = []
-    /// Environment variables set but not used because `--profile` named a profile that has the setting.
+    /// Variables set but not used because the profile option named a profile that has the setting.
     public var outrankedByProfile: [String] = []
-    /// Other environment variables r2up reads that are set but were not used, each with why
+    /// Other variables r2up was given that are set but were not used, each with why
     /// (empty, another variable or a flag came first, half of a key pair), for `config show`.
     public var ignoredEnvironment: [IgnoredVariable] = []
 
@@ -87,7 +89,7 @@ public struct Settings: Sendable, Equatable {
     }
 }
 
-/// An environment variable r2up reads that was set but not used, and why.
+/// A `SettingVariable` that was set but not used, and why.
 public struct IgnoredVariable: Sendable, Equatable {
     public var name: String
     public var reason: String

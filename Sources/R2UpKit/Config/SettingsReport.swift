@@ -26,9 +26,9 @@ public struct SettingsReport: Sendable, Equatable {
     public var rows: [Row]
     public var files: [File]
     public var warnings: [String]
-    /// Set when `--profile` outranked environment variables (the AWS CLI's rule).
+    /// Set when the profile option outranked variables (the AWS CLI's rule).
     public var profileNote: String?
-    /// Environment variables set but not used, each with why: `AWS_DEFAULT_REGION: AWS_REGION comes first`.
+    /// Variables set but not used, each with why: `AWS_DEFAULT_REGION: AWS_REGION comes first`.
     public var ignored: [String] = []
 
     /// The report for `settings`, and the config files `resolver` reads.
@@ -42,9 +42,11 @@ public struct SettingsReport: Sendable, Equatable {
         }
         let credentials = settings.credentials
         let credentialSource = credentials?.source.description
-        // The credentials come as one; from the environment, each part has its own variable.
-        func partSource(_ variable: String) -> String? {
-            if case .environment? = credentials?.source { return SettingSource.environment(variable).description }
+        // The credentials come as one; from the variables, each part has its own.
+        func partSource(_ variable: SettingVariable?) -> String? {
+            if case .environment? = credentials?.source, let variable {
+                return SettingSource.environment(variable.name).description
+            }
             return credentialSource
         }
         rows = [
@@ -57,11 +59,11 @@ public struct SettingsReport: Sendable, Equatable {
             Row(
                 id: "secretAccessKey", label: "secret access key",
                 value: credentials.map { Self.describeSecret($0.value.secretAccessKey) },
-                source: partSource("AWS_SECRET_ACCESS_KEY")),
+                source: partSource(resolver.variables.secretAccessKey)),
             Row(
                 id: "sessionToken", label: "session token",
                 value: credentials?.value.sessionToken.map(Self.describeSecret),
-                source: credentials?.value.sessionToken == nil ? nil : partSource("AWS_SESSION_TOKEN")),
+                source: credentials?.value.sessionToken == nil ? nil : partSource(resolver.variables.sessionToken)),
             row("bucket", "bucket", settings.bucket) { $0 },
             row("publicURL", "public URL", settings.publicURL) { $0 },
             row("database", "database", settings.database) { $0 },
@@ -72,7 +74,7 @@ public struct SettingsReport: Sendable, Equatable {
         warnings = settings.warnings
         ignored = settings.ignoredEnvironment.map { "\($0.name): \($0.reason)" }
         if !settings.outrankedByProfile.isEmpty {
-            profileNote = "--profile \(settings.profile.value): the profile's settings win over "
+            profileNote = "\(OptionName.profile.option) \(settings.profile.value): the profile's settings win over "
                 + settings.outrankedByProfile.joined(separator: ", ") + " from the environment"
         }
     }

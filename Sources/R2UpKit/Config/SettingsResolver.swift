@@ -1,40 +1,40 @@
-public import Foundation
+import Foundation
 import SigV4
 public import R2UpModel
 import R2UpTransfer
 
-/// Resolves `Settings` from flags, an environment and the config files under a home directory.
-/// Everything it reads is injected, so tests can pin every precedence rule.
+/// Resolves `Settings` from flags, variables and the config files (DESIGN §2). Everything it
+/// reads is given to it (the CLI reads its environment into `SettingVariables` and
+/// `ConfigLocations`), so tests can pin every precedence rule.
 public struct SettingsResolver: Sendable {
-    public var environment: [String: String]
-    public var homeDirectory: String
+    public var variables: SettingVariables
+    public var locations: ConfigLocations
 
-    public init(environment: [String: String] = ProcessInfo.processInfo.environment, homeDirectory: String? = nil) {
-        self.environment = environment
-        self.homeDirectory = homeDirectory ?? environment["HOME"] ?? NSHomeDirectory()
+    /// - Parameters:
+    ///   - variables: the settings given between the flags and the config files.
+    ///   - locations: where the config files are.
+    public init(variables: SettingVariables = SettingVariables(), locations: ConfigLocations) {
+        self.variables = variables
+        self.locations = locations
     }
 
-    var configHome: String { nonEmpty(environment["XDG_CONFIG_HOME"]) ?? homeDirectory + "/.config" }
-    var dataHome: String { nonEmpty(environment["XDG_DATA_HOME"]) ?? homeDirectory + "/.local/share" }
-    public var r2upConfigPath: String { configHome + "/r2up/config" }
-    var awsConfigPath: String { nonEmpty(environment["AWS_CONFIG_FILE"]) ?? homeDirectory + "/.aws/config" }
-    var awsCredentialsPath: String {
-        nonEmpty(environment["AWS_SHARED_CREDENTIALS_FILE"]) ?? homeDirectory + "/.aws/credentials"
-    }
+    public var r2upConfigPath: String { locations.r2upConfig }
+    var awsConfigPath: String { locations.awsConfig }
+    var awsCredentialsPath: String { locations.awsCredentials }
 
     public func resolve(_ flags: SettingOverrides) throws(ConfigurationError) -> Settings {
         let profileName = profileName(flags)
         let files = try readProfile(profileName)
         var warnings = files.warnings
-        let lookup = SettingLookup(environment: environment, sections: files.sections, profileFirst: flags.profile != nil)
+        let lookup = SettingLookup(variables: variables, sections: files.sections, profileFirst: flags.profile != nil)
 
-        let endpoint: Sourced<String>? = flags.endpoint.map { Sourced(value: $0, source: .flag("--endpoint")) }
+        let endpoint: Sourced<String>? = flags.endpoint.map { Sourced(value: $0, source: .flag(.endpoint)) }
             ?? lookup.endpoint()
         if let text = endpoint?.value { _ = try S3Endpoint(url: text) }
         let isR2 = endpoint.map { (try? S3Endpoint(url: $0.value))?.isR2 ?? false } ?? false
 
-        let region = flags.region.map { Sourced(value: $0, source: .flag("--region")) }
-            ?? lookup.fromEnvironment("AWS_REGION", "AWS_DEFAULT_REGION") ?? lookup.fromFiles("region")
+        let region = flags.region.map { Sourced(value: $0, source: .flag(.region)) }
+            ?? lookup.fromVariables(variables.region) ?? lookup.fromFiles("region")
             ?? Sourced(value: isR2 ? "auto" : "us-east-1", source: .builtIn)
         // The region is signed into the Authorization header.
         if let problem = HeaderValue.problem(region.value) ?? (region.value.contains(" ") ? "it holds a space" : nil) {
@@ -42,19 +42,19 @@ public struct SettingsResolver: Sendable {
         }
         let credentials = lookup.credentials()
 
-        let configuredBucket = lookup.configured(environment: "R2UP_BUCKET", file: "bucket")
-        let bucket = flags.bucket.map { Sourced(value: $0, source: .flag("--bucket")) } ?? configuredBucket
+        let configuredBucket = lookup.configured(variables.bucket, file: "bucket")
+        let bucket = flags.bucket.map { Sourced(value: $0, source: .flag(.bucket)) } ?? configuredBucket
         let publicURL = try publicURL(
             flags, lookup: lookup, bucket: bucket, configuredBucket: configuredBucket, warnings: &warnings)
-        let database = flags.database.map { Sourced(value: $0, source: .flag("--db")) }
-            ?? lookup.fromEnvironment("R2UP_DB")
-            ?? Sourced(value: dataHome + "/r2up/r2up.sqlite", source: .builtIn)
+        let database = flags.database.map { Sourced(value: $0, source: .flag(.database)) }
+            ?? lookup.fromVariables(variables.database)
+            ?? Sourced(value: locations.defaultDatabase, source: .builtIn)
         let addressing: Sourced<S3Endpoint.Addressing> =
-            if let style = flags.addressing { Sourced(value: style, source: .flag(style == .pathStyle ? "--path-style" : "--virtual-hosted")) }
+            if let style = flags.addressing { Sourced(value: style, source: .flag(style == .pathStyle ? .pathStyle : .virtualHosted)) }
             else if let style = lookup.fromFiles("addressing_style"), style.value == "virtual" { Sourced(value: .virtualHosted, source: style.source) }
             else { Sourced(value: .pathStyle, source: .builtIn) }
-        let caBundle = flags.caBundle.map { Sourced(value: $0, source: .flag("--ca-bundle")) }
-            ?? lookup.fromEnvironment("AWS_CA_BUNDLE") ?? lookup.fromFiles("ca_bundle")
+        let caBundle = flags.caBundle.map { Sourced(value: $0, source: .flag(.caBundle)) }
+            ?? lookup.fromVariables(variables.caBundle) ?? lookup.fromFiles("ca_bundle")
 
         let outranked = lookup.outranked(
             endpoint: endpoint?.source, credentials: credentials?.source, bucket: bucket?.source,
@@ -69,9 +69,10 @@ public struct SettingsResolver: Sendable {
     }
 
     private func profileName(_ flags: SettingOverrides) -> Sourced<String> {
-        if let name = flags.profile { Sourced(value: name, source: .flag("--profile")) }
-        else if let name = nonEmpty(environment["AWS_PROFILE"]) { Sourced(value: name, source: .environment("AWS_PROFILE")) }
-        else if let name = nonEmpty(environment["R2UP_PROFILE"]) { Sourced(value: name, source: .environment("R2UP_PROFILE")) }
+        if let name = flags.profile { Sourced(value: name, source: .flag(.profile)) }
+        else if let given = variables.profile.first(where: { nonEmpty($0.value) != nil }), let name = given.value {
+            Sourced(value: name, source: .environment(given.name))
+        }
         else { Sourced(value: "default", source: .builtIn) }
     }
 
@@ -109,8 +110,8 @@ public struct SettingsResolver: Sendable {
         _ flags: SettingOverrides, lookup: SettingLookup, bucket: Sourced<String>?, configuredBucket: Sourced<String>?,
         warnings: inout [String]
     ) throws(ConfigurationError) -> Sourced<String>? {
-        var publicURL = flags.publicURL.map { Sourced(value: $0, source: .flag("--public-url")) }
-            ?? lookup.configured(environment: "R2UP_PUBLIC_URL", file: "public_url")
+        var publicURL = flags.publicURL.map { Sourced(value: $0, source: .flag(.publicURL)) }
+            ?? lookup.configured(variables.publicURL, file: "public_url")
         if let base = publicURL {
             switch PublicBase.validated(base.value) {
             case .success(let text): publicURL = Sourced(value: text, source: base.source)
@@ -130,7 +131,7 @@ public struct SettingsResolver: Sendable {
         return publicURL
     }
 
-    /// Each variable r2up reads that is set but was not used, and why (`config show`).
+    /// Each variable given that is set but was not used, and why (`config show`).
     func ignoredEnvironment(_ settings: Settings, outranked: [String]) -> [IgnoredVariable] {
         var ignored: [IgnoredVariable] = []
         func note(_ name: String, _ reason: String) { ignored.append(IgnoredVariable(name: name, reason: reason)) }
@@ -139,39 +140,47 @@ public struct SettingsResolver: Sendable {
             return nil
         }
         func describe(_ source: SettingSource?) -> String { source.map { "\($0)" } ?? "nothing" }
-        let groups: [(names: [String], source: SettingSource?)] = [
-            (["AWS_PROFILE", "R2UP_PROFILE"], settings.profile.source),
-            (["R2UP_ENDPOINT", "AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL", "R2_ACCOUNT_ID"], settings.endpoint?.source),
-            (["AWS_REGION", "AWS_DEFAULT_REGION"], settings.region.source),
-            (["R2UP_BUCKET"], settings.bucket?.source), (["R2UP_PUBLIC_URL"], settings.publicURL?.source),
-            (["R2UP_DB"], settings.database.source), (["AWS_CA_BUNDLE"], settings.caBundleSource),
+        let groups: [(variables: [SettingVariable], source: SettingSource?)] = [
+            (variables.profile, settings.profile.source),
+            (variables.endpoint + variables.r2Account, settings.endpoint?.source),
+            (variables.region, settings.region.source),
+            (variables.bucket, settings.bucket?.source), (variables.publicURL, settings.publicURL?.source),
+            (variables.database, settings.database.source), (variables.caBundle, settings.caBundleSource),
         ]
-        for (names, source) in groups {
-            for name in names {
-                guard let value = environment[name], !outranked.contains(name) else { continue }
+        for (given, source) in groups {
+            for variable in given {
+                guard let value = variable.value, !outranked.contains(variable.name) else { continue }
                 if nonEmpty(value) == nil {
-                    note(name, "it is set but empty")
-                } else if let winner = used(source), winner != name {
-                    note(name, "\(winner) comes first")
+                    note(variable.name, "it is set but empty")
+                } else if let winner = used(source), winner != variable.name {
+                    note(variable.name, "\(winner) comes first")
                 } else if used(source) == nil {
-                    note(name, "\(describe(source)) comes first")
+                    note(variable.name, "\(describe(source)) comes first")
                 }
             }
         }
-        // The keys are taken as a pair: half of one from the environment is not used.
-        let key = nonEmpty(environment["AWS_ACCESS_KEY_ID"])
-        let secret = nonEmpty(environment["AWS_SECRET_ACCESS_KEY"])
-        let keysUsed = used(settings.credentials?.source) != nil
-        for name in ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"] where !outranked.contains(name) {
-            guard let value = environment[name], !keysUsed else { continue }
+        ignored += ignoredKeys(settings, outranked: outranked)
+        return ignored
+    }
+
+    /// The keys are taken as a pair: half of one from the variables is not used.
+    private func ignoredKeys(_ settings: Settings, outranked: [String]) -> [IgnoredVariable] {
+        let key = variables.accessKeyID, secret = variables.secretAccessKey
+        let keySet = nonEmpty(key?.value) != nil, secretSet = nonEmpty(secret?.value) != nil
+        if case .environment? = settings.credentials?.source { return [] }
+        var ignored: [IgnoredVariable] = []
+        for variable in [key, secret, variables.sessionToken].compactMap({ $0 }) where !outranked.contains(variable.name) {
+            guard let value = variable.value else { continue }
+            let reason: String
             if nonEmpty(value) == nil {
-                note(name, "it is set but empty")
-            } else if key == nil || secret == nil, name != "AWS_SESSION_TOKEN" {
-                let missing = key == nil ? "AWS_ACCESS_KEY_ID" : "AWS_SECRET_ACCESS_KEY"
-                note(name, "\(missing) is not set, and the keys are used as a pair")
+                reason = "it is set but empty"
+            } else if !keySet || !secretSet, variable.name != variables.sessionToken?.name {
+                let missing = (keySet ? secret : key)?.name ?? "the other key"
+                reason = "\(missing) is not set, and the keys are used as a pair"
             } else {
-                note(name, "the keys come from \(describe(settings.credentials?.source))")
+                reason = "the keys come from \(settings.credentials.map { "\($0.source)" } ?? "nothing")"
             }
+            ignored.append(IgnoredVariable(name: variable.name, reason: reason))
         }
         return ignored
     }

@@ -26,7 +26,7 @@ extension Doctor {
 
     /// PUT a small probe object, HEAD it, DELETE it, and HEAD again to see it gone.
     func writeCheck(_ client: S3Client, bucket: String, whileStored: () async -> Void = {}) async -> DoctorCheck {
-        let body = Array("r2up doctor probe; safe to delete\n".utf8)
+        let body = Array("a probe object of r2up's doctor check; safe to delete\n".utf8)
         do {
             _ = try await client.putObject(bucket: bucket, key: probeKey, body: .bytes(body), checksum: nil)
         } catch {

@@ -29,7 +29,7 @@ extension Doctor {
         guard let credentials = settings.credentials else {
             return .fail(
                 .credentials, "no access key id and secret access key found",
-                "run r2up config init, or set \(OptionName.accessKeyID.variable) and \(OptionName.secretAccessKey.variable)")
+                "\(Remedy.runConfigInit), or set \(OptionName.accessKeyID.variable) and \(OptionName.secretAccessKey.variable)")
         }
         var detail = "access key id \(SettingsReport.mask(credentials.value.accessKeyID, ascii: ascii)) and a secret"
         if credentials.value.sessionToken != nil { detail += " and a session token" }
@@ -38,9 +38,9 @@ extension Doctor {
 
     static func advice(for error: ConfigurationError) -> String? {
         switch error {
-        case .unknownProfile(let name): "run: r2up config init \(OptionName.profile.option) \(name)"
-        case .missingEndpoint, .invalidEndpoint: "run r2up config init, or use \(OptionName.endpoint.everySource)"
-        case .invalidFile: "fix that line, or run r2up config init"
+        case .unknownProfile(let name): Remedy.initProfile(name).description
+        case .missingEndpoint, .invalidEndpoint: "\(Remedy.runConfigInit), or use \(OptionName.endpoint.everySource)"
+        case .invalidFile: "fix that line, or \(Remedy.runConfigInit)"
         default: nil
         }
     }

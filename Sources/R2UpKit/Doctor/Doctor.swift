@@ -16,8 +16,6 @@ public struct Doctor: Sendable {
     public var settings: Result<Settings, ConfigurationError>
     /// The files the settings may come from, in the order they are read.
     public var configFiles: [String]
-    /// The environment the settings were resolved in.
-    public var environment: [String: String]
     /// The front end's own local check (the CLI's clipboard tool for copy-url), run in the
     /// place the clipboard check has in the list; nil: there is none.
     public var clipboardCheck: (@Sendable () -> DoctorCheck)?
@@ -33,14 +31,13 @@ public struct Doctor: Sendable {
 
     public init(
         settings: Result<Settings, ConfigurationError>, configFiles: [String],
-        environment: [String: String] = ProcessInfo.processInfo.environment, ascii: Bool = false,
+        ascii: Bool = false,
         probeKey: String = ".r2up-doctor/probe-\(UUID().uuidString.lowercased())",
         clipboardCheck: (@Sendable () -> DoctorCheck)? = nil
     ) {
         self.clipboardCheck = clipboardCheck
         self.settings = settings
         self.configFiles = configFiles
-        self.environment = environment
         self.ascii = ascii
         self.probeKey = probeKey
     }
@@ -118,7 +115,7 @@ public struct Doctor: Sendable {
             return
         }
         guard let bucket = settings.bucket?.value, !bucket.isEmpty else {
-            record(.fail(.bucket, "no bucket is set", "run r2up config init, or use \(OptionName.bucket.sources)"))
+            record(.fail(.bucket, "no bucket is set", "\(Remedy.runConfigInit), or use \(OptionName.bucket.sources)"))
             record(.skipped(.write, because: .bucket))
             record(.skipped(.publicURL, because: .bucket))
             return

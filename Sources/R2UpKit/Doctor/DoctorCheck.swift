@@ -7,8 +7,8 @@ public struct DoctorCheck: Sendable, Equatable {
     public enum Kind: String, Sendable, Equatable, CaseIterable {
         case config, credentials, endpoint, tls = "TLS", bucket, write, publicURL = "public URL", clock, clipboard, database
 
-        /// What a failure of this check means for the exit status (DESIGN §3).
-        var failureStatus: FailureCategory {
+        /// What a failure of this check means for the run's outcome (DESIGN §3).
+        var failureCategory: FailureCategory {
             switch self {
             case .database: .storeFailure
             case .clipboard: .success
@@ -20,7 +20,7 @@ public struct DoctorCheck: Sendable, Equatable {
     public enum Outcome: String, Sendable, Equatable {
         /// It works.
         case pass
-        /// It works, but something deserves attention; the exit status stays 0.
+        /// It works, but something deserves attention; the outcome stays a success.
         case warning
         /// It does not work.
         case fail
@@ -55,16 +55,17 @@ public struct DoctorCheck: Sendable, Equatable {
 
 }
 
-/// Every check doctor ran, and the exit status they add up to.
+/// Every check doctor ran, and the outcome they add up to.
 public struct DoctorReport: Sendable, Equatable {
     public var checks: [DoctorCheck]
 
     public init(checks: [DoctorCheck]) { self.checks = checks }
 
-    /// 0 when nothing failed (warnings allowed); 3 when a configuration, credential,
-    /// endpoint, bucket or write check failed; else 5 when the database check failed.
-    public var status: FailureCategory {
-        let failed = checks.filter { $0.outcome == .fail }.map(\.kind.failureStatus)
+    /// Success when nothing failed (warnings allowed); configuration when a configuration,
+    /// credential, endpoint, bucket or write check failed; else a store failure when the
+    /// database check failed.
+    public var category: FailureCategory {
+        let failed = checks.filter { $0.outcome == .fail }.map(\.kind.failureCategory)
         if failed.contains(.configuration) { return .configuration }
         if failed.contains(.storeFailure) { return .storeFailure }
         return .success

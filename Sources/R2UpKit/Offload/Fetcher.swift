@@ -30,7 +30,8 @@ public struct FetchSummary: Sendable {
     public var fetchedBytes: Int64 { fetched.reduce(0) { $0 + $1.size } }
     public var resumedBytes: Int64 { fetched.reduce(0) { $0 + $1.resumedBytes } }
 
-    public var exitStatus: FailureCategory {
+    /// The run's outcome: the most serious of its failures.
+    public var category: FailureCategory {
         // An object gone from the bucket is a failed transfer here, not a name typed wrong.
         failed.map { outcome -> FailureCategory in
             guard let error = outcome.error else { return .uploadFailed }

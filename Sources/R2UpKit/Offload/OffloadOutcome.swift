@@ -82,11 +82,12 @@ public struct OffloadSummary: Sendable {
 
     public var freedBytes: Int64 { freed.reduce(0) { $0 + $1.size } }
 
-    /// 0 all done (policy keeps are what was asked); 1 a check kept a track; the stopping failure's code.
-    public var exitStatus: FailureCategory {
-        var status: FailureCategory = kept.contains { $0.kept?.isFailure == true } ? .uploadFailed : .success
-        if let stoppedBy { status = max(status, stoppedBy.category) }
-        return status
+    /// The run's outcome: success when all is done (policy keeps are what was asked), a failed
+    /// upload when a check kept a track, or the stopping failure's category.
+    public var category: FailureCategory {
+        var outcome: FailureCategory = kept.contains { $0.kept?.isFailure == true } ? .uploadFailed : .success
+        if let stoppedBy { outcome = max(outcome, stoppedBy.category) }
+        return outcome
     }
 }
 

@@ -33,7 +33,7 @@ public struct SelectionError: Error, Sendable, Equatable, CustomStringConvertibl
 
     public var description: String {
         matches == 0
-            ? "no \(what) has the id '\(text)'; see r2up queue"
+            ? "no \(what) has the id '\(text)'; \(Remedy.seeQueue)"
             : "the id '\(text)' matches \(matches) \(what)s; give more of it"
     }
 

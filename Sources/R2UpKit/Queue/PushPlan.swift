@@ -12,10 +12,10 @@ public struct PushPlan: Sendable {
         /// Printable.
         public var path: String
         public var message: String
-        public var status: FailureCategory
+        public var category: FailureCategory
     }
 
-    /// A refusal of the whole push (exit 2): nothing is sent.
+    /// A refusal of the whole push (bad input): nothing is sent.
     public struct Refusal: Error, Sendable, Equatable {
         public var diagnosis: Diagnosis
     }
@@ -62,7 +62,7 @@ public struct PushPlan: Sendable {
         for path in paths {
             if let raw = undecodable[path] {
                 // Swift repaired the bytes to U+FFFD: that spelling names no file, so say what is wrong.
-                skipped.append(Skipped(path: FilePath.escaped(raw), message: FilePath.notUTF8, status: .badInput))
+                skipped.append(Skipped(path: FilePath.escaped(raw), message: FilePath.notUTF8, category: .badInput))
                 continue
             }
             var isDirectory: ObjCBool = false
@@ -76,7 +76,7 @@ public struct PushPlan: Sendable {
                 // The folder named cannot be read: bad input (exit 2), as sync says; within it, a failed upload (1).
                 let root = URL(fileURLWithPath: path).standardizedFileURL.path
                 skipped += found.problems.map {
-                    Skipped(path: $0.path, message: $0.message, status: $0.exitStatus(root: root) ?? .uploadFailed)
+                    Skipped(path: $0.path, message: $0.message, category: $0.category(root: root) ?? .uploadFailed)
                 }
                 // Keys from a template need every track's tags; otherwise the feed looks up only the uploads'.
                 if template != nil { try tags.preload(under: path) }

@@ -46,15 +46,15 @@ public struct PushRunner: Sendable {
         case notQueued(Diagnosis)
     }
 
-    /// Why the push stopped (a refused plan, the store): the line and its exit status.
+    /// Why the push stopped (a refused plan, the store): the line and its category.
     public struct Failure: Error, Sendable {
         public var diagnosis: Diagnosis
     }
 
-    /// The run's end: the queue's summary and the exit status everything adds up to.
+    /// The run's end: the queue's summary and the outcome everything adds up to.
     public struct Summary: Sendable {
         public var run: QueueRunSummary
-        public var status: FailureCategory
+        public var category: FailureCategory
         /// Folders' files left alone, uploaded and unchanged.
         public var unchanged = 0
         /// Whether a folder was pushed.
@@ -88,7 +88,7 @@ public struct PushRunner: Sendable {
         var requests = plan.requests
         for problem in plan.skipped {
             onNotice(.skipped(problem))
-            worst = max(worst, problem.status)
+            worst = max(worst, problem.category)
         }
         // Tracks that moved inside a pushed folder follow their files: a copy in the bucket each.
         var refusedMoves = 0
@@ -135,7 +135,7 @@ public struct PushRunner: Sendable {
         worst = max(worst, Self.report(refused, onNotice: onNotice))
         do { try await tags.save() } catch { throw Failure(diagnosis: Diagnosis(error)) }
         return Summary(
-            run: summary, status: max(worst, summary.status), unchanged: plan.unchanged.count, hasFolders: plan.hasFolders,
+            run: summary, category: max(worst, summary.category), unchanged: plan.unchanged.count, hasFolders: plan.hasFolders,
             notQueued: refused.filter { Self.isRefusal($0.result) }.count + plan.skipped.count + refusedMoves)
     }
 

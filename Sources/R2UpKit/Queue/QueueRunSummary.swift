@@ -28,13 +28,13 @@ public struct QueueRunSummary: Sendable {
     /// Jobs left queued because the run stopped or was interrupted; the next run resumes them.
     public var leftResumable = 0
 
-    /// The run's exit status, aggregated from what happened (the most serious wins); a job
+    /// The run's outcome, aggregated from what happened (the most serious wins); a job
     /// left to another process is not a failure of this run.
-    public var status: FailureCategory {
+    public var category: FailureCategory {
         var statuses = failed.map(\.diagnosis.category)
         if let stoppedBy { statuses.append(stoppedBy.diagnosis.category) }
         if interrupted { statuses.append(.interrupted) }
-        return Failure.runStatus(statuses)
+        return Failure.runCategory(statuses)
     }
 }
 

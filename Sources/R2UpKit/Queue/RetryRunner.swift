@@ -16,16 +16,16 @@ public struct RetryRunner: Sendable {
         case pullFailed(Diagnosis)
     }
 
-    /// Why the retry stopped before its uploads (an unknown id, the store): the line and its status.
+    /// Why the retry stopped before its uploads (an unknown id, the store): the line and its category.
     public struct Failure: Error, Sendable {
         public var diagnosis: Diagnosis
     }
 
-    /// The run's end: the uploads' summary (nil when there were none) and the exit status
+    /// The run's end: the uploads' summary (nil when there were none) and the outcome
     /// everything adds up to (a job another live r2up holds counts as locked).
     public struct Summary: Sendable {
         public var run: QueueRunSummary?
-        public var status: FailureCategory
+        public var category: FailureCategory
     }
 
     package let store: Store
@@ -54,7 +54,7 @@ public struct RetryRunner: Sendable {
         }
         guard !plan.isEmpty else {
             onNotice(.nothingToRetry)
-            return Summary(run: nil, status: .success)
+            return Summary(run: nil, category: .success)
         }
         var worst = FailureCategory.success
         if !plan.downloads.isEmpty {
@@ -69,7 +69,7 @@ public struct RetryRunner: Sendable {
                 }
             }
         }
-        guard !plan.uploads.isEmpty else { return Summary(run: nil, status: worst) }
+        guard !plan.uploads.isEmpty else { return Summary(run: nil, category: worst) }
         let jobs: [UploadJob]
         do { jobs = try plan.requeue(store: store) } catch { throw Failure(diagnosis: Diagnosis(error)) }
         // A retried audio file carries its tags as the first attempt did.
@@ -81,6 +81,6 @@ public struct RetryRunner: Sendable {
             await intake.run(jobs, attributes: attributes, admit: admit, onEvent: onEvent)
         }
         if !summary.heldElsewhere.isEmpty { worst = max(worst, .locked) }
-        return Summary(run: summary, status: max(worst, summary.status))
+        return Summary(run: summary, category: max(worst, summary.category))
     }
 }

@@ -119,7 +119,7 @@ public final class R2UpSession: Sendable {
             fail(R2UpFailure(path: nil, message: line, status: .interrupted))
         }
         // Each file's failure was said as it happened.
-        result.status = max(result.status, summary.status)
+        result.status = max(result.status, summary.category)
         return result
     }
 
@@ -147,7 +147,7 @@ public final class R2UpSession: Sendable {
         case .nothingToPush:
             return []
         case .skipped(let skipped):
-            return [R2UpFailure(path: skipped.path, message: "\(skipped.path): \(skipped.message)", status: skipped.status)]
+            return [R2UpFailure(path: skipped.path, message: "\(skipped.path): \(skipped.message)", status: skipped.category)]
         case .moveRefused(let diagnosis), .notQueued(let diagnosis):
             return [R2UpFailure(path: nil, message: diagnosis.message, status: diagnosis.category)]
         case .heldByOtherRun(let pid, let paths):

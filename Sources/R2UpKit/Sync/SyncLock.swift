@@ -139,7 +139,7 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(path) is empty; \(command) \(OptionName.delete.option) refuses to remove every object it uploaded from it (is a disk not mounted?); nothing done"
         case .isAFile(let path, let special, let command):
             let what = special ? "is not a folder" : "is a file, not a folder"
-            return "\(path) \(what); \(command) takes a folder (r2up push uploads single files)"
+            return "\(path) \(what); \(command) takes a folder (\(Remedy.pushUploadsFiles))"
         }
     }
 

@@ -69,7 +69,7 @@ final class SyncRunTally: Sendable {
             // The failure already names the file: keep the message alone.
             let message = diagnosis.message.hasPrefix(job.path + ": ")
                 ? String(diagnosis.message.dropFirst(job.path.count + 2)) : diagnosis.message
-            tally.withLock { $0.fail(SyncFailure(path: job.path, key: job.key, error: message), status: diagnosis.category) }
+            tally.withLock { $0.fail(SyncFailure(path: job.path, key: job.key, error: message), category: diagnosis.category) }
         }
     }
 }
@@ -93,7 +93,7 @@ extension SyncSummary {
         // being written is: not a failure of this run (its summary says 0 failed, so must its code).
         var settled = result
         settled.failed.removeAll { $0.job.state == .staged }
-        raise(done.status)
-        raise(settled.status)
+        raise(done.category)
+        raise(settled.category)
     }
 }

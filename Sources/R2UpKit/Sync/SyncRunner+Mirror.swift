@@ -98,7 +98,7 @@ extension SyncRunner {
             summary.failures.append(SyncFailure(path: databasePath, key: removed.first?.key ?? "", error: Diagnosis(error).message))
             summary.raise(.storeFailure)
         }
-        if summary.status == .success && !summary.failures.isEmpty { summary.status = .uploadFailed }
+        if summary.category == .success && !summary.failures.isEmpty { summary.category = .uploadFailed }
     }
 
     /// The tracks whose files the pass found gone (not moved) and the old keys of moved tracks,

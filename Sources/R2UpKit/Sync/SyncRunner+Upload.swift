@@ -47,7 +47,7 @@ extension SyncRunner {
             })
         let done = tally.value
         Self.count(waiting: queued.waiting, into: &summary)
-        for (failure, status) in queued.refused { summary.fail(failure, status: status) }
+        for (failure, category) in queued.refused { summary.fail(failure, category: category) }
         if options.deleteMoved { summary.movedDeleted = await deleteMoved(done.copiedFrom, store: store, into: &summary) }
         summary.waiting += try await settleDeferred(result.deferred, store: store)
         summary.take(done, run: result)

@@ -76,7 +76,7 @@ public struct SyncRunner: Sendable {
             try await tags.save()
         }
         summary.failures.sort { $0.path < $1.path }
-        if summary.status == .success && !summary.failures.isEmpty { summary.status = .uploadFailed }
+        if summary.category == .success && !summary.failures.isEmpty { summary.category = .uploadFailed }
 
         summary.seconds = (ContinuousClock.now - started) / .seconds(1)
         summary.depth = service.uploader.slots.depthReport

@@ -15,9 +15,9 @@ public struct ScanProblem: Sendable, Equatable, Codable {
         self.unreadFolder = unreadFolder
     }
 
-    /// What it costs the run that scanned `root`: a folder it could not read hid files (exit 1),
-    /// `root` itself being unreadable is bad input (exit 2); anything else was only skipped.
-    public func exitStatus(root: String) -> FailureCategory? {
+    /// What it costs the run that scanned `root`: a folder it could not read hid files (a failed
+    /// upload), `root` itself being unreadable is bad input; anything else was only skipped.
+    public func category(root: String) -> FailureCategory? {
         guard unreadFolder else { return nil }
         return path == root ? .badInput : .uploadFailed
     }

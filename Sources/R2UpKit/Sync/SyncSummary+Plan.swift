@@ -17,7 +17,7 @@ extension SyncSummary {
             guard problem.unreadFolder, problem.path.hasPrefix(root + "/") else { return true }
             return !filter.excludesFolder(ObjectKey.nfc(String(problem.path.dropFirst(root.count + 1))))
         }
-        for status in self.problems.compactMap({ $0.exitStatus(root: root) }) { raise(status) }
+        for status in self.problems.compactMap({ $0.category(root: root) }) { raise(status) }
         failures = plan.rejected
         cloudOnly = plan.cloudOnly.count
         retryPaths = plan.waiting.map(\.path)

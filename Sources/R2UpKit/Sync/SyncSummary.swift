@@ -56,7 +56,7 @@ public struct SyncSummary: Sendable, Equatable, Encodable {
     /// Queued and not done because the run stopped: the next run resumes them.
     public var leftResumable = 0
     /// The run's outcome (DESIGN §3); `exitCode` in the JSON where the encoder carries `ExitCodes`.
-    public var status: FailureCategory = .success
+    public var category: FailureCategory = .success
     /// Files to look at again (too young, or changed under their upload): a watch does.
     /// Not part of the JSON.
     public var retryPaths: [String] = []
@@ -77,15 +77,15 @@ public struct SyncSummary: Sendable, Equatable, Encodable {
 
     public init() {}
 
-    /// Raises the run's outcome to `status` when that is more serious: the one fold of a run's statuses.
-    mutating func raise(_ status: FailureCategory) {
-        self.status = max(self.status, status)
+    /// Raises the run's outcome to `category` when that is more serious: the one fold of a run's categories.
+    mutating func raise(_ category: FailureCategory) {
+        self.category = max(self.category, category)
     }
 
     /// A file that did not make it: listed, and the outcome raised.
-    mutating func fail(_ failure: SyncFailure, status: FailureCategory = .uploadFailed) {
+    mutating func fail(_ failure: SyncFailure, category: FailureCategory = .uploadFailed) {
         failures.append(failure)
-        raise(status)
+        raise(category)
     }
 
     enum CodingKeys: String, CodingKey {
@@ -118,7 +118,7 @@ public struct SyncSummary: Sendable, Equatable, Encodable {
         try c.encode(failures, forKey: .failures)
         try c.encode(problems, forKey: .problems)
         try c.encode(planned, forKey: .planned)
-        if let codes = encoder.userInfo[ExitCodes.key] as? ExitCodes { try c.encode(codes.code(status), forKey: .exitCode) }
+        if let codes = encoder.userInfo[ExitCodes.key] as? ExitCodes { try c.encode(codes.code(category), forKey: .exitCode) }
         try c.encode(awaitingRetry, forKey: .awaitingRetry)
         try c.encode(retryLater, forKey: .retryLater)
         try c.encodeIfPresent(nextRetryAt, forKey: .nextRetryAt)

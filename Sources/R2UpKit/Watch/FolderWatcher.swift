@@ -126,7 +126,7 @@ public final class FolderWatcher: Sendable {
             if roots.contains(folder) {
                 let what = event.mask & UInt32(IN_DELETE_SELF) != 0 ? "was deleted" : "was moved"
                 state.withLock {
-                    $0.inbox.notices.append("\(folder) \(what); nothing more is taken from it until it is back and r2up watch restarts")
+                    $0.inbox.notices.append("\(folder) \(what); nothing more is taken from it until it is back and \(Remedy.watchRestarts)")
                     $0.inbox.everything = true
                 }
             }

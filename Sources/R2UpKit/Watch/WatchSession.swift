@@ -146,7 +146,7 @@ struct WatchSession {
         schedule(summary)
         if let stopped = summary.stoppedBy {
             tally.update {
-                $0.stoppedBy = Diagnosis(category: summary.status, message: stopped)
+                $0.stoppedBy = Diagnosis(category: summary.category, message: stopped)
                 $0.leftResumable += summary.leftResumable
             }
             return (false, summary)

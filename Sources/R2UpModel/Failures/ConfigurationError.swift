@@ -1,4 +1,4 @@
-/// Problems with settings, found before any upload starts (exit code 3).
+/// Problems with settings, found before any upload starts (the `configuration` category).
 public enum ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidEndpoint(String)
     case missingEndpoint

@@ -68,7 +68,7 @@ public protocol ClassifiedError: Error {
 extension Diagnosis {
     /// The same failure met by a file the run found or took (a folder's file, a queued job)
     /// rather than one the command line named: an unreadable file or a FIFO there failed as an
-    /// upload (exit 1, like any other file of the folder); exit 2 is for what the user typed.
+    /// upload, like any other file of the folder; bad input is for what the user typed.
     public var ofFileFound: Diagnosis {
         category == .badInput ? Diagnosis(category: .uploadFailed, message: message) : self
     }
@@ -171,8 +171,8 @@ public struct Failure: Sendable, Equatable {
 
     /// Aggregates the outcome of a run: the most serious category wins (a configuration
     /// problem outranks per-file failures, an interruption outranks everything).
-    public static func runStatus(_ statuses: some Sequence<FailureCategory>) -> FailureCategory {
-        statuses.reduce(.success, max)
+    public static func runCategory(_ categories: some Sequence<FailureCategory>) -> FailureCategory {
+        categories.reduce(.success, max)
     }
 }
 

@@ -5,6 +5,8 @@ import Synchronization
 /// (`--bucket or R2UP_BUCKET`), an app in its own words (`OptionWords.neutral` by default).
 public enum OptionName: String, Sendable, CaseIterable {
     case endpoint, bucket, region, caBundle, publicURL, database, profile, accessKeyID, secretAccessKey
+    /// The two ways of addressing a bucket, each its own option.
+    case pathStyle, virtualHosted
     case concurrency, overwrite, key, prefix, keyTemplate, meta, keepETag
     case delete, deleteMax, deleteMoved, force, wait, dryRun
 
@@ -18,6 +20,8 @@ public enum OptionName: String, Sendable, CaseIterable {
         case everySource
         /// The environment variable (or its equivalent): `R2UP_PUBLIC_URL`.
         case variable
+        /// The option's name alone, without its argument, as a setting's source: `--ca-bundle`.
+        case name
     }
 
     /// The option as the running program names it.
@@ -52,6 +56,8 @@ public struct OptionWords: Sendable {
         case .publicURL: words = "public URL"
         case .database: words = "database path"
         case .profile: words = "profile"
+        case .pathStyle: words = "path-style"
+        case .virtualHosted: words = "virtual-hosted"
         case .accessKeyID: words = "access key id"
         case .secretAccessKey: words = "secret access key"
         case .concurrency: words = "concurrency"
@@ -68,7 +74,7 @@ public struct OptionWords: Sendable {
         case .wait: words = "wait"
         case .dryRun: words = "dry-run"
         }
-        return form == .option ? "the \(words) option" : "the \(words) setting"
+        return form == .option || form == .name ? "the \(words) option" : "the \(words) setting"
     }
 
     private static let installed = Mutex(OptionWords.neutral)

@@ -47,7 +47,7 @@ public enum UploadError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidKey(let reason): return "invalid object key: \(reason)"
         case .verificationFailed(let key, let reason): return "\(key): the stored object does not match: \(reason)"
         case .unconfirmed(let key, let reason):
-            return "\(key): the upload was answered but could not be confirmed: \(reason); r2up retry tries again"
+            return "\(key): the upload was answered but could not be confirmed: \(reason); \(Remedy.retryTriesAgain)"
         case .s3(let error): return error.description
         case .store(let error): return error.description
         case .keyConflict(let key, let reason): return "the key '\(key)' \(reason); not replaced (\(OptionName.overwrite.option) replaces it)"

@@ -13,6 +13,8 @@ extension OptionWords {
         case .publicURL: (flag, variable) = ("--public-url", "R2UP_PUBLIC_URL")
         case .database: (flag, variable) = ("--db", "R2UP_DB")
         case .profile: (flag, variable) = ("--profile", "R2UP_PROFILE")
+        case .pathStyle: flag = "--path-style"
+        case .virtualHosted: flag = "--virtual-hosted"
         // The credentials have no flag: only the variable (or a profile) gives them.
         case .accessKeyID: (flag, variable) = ("AWS_ACCESS_KEY_ID", "AWS_ACCESS_KEY_ID")
         case .secretAccessKey: (flag, variable) = ("AWS_SECRET_ACCESS_KEY", "AWS_SECRET_ACCESS_KEY")
@@ -31,6 +33,8 @@ extension OptionWords {
         case .dryRun: flag = "--dry-run"
         }
         switch form {
+        // Without the argument a message that says to pass it shows (`--ca-bundle FILE`).
+        case .name: return String(flag.prefix { $0 != " " })
         case .option: return flag
         case .variable: return variable ?? flag
         case .sources: return variable.map { $0 == flag ? flag : "\(flag) or \($0)" } ?? flag

@@ -57,9 +57,9 @@ extension R2Up.Push {
         for line in plan.nothingToPush where !global.quiet { Terminal.error(line) }
         for problem in plan.skipped {
             Terminal.error("r2up: \(problem.path): \(problem.message)")
-            worst = max(worst, problem.status)
+            worst = max(worst, problem.category)
         }
         for line in PushLine.preview(plan) { Terminal.output(line) }
-        if worst != .success { throw CommandFailure(status: worst) }
+        if worst != .success { throw CommandFailure(category: worst) }
     }
 }

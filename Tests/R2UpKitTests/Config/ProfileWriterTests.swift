@@ -163,7 +163,7 @@ struct ProfileWriterTests {
                 ProfileAnswers(endpoint: "http://h", accessKeyID: "k", secretAccessKey: "s", bucket: "bkt"),
                 profile: "default", at: path)
         } throws: { error in
-            (error as? ProfileWriteError)?.status == .configuration
+            (error as? ProfileWriteError)?.category == .configuration
         }
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "[default\nnot ini at all\n")
     }

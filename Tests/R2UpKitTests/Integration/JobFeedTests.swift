@@ -58,7 +58,7 @@ struct JobFeedTests {
         #expect(summary.failed.isEmpty, "\(summary.failed.map(\.diagnosis.message))")
         #expect(summary.completed.count == 40)
         #expect(summary.leftResumable == 0)
-        #expect(summary.status == .success)
+        #expect(summary.category == .success)
         let stored = try await IndependentClient.fetch(files.map(\.request.key), bucket: server.bucket, server: server)
         for file in files { #expect(stored[file.request.key]?.sha256 == file.sha256, "\(file.request.key)") }
         #expect(try store.uploadCount() == 40)
@@ -82,7 +82,7 @@ struct JobFeedTests {
             attributes: RunAttributes(), admit: { _ in true }
         ) { _ in }
         #expect(summary.stoppedBy?.diagnosis.category == .storeFailure)
-        #expect(summary.status == .storeFailure)
+        #expect(summary.category == .storeFailure)
         #expect(summary.completed.count <= 4)
         // Every job queued is uploaded or left queued for the next run; none shows as uploading.
         #expect(summary.completed.count + summary.leftResumable == 4)
@@ -118,7 +118,7 @@ struct JobFeedTests {
         run.cancel()
         let summary = await run.value
         #expect(summary.interrupted)
-        #expect(summary.status == .interrupted)
+        #expect(summary.category == .interrupted)
         #expect(summary.completed.count == 2)
         // The producer saw the run closed and queued nothing more; the four it never queued
         // are what the next run takes.

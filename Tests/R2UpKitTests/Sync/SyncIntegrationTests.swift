@@ -135,7 +135,7 @@ struct SyncIntegrationTests {
 
         // A bucket the writer identity cannot create: the run stops at once, every file stays queued.
         let failing = try await runner(folder, bucket: "r2up-no-such-bucket", asWriter: true).run(library(folder), options: opts)
-        #expect(failing.failed == 0 && failing.deleted == 0 && failing.status == .configuration && failing.stoppedBy != nil)
+        #expect(failing.failed == 0 && failing.deleted == 0 && failing.category == .configuration && failing.stoppedBy != nil)
         #expect(FileManager.default.fileExists(atPath: kept.path))
 
         let summary: SyncSummary
@@ -270,7 +270,7 @@ struct SyncIntegrationTests {
         #expect(grew)
         let summary = try await first
         #expect(summary.uploaded == 0 && summary.failed == 0 && summary.waiting == 1, "\(summary.failures)")
-        #expect(summary.status == .success, "waiting, not failed: \(summary.status)")
+        #expect(summary.category == .success, "waiting, not failed: \(summary.category)")
         // Staged for the next run, not 'uploading' (status showed it interrupted, queue queued).
         let track = try Store(path: database).track(path: path)
         #expect(track?.uploadState == UploadState.none, "track: \(String(describing: track))")

@@ -5,9 +5,11 @@ import R2UpTransfer
 @testable import R2UpKit
 @testable import R2UpModel
 import R2UpTestSupport
+@testable import r2up
 
 /// SettingsResolver's precedence (DESIGN §2): flags > environment > r2up config > ~/.aws/credentials
-/// > ~/.aws/config, with every file written into a temporary HOME.
+/// > ~/.aws/config, with every file written into a temporary HOME; the environment as the CLI
+/// reads it (Sources/r2up/EnvironmentSettings.swift).
 @Suite("Settings resolution")
 struct SettingsTests {
     /// A temporary HOME with the three config files r2up reads.
@@ -75,7 +77,7 @@ struct SettingsTests {
         #expect(settings.endpoint?.value == Self.url(row.winner))
         let expectedSource: SettingSource =
             switch row.winner {
-            case "flag": .flag("--endpoint")
+            case "flag": .flag(.endpoint)
             case "env": .environment("R2UP_ENDPOINT")
             case "r2up": .file(path: home.r2upConfig, profile: "default")
             case "credentials": .file(path: home.awsCredentials, profile: "default")
@@ -265,11 +267,11 @@ struct SettingsTests {
         flags.region = "flag-region"
         flags.addressing = .pathStyle
         let fromFlags = try home.resolve(env, flags: flags)
-        #expect(fromFlags.bucket == Sourced(value: "flag-bucket", source: .flag("--bucket")))
+        #expect(fromFlags.bucket == Sourced(value: "flag-bucket", source: .flag(.bucket)))
         #expect(fromFlags.publicURL?.value == "https://flag.example")
         #expect(fromFlags.database.value == "/tmp/flag.sqlite")
-        #expect(fromFlags.region == Sourced(value: "flag-region", source: .flag("--region")))
-        #expect(fromFlags.addressing == Sourced(value: .pathStyle, source: .flag("--path-style")))
+        #expect(fromFlags.region == Sourced(value: "flag-region", source: .flag(.region)))
+        #expect(fromFlags.addressing == Sourced(value: .pathStyle, source: .flag(.pathStyle)))
     }
 
     @Test("an endpoint that is not an http(s) URL is rejected wherever it came from")
@@ -279,5 +281,79 @@ struct SettingsTests {
         var flags = SettingOverrides()
         flags.endpoint = "not a url"
         #expect(throws: ConfigurationError.invalidEndpoint("not a url")) { try home.resolve(flags: flags) }
+    }
+}
+
+/// Issue 15's settings rules (moved from HardeningTests with the environment's names).
+extension SettingsTests {
+    @Test("--profile takes endpoint, credentials, bucket and public URL from the profile over the environment")
+    func explicitProfileWins() throws {
+        let home = try Home(
+            r2up: """
+                [work]
+                endpoint_url = http://work.example:9000
+                aws_access_key_id = WORKKEY
+                aws_secret_access_key = worksecret
+                bucket = work-bucket
+                public_url = https://work.example
+                """)
+        let env = [
+            "R2UP_ENDPOINT": "http://env.example:9000", "AWS_ACCESS_KEY_ID": "ENVKEY", "AWS_SECRET_ACCESS_KEY": "envsecret",
+            "R2UP_BUCKET": "env-bucket", "R2UP_PUBLIC_URL": "https://env.example",
+        ]
+        var flags = SettingOverrides()
+        flags.profile = "work"
+        let settings = try home.resolve(env, flags: flags)
+        let file = SettingSource.file(path: home.r2upConfig, profile: "work")
+        #expect(settings.endpoint == Sourced(value: "http://work.example:9000", source: file))
+        #expect(settings.credentials?.value == Credentials(accessKeyID: "WORKKEY", secretAccessKey: "worksecret"))
+        #expect(settings.bucket == Sourced(value: "work-bucket", source: file))
+        #expect(settings.publicURL == Sourced(value: "https://work.example", source: file))
+        #expect(settings.outrankedByProfile == [
+            "R2UP_ENDPOINT", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "R2UP_BUCKET", "R2UP_PUBLIC_URL",
+        ])
+        let report = SettingsReport(settings: settings, resolver: SettingsResolver(environment: env, homeDirectory: home.path))
+        // The library's words for the option (the CLI's, `--profile work: …`, are ConfigDoctorCommandTests').
+        #expect(report.profileNote
+            == "the profile option work: the profile's settings win over R2UP_ENDPOINT, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, R2UP_BUCKET, R2UP_PUBLIC_URL from the environment")
+        #expect(report.lines.contains(report.profileNote ?? "-"))
+
+        // AWS_PROFILE names the profile too, but the environment's own values still win then.
+        var viaEnv = env
+        viaEnv["AWS_PROFILE"] = "work"
+        let environmentFirst = try home.resolve(viaEnv)
+        #expect(environmentFirst.bucket?.value == "env-bucket")
+        #expect(environmentFirst.outrankedByProfile.isEmpty)
+    }
+
+    @Test("a configured public URL stays with its bucket: another --bucket gets path-style URLs and a note")
+    func publicURLBelongsToItsBucket() throws {
+        let home = try Home(r2up: "[default]\nbucket = music\npublic_url = https://cdn.example.com/\nendpoint_url = http://127.0.0.1:8333\n")
+        var flags = SettingOverrides()
+        flags.bucket = "other"
+        let other = try home.resolve(flags: flags)
+        #expect(other.publicURL == nil)
+        #expect(other.warnings == [
+            "warning: the public URL https://cdn.example.com belongs to bucket 'music'; URLs for 'other' are path-style (pass the public URL option to set its own)",
+        ])
+        flags.bucket = "music"
+        let same = try home.resolve(flags: flags)
+        #expect(same.publicURL?.value == "https://cdn.example.com")
+        #expect(same.warnings.isEmpty)
+        flags.bucket = "other"
+        flags.publicURL = "https://other.example.com"
+        #expect(try home.resolve(flags: flags).publicURL?.value == "https://other.example.com")
+    }
+
+    @Test("a bad public URL or region in a file is a configuration error naming its source; a bad bucket when needed")
+    func badSettingsInFiles() throws {
+        let home = try Home(r2up: "[default]\npublic_url = cdn.example.com\n")
+        #expect(throws: ConfigurationError.invalidValue(
+            setting: "the public URL (\(home.r2upConfig) [default])", value: "cdn.example.com",
+            reason: "it has no scheme; give it as https://cdn.example.com")) { try home.resolve() }
+        let bucket = try Home(r2up: "[default]\nbucket = Bad_Bucket\n").resolve()
+        #expect(throws: ConfigurationError.self) { try bucket.requireBucket() }
+        let region = try Home()
+        #expect(throws: ConfigurationError.self) { try region.resolve(["AWS_REGION": "us-east-1\r\nX: y"]) }
     }
 }
