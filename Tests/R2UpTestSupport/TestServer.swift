@@ -45,7 +45,7 @@ public struct TestServer: Sendable {
         return try resolver.resolve(overrides)
     }
 
-    public func service(options: RunOptions = RunOptions(), endpoint: String? = nil, bucket: String? = nil) throws -> UploadService {
+    package func service(options: RunOptions = RunOptions(), endpoint: String? = nil, bucket: String? = nil) throws -> UploadService {
         try UploadService(settings: settings(endpoint: endpoint, bucket: bucket), options: options)
     }
 

@@ -1,7 +1,7 @@
 import Foundation
-public import SigV4
+package import SigV4
 public import R2UpModel
-public import R2UpTransfer
+package import R2UpTransfer
 
 /// Where a setting's value came from, for `config show` and error messages.
 public enum SettingSource: Sendable, Equatable, CustomStringConvertible {
@@ -39,7 +39,7 @@ public struct SettingOverrides: Sendable, Equatable {
     public var bucket: String?
     public var publicURL: String?
     public var database: String?
-    public var addressing: S3Endpoint.Addressing?
+    package var addressing: S3Endpoint.Addressing?
     public var caBundle: String?
 
     public init() {}
@@ -50,11 +50,11 @@ public struct Settings: Sendable, Equatable {
     public var profile: Sourced<String>
     public var endpoint: Sourced<String>?
     public var region: Sourced<String>
-    public var credentials: Sourced<Credentials>?
+    package var credentials: Sourced<Credentials>?
     public var bucket: Sourced<String>?
     public var publicURL: Sourced<String>?
     public var database: Sourced<String>
-    public var addressing: Sourced<S3Endpoint.Addressing>
+    package var addressing: Sourced<S3Endpoint.Addressing>
     public var caBundle: String?
     /// Where `caBundle` came from (for `config show`).
     public var caBundleSource: SettingSource? = nil
@@ -68,12 +68,12 @@ public struct Settings: Sendable, Equatable {
     public var ignoredEnvironment: [IgnoredVariable] = []
 
     /// The endpoint, or the configuration error a command needing one reports.
-    public func requireEndpoint() throws(ConfigurationError) -> S3Endpoint {
+    package func requireEndpoint() throws(ConfigurationError) -> S3Endpoint {
         guard let endpoint else { throw .missingEndpoint }
         return try S3Endpoint(url: endpoint.value, addressing: addressing.value)
     }
 
-    public func requireCredentials() throws(ConfigurationError) -> Credentials {
+    package func requireCredentials() throws(ConfigurationError) -> Credentials {
         guard let credentials else { throw .missingCredentials }
         return credentials.value
     }
