@@ -1,16 +1,16 @@
 import Foundation
 package import SigV4
-public import R2UpModel
+package import R2UpModel
 package import R2UpTransfer
 
 /// Where a setting's value came from, for `config show` and error messages.
-public enum SettingSource: Sendable, Equatable, CustomStringConvertible {
+package enum SettingSource: Sendable, Equatable, CustomStringConvertible {
     case flag(String)
     case environment(String)
     case file(path: String, profile: String)
     case builtIn
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .flag(let name): return "flag \(name)"
         case .environment(let name): return "environment \(name)"
@@ -19,53 +19,53 @@ public enum SettingSource: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    public var isFlag: Bool {
+    package var isFlag: Bool {
         if case .flag = self { return true }
         return false
     }
 }
 
 /// A resolved value and its origin.
-public struct Sourced<Value: Sendable & Equatable>: Sendable, Equatable {
-    public var value: Value
-    public var source: SettingSource
+package struct Sourced<Value: Sendable & Equatable>: Sendable, Equatable {
+    package var value: Value
+    package var source: SettingSource
 }
 
 /// What the command line said; nil means "not given".
-public struct SettingOverrides: Sendable, Equatable {
-    public var endpoint: String?
-    public var region: String?
-    public var profile: String?
-    public var bucket: String?
-    public var publicURL: String?
-    public var database: String?
+package struct SettingOverrides: Sendable, Equatable {
+    package var endpoint: String?
+    package var region: String?
+    package var profile: String?
+    package var bucket: String?
+    package var publicURL: String?
+    package var database: String?
     package var addressing: S3Endpoint.Addressing?
-    public var caBundle: String?
+    package var caBundle: String?
 
-    public init() {}
+    package init() {}
 }
 
 /// Every setting r2up needs, resolved flags first, then environment, then files (DESIGN §2).
-public struct Settings: Sendable, Equatable {
-    public var profile: Sourced<String>
-    public var endpoint: Sourced<String>?
-    public var region: Sourced<String>
+package struct Settings: Sendable, Equatable {
+    package var profile: Sourced<String>
+    package var endpoint: Sourced<String>?
+    package var region: Sourced<String>
     package var credentials: Sourced<Credentials>?
-    public var bucket: Sourced<String>?
-    public var publicURL: Sourced<String>?
-    public var database: Sourced<String>
+    package var bucket: Sourced<String>?
+    package var publicURL: Sourced<String>?
+    package var database: Sourced<String>
     package var addressing: Sourced<S3Endpoint.Addressing>
-    public var caBundle: String?
+    package var caBundle: String?
     /// Where `caBundle` came from (for `config show`).
-    public var caBundleSource: SettingSource? = nil
+    package var caBundleSource: SettingSource? = nil
     /// Files read, and warnings found while reading them (for example a world-readable secret).
-    public var filesRead: [String] = []
-    public var warnings: [String] = []
+    package var filesRead: [String] = []
+    package var warnings: [String] = []
     /// Environment variables set but not used because `--profile` named a profile that has the setting.
-    public var outrankedByProfile: [String] = []
+    package var outrankedByProfile: [String] = []
     /// Other environment variables r2up reads that are set but were not used, each with why
     /// (empty, another variable or a flag came first, half of a key pair), for `config show`.
-    public var ignoredEnvironment: [IgnoredVariable] = []
+    package var ignoredEnvironment: [IgnoredVariable] = []
 
     /// The endpoint, or the configuration error a command needing one reports.
     package func requireEndpoint() throws(ConfigurationError) -> S3Endpoint {
@@ -78,7 +78,7 @@ public struct Settings: Sendable, Equatable {
         return credentials.value
     }
 
-    public func requireBucket() throws(ConfigurationError) -> String {
+    package func requireBucket() throws(ConfigurationError) -> String {
         guard let bucket, !bucket.value.isEmpty else { throw .missingBucket }
         if let rule = BucketName.problem(bucket.value) {
             throw .invalidValue(setting: "the bucket (\(bucket.source))", value: bucket.value, reason: rule)
@@ -88,7 +88,7 @@ public struct Settings: Sendable, Equatable {
 }
 
 /// An environment variable r2up reads that was set but not used, and why.
-public struct IgnoredVariable: Sendable, Equatable {
-    public var name: String
-    public var reason: String
+package struct IgnoredVariable: Sendable, Equatable {
+    package var name: String
+    package var reason: String
 }

@@ -1,28 +1,28 @@
-public import Foundation
+import Foundation
 import SigV4
-public import R2UpModel
+package import R2UpModel
 import R2UpTransfer
 
 /// Resolves `Settings` from flags, an environment and the config files under a home directory.
 /// Everything it reads is injected, so tests can pin every precedence rule.
-public struct SettingsResolver: Sendable {
-    public var environment: [String: String]
-    public var homeDirectory: String
+package struct SettingsResolver: Sendable {
+    package var environment: [String: String]
+    package var homeDirectory: String
 
-    public init(environment: [String: String] = ProcessInfo.processInfo.environment, homeDirectory: String? = nil) {
+    package init(environment: [String: String] = ProcessInfo.processInfo.environment, homeDirectory: String? = nil) {
         self.environment = environment
         self.homeDirectory = homeDirectory ?? environment["HOME"] ?? NSHomeDirectory()
     }
 
     var configHome: String { nonEmpty(environment["XDG_CONFIG_HOME"]) ?? homeDirectory + "/.config" }
     var dataHome: String { nonEmpty(environment["XDG_DATA_HOME"]) ?? homeDirectory + "/.local/share" }
-    public var r2upConfigPath: String { configHome + "/r2up/config" }
+    package var r2upConfigPath: String { configHome + "/r2up/config" }
     var awsConfigPath: String { nonEmpty(environment["AWS_CONFIG_FILE"]) ?? homeDirectory + "/.aws/config" }
     var awsCredentialsPath: String {
         nonEmpty(environment["AWS_SHARED_CREDENTIALS_FILE"]) ?? homeDirectory + "/.aws/credentials"
     }
 
-    public func resolve(_ flags: SettingOverrides) throws(ConfigurationError) -> Settings {
+    package func resolve(_ flags: SettingOverrides) throws(ConfigurationError) -> Settings {
         let profileName = profileName(flags)
         let files = try readProfile(profileName)
         var warnings = files.warnings
