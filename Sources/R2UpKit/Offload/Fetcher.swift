@@ -21,7 +21,10 @@ public struct FetchOutcome: Sendable, Equatable {
 
     /// Why the track was not fetched, in the words `r2up fetch` prints; nil when it was.
     public var failure: Diagnosis? {
-        error.map { Diagnosis(category: $0.diagnosis.category, message: DownloadFailure.fetchMessage($0, key: key)) }
+        guard let error else { return nil }
+        // An object gone from the bucket is a failed transfer here, not a name typed wrong.
+        let category: FailureCategory = if case .notFound = error { .uploadFailed } else { error.diagnosis.category }
+        return Diagnosis(category: category, message: DownloadFailure.fetchMessage(error, key: key))
     }
 }
 
@@ -35,14 +38,7 @@ public struct FetchSummary: Sendable {
     public var fetchedBytes: Int64 { fetched.reduce(0) { $0 + $1.size } }
     public var resumedBytes: Int64 { fetched.reduce(0) { $0 + $1.resumedBytes } }
 
-    public var exitStatus: FailureCategory {
-        // An object gone from the bucket is a failed transfer here, not a name typed wrong.
-        failed.map { outcome -> FailureCategory in
-            guard let error = outcome.error else { return .uploadFailed }
-            if case .notFound = error { return .uploadFailed }
-            return error.diagnosis.category
-        }.reduce(.success, max)
-    }
+    public var exitStatus: FailureCategory { failed.map { $0.failure?.category ?? .uploadFailed }.reduce(.success, max) }
 }
 
 /// `r2up fetch`: brings offloaded (cloud only) tracks back to their own paths from their recorded
