@@ -6,6 +6,8 @@
 #  2. Examples/r2up-embed-example type-checks as a program outside this package: compiled
 #     without `-package-name`, it sees R2UpKit's public declarations only, never `package` ones
 #     (inside the package SwiftPM lets any target see those).
+#  3. So does R2UpServe: `r2up serve` is an app on the face (Package.swift), so what it needs
+#     that the face lacks goes into the face.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT=$PWD
@@ -60,4 +62,14 @@ swiftc -typecheck -target "$TRIPLE" -swift-version 6 -I "$BIN/Modules" -module-c
   echo "face-check.sh: Examples/r2up-embed-example needs more than R2UpKit's public API (above)" >&2
   exit 1
 }
-echo "face-check.sh: R2UpKit's public interface names no lower layer; the example uses public API only" >&2
+# R2UpServe also loads Hummingbird's and NIO's C modules.
+serve_flags=("${clang_flags[@]}")
+for map in "$BIN"/*.build/module.modulemap; do serve_flags+=(-Xcc "-fmodule-map-file=$map"); done
+while IFS= read -r include; do serve_flags+=(-Xcc -I -Xcc "$include"); done < <(find "$ROOT/.build/checkouts" -type d -path '*/Sources/*' -name include)
+swiftc -typecheck -parse-as-library -module-name R2UpServe -target "$TRIPLE" -swift-version 6 -I "$BIN/Modules" \
+  -module-cache-path "$WORK/cache" -enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault \
+  -enable-upcoming-feature MemberImportVisibility "${serve_flags[@]}" Sources/R2UpServe/*.swift || {
+  echo "face-check.sh: R2UpServe needs more than R2UpKit's public API (above): make what it needs part of the face" >&2
+  exit 1
+}
+echo "face-check.sh: R2UpKit's public interface names no lower layer; the example and R2UpServe use public API only" >&2
