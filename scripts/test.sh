@@ -43,6 +43,14 @@ if grep -rlE '^\s*(@_exported\s+)?((public|package|internal)\s+)?import\s+(R2UpS
   echo "test.sh: the files above import a layer below R2UpKit: the r2up and R2UpServe targets depend on R2UpKit alone" >&2
   exit 1
 fi
+# An app that imports R2UpKit sees the model and the face, never the store, the transfer layer,
+# the audio layer, SigV4, GRDB or curl (issue 25): R2UpKit imports those as `package` or
+# internal, and re-exports the model alone. scripts/face-check.sh checks the built interface.
+if grep -rnE '^\s*(@_exported\s+)?public\s+import\s+(R2UpStore|R2UpTransfer|R2UpAudio|GRDB|CCurl|CAudioTags|SigV4)\b' Sources/R2UpKit ||
+  grep -rnE '@_exported' Sources/R2UpKit | grep -vE ':\s*@_exported\s+public\s+import\s+R2UpModel\s*$'; then
+  echo "test.sh: R2UpKit shows a lower layer to apps above: import it as \`package import\` (or internal), and re-export only R2UpModel" >&2
+  exit 1
+fi
 # Presentation is the CLI's (docs/development/architecture.md; no exceptions, comments aside).
 # Messages below the CLI say which option they mean (OptionName) and what to do (Remedy); the CLI
 # names its flags, variables and commands (Sources/r2up/Presentation/OptionWords+CLI.swift,
@@ -178,6 +186,8 @@ fi
 if [ -z "$sanitize" ]; then
   R2UP_BIN=$(swift build --show-bin-path)/r2up bash scripts/reference.sh --check || exit 1
   python3 scripts/check-links.py || exit 1
+  # R2UpKit's built public interface names no lower layer; the embedding example needs public API only.
+  bash scripts/face-check.sh || exit 1
   # The DocC catalog builds with warnings as errors (a broken symbol link fails here).
   if [ "${R2UP_SKIP_DOCS:-0}" != 1 ]; then
     docs_start=$SECONDS

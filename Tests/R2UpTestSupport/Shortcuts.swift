@@ -1,4 +1,4 @@
-public import R2UpKit
+package import R2UpKit
 public import R2UpModel
 public import R2UpStore
 public import R2UpTransfer
@@ -42,7 +42,7 @@ extension Store {
 
 extension UploadService {
     /// Uploads one file now, without the queue.
-    public func upload(_ request: PushRequest, journal: (any UploadJournal)? = nil) async throws(UploadError) -> UploadOutcome {
+    package func upload(_ request: PushRequest, journal: (any UploadJournal)? = nil) async throws(UploadError) -> UploadOutcome {
         let file = try LocalFile(path: request.path)
         return try await uploader.upload(file, bucket: bucket, key: request.key, attributes: request.attributes, journal: journal)
     }
@@ -69,7 +69,7 @@ extension Intake {
 
 extension SyncScanner {
     /// Regular files under `root` (an absolute, standardised folder path), and what was skipped.
-    public func scan(_ root: String) -> (files: [ScannedFile], problems: [ScanProblem]) {
+    package func scan(_ root: String) -> (files: [ScannedFile], problems: [ScanProblem]) {
         var files: [ScannedFile] = []
         let problems = scan(root) { files.append($0) }
         return (files, problems)
@@ -78,7 +78,7 @@ extension SyncScanner {
 
 extension SyncPlan {
     /// The whole plan at once, from a scan and the store's tracks by path.
-    public init(
+    package init(
         files: [ScannedFile], prefix: String, bucket: String, filter: SyncFilter, tracks: [String: SyncTrackState],
         remote: [String: ObjectSummary]?, minAgeNs: Int64, nowNs: Int64
     ) {

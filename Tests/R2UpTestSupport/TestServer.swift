@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import GRDB
-public import R2UpKit
+package import R2UpKit
 
 /// The SeaweedFS server `scripts/test.sh` starts, described by its environment.
 public struct TestServer: Sendable {
@@ -30,7 +30,7 @@ public struct TestServer: Sendable {
     }
 
     /// Settings as a user with these credentials would have them.
-    public func settings(
+    package func settings(
         endpoint: String? = nil, bucket: String? = nil, secret: String? = nil, asWriter: Bool = false
     ) throws -> Settings {
         var overrides = SettingOverrides()
@@ -45,7 +45,7 @@ public struct TestServer: Sendable {
         return try resolver.resolve(overrides)
     }
 
-    public func service(options: RunOptions = RunOptions(), endpoint: String? = nil, bucket: String? = nil) throws -> UploadService {
+    package func service(options: RunOptions = RunOptions(), endpoint: String? = nil, bucket: String? = nil) throws -> UploadService {
         try UploadService(settings: settings(endpoint: endpoint, bucket: bucket), options: options)
     }
 

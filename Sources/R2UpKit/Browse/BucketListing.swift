@@ -1,6 +1,6 @@
 public import Foundation
 import R2UpModel
-public import R2UpTransfer
+package import R2UpTransfer
 
 /// One level of a bucket under a prefix, as `r2up ls` shows it: the folders (common
 /// prefixes at the next `/`) and the objects, across every page of ListObjectsV2.
@@ -25,7 +25,7 @@ extension UploadService {
     /// A prefix naming a folder without its trailing "/" is read as that folder, as `aws s3 ls`
     /// does only when asked; here "Album" and "Album/" both list the folder's contents.
     /// `recursive` (`ls -r`): every object under the prefix, at any depth, and no folders.
-    public func browse(prefix: String, recursive: Bool = false) async throws(S3ClientError) -> BucketListing {
+    package func browse(prefix: String, recursive: Bool = false) async throws(S3ClientError) -> BucketListing {
         let start = prefix.isEmpty || prefix.hasSuffix("/") ? prefix : prefix + "/"
         let all = try await client.listAllObjects(bucket: bucket, prefix: start, delimiter: recursive ? nil : "/")
         return BucketListing(
@@ -36,7 +36,7 @@ extension UploadService {
 
 extension UploadService {
     /// Every object whose key starts with `prefix` as given (no "/" added), all pages: what `rm --prefix` deletes.
-    public func objects(startingWith prefix: String) async throws(S3ClientError) -> [ListedObject] {
+    package func objects(startingWith prefix: String) async throws(S3ClientError) -> [ListedObject] {
         try await client.listAllObjects(bucket: bucket, prefix: prefix).objects.map {
             ListedObject(key: $0.key, size: $0.size, lastModified: $0.lastModified, etag: $0.etag)
         }

@@ -5,19 +5,19 @@ import R2UpStore
 /// `index.json`: every track in the bucket (under the prefix), for apps and for `index.html`.
 /// The schema is versioned (`version`); README documents it. Tracks are sorted by key and the
 /// JSON keys sorted, so the same bucket gives the same bytes (and ETag) every time.
-public struct CatalogIndex: Codable, Sendable, Equatable {
-    public static let schema = "r2up-catalog"
-    public static let currentVersion = 1
+package struct CatalogIndex: Codable, Sendable, Equatable {
+    package static let schema = "r2up-catalog"
+    package static let currentVersion = 1
 
-    public var schema = CatalogIndex.schema
-    public var version = CatalogIndex.currentVersion
-    public var bucket: String
-    public var prefix: String
-    public var tracks: [CatalogTrack]
+    package var schema = CatalogIndex.schema
+    package var version = CatalogIndex.currentVersion
+    package var bucket: String
+    package var prefix: String
+    package var tracks: [CatalogTrack]
     /// The tracks as albums (`AlbumGrouping`, as `status` groups them), in display order.
-    public var albums: [CatalogAlbum]
+    package var albums: [CatalogAlbum]
 
-    public init(bucket: String, prefix: String, tracks: [CatalogTrack], art: [String: CatalogArt] = [:]) {
+    package init(bucket: String, prefix: String, tracks: [CatalogTrack], art: [String: CatalogArt] = [:]) {
         self.bucket = bucket
         self.prefix = prefix
         self.tracks = tracks
@@ -25,7 +25,7 @@ public struct CatalogIndex: Codable, Sendable, Equatable {
     }
 
     /// The bytes of `index.json`.
-    public func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return Array((try? encoder.encode(self)) ?? Data("{}".utf8))
@@ -33,25 +33,25 @@ public struct CatalogIndex: Codable, Sendable, Equatable {
 }
 
 /// One track of the catalog; tags come from the object's `x-amz-meta-*`.
-public struct CatalogTrack: Codable, Sendable, Equatable {
-    public var key: String
-    public var url: String
-    public var size: Int64
-    public var etag: String
-    public var contentType: String?
+package struct CatalogTrack: Codable, Sendable, Equatable {
+    package var key: String
+    package var url: String
+    package var size: Int64
+    package var etag: String
+    package var contentType: String?
     /// When the object was uploaded (its Last-Modified), ISO 8601 UTC.
-    public var uploaded: String?
-    public var title: String
-    public var artist: String?
-    public var albumArtist: String?
-    public var album: String?
-    public var year: Int?
-    public var track: Int?
-    public var disc: Int?
-    public var genre: String?
+    package var uploaded: String?
+    package var title: String
+    package var artist: String?
+    package var albumArtist: String?
+    package var album: String?
+    package var year: Int?
+    package var track: Int?
+    package var disc: Int?
+    package var genre: String?
     /// Set (true) when the object carries the compilation flag; left out otherwise.
-    public var compilation: Bool?
-    public var duration: Double?
+    package var compilation: Bool?
+    package var duration: Double?
 
     /// A track from what the listing and a HEAD told; a missing title falls back to the key's file name.
     init(key: String, url: String, details: CatalogObject) {

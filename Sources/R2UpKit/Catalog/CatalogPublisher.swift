@@ -1,34 +1,34 @@
 import Foundation
 import SigV4
 import R2UpAudio
-public import R2UpStore
-public import R2UpTransfer
+package import R2UpStore
+package import R2UpTransfer
 
 /// What `catalog publish` did.
-public struct CatalogPublishResult: Sendable, Equatable {
-    public var tracks = 0
+package struct CatalogPublishResult: Sendable, Equatable {
+    package var tracks = 0
     /// Objects HEADed this time (new or changed since the last publish from this database).
-    public var heads = 0
-    public var jsonSent = false
-    public var htmlSent = false
+    package var heads = 0
+    package var jsonSent = false
+    package var htmlSent = false
     /// Times a 412 (another publisher wrote first) made it start over.
-    public var retries = 0
+    package var retries = 0
     /// Album art objects uploaded this time (art and thumbnails already there are not sent again).
-    public var artSent = 0
+    package var artSent = 0
     /// Albums whose art the index references.
-    public var albumsWithArt = 0
-    public var indexURL = ""
-    public var jsonURL = ""
+    package var albumsWithArt = 0
+    package var indexURL = ""
+    package var jsonURL = ""
 }
 
 /// Why `catalog publish` stopped.
-public enum CatalogError: Error, CustomStringConvertible {
+package enum CatalogError: Error, CustomStringConvertible {
     case s3(S3ClientError)
     case store(StoreError)
     /// Other publishers kept replacing index.json between our read and our write.
     case contended(attempts: Int)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .s3(let error): "catalog publish: \(error)"
         case .store(let error): "catalog publish: \(error)"
@@ -42,11 +42,11 @@ public enum CatalogError: Error, CustomStringConvertible {
 /// listing, and each object's metadata by HEAD, cached in the store by ETag — so any machine
 /// publishes the whole library. index.json is replaced with `If-Match` on the ETag listed (or
 /// `If-None-Match: *`), so two publishers never drop each other's tracks: a 412 starts over.
-public struct CatalogPublisher: Sendable {
-    public let service: UploadService
+package struct CatalogPublisher: Sendable {
+    package let service: UploadService
     package let store: Store
-    public static let jsonName = "index.json"
-    public static let htmlName = "index.html"
+    package static let jsonName = "index.json"
+    package static let htmlName = "index.html"
     static let attempts = 5
 
     package init(service: UploadService, store: Store) {
@@ -55,7 +55,7 @@ public struct CatalogPublisher: Sendable {
     }
 
     /// Publishes the catalog of the tracks under `prefix` ("" or ending in "/").
-    public func publish(prefix: String) async throws(CatalogError) -> CatalogPublishResult {
+    package func publish(prefix: String) async throws(CatalogError) -> CatalogPublishResult {
         var result = CatalogPublishResult()
         result.indexURL = service.publicURL(for: prefix + Self.htmlName)
         result.jsonURL = service.publicURL(for: prefix + Self.jsonName)

@@ -1,20 +1,20 @@
 import Foundation
-public import R2UpModel
+package import R2UpModel
 import R2UpTransfer
 
 /// What `r2up config init` was told, one answer per question. A nil or blank answer keeps
 /// the profile's current value (or, for the optional ones, leaves the setting out).
-public struct ProfileAnswers: Sendable, Equatable {
+package struct ProfileAnswers: Sendable, Equatable {
     /// An endpoint URL, or a 32-hex-digit Cloudflare account id.
-    public var endpoint: String?
-    public var accessKeyID: String?
-    public var secretAccessKey: String?
-    public var bucket: String?
+    package var endpoint: String?
+    package var accessKeyID: String?
+    package var secretAccessKey: String?
+    package var bucket: String?
     /// A public URL base; `-` removes the current one.
-    public var publicURL: String?
-    public var region: String?
+    package var publicURL: String?
+    package var region: String?
 
-    public init(
+    package init(
         endpoint: String? = nil, accessKeyID: String? = nil, secretAccessKey: String? = nil, bucket: String? = nil,
         publicURL: String? = nil, region: String? = nil
     ) {
@@ -28,11 +28,11 @@ public struct ProfileAnswers: Sendable, Equatable {
 }
 
 /// A problem with an answer to `config init` (exit 2): one line that never holds a secret.
-public enum ProfileAnswerError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum ProfileAnswerError: Error, Sendable, Equatable, CustomStringConvertible {
     case missing(String)
     case invalid(setting: String, reason: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .missing(let setting): "\(setting) is required and the profile has none"
         case .invalid(let setting, let reason): "\(setting): \(reason)"
@@ -47,15 +47,15 @@ public enum ProfileAnswerError: Error, Sendable, Equatable, CustomStringConverti
 /// The pieces are separate so each can be tested alone: `values` turns answers into the
 /// section's keys, `merge` edits INI text in place (other sections, comments and unknown
 /// keys stay as they were), `write` replaces the file atomically with mode 0600.
-public enum ProfileWriter {
+package enum ProfileWriter {
     /// The keys `config init` owns, in the order a new section lists them.
-    public static let keys = [
+    package static let keys = [
         "endpoint_url", "region", "bucket", "public_url", "aws_access_key_id", "aws_secret_access_key",
     ]
 
     /// The section's keys after applying `answers` to `current` (the profile's keys as the
     /// file holds them now). A value of nil in the result means "remove this key".
-    public static func values(
+    package static func values(
         from answers: ProfileAnswers, current: [String: String]
     ) throws(ProfileAnswerError) -> [String: String?] {
         var result: [String: String?] = [:]
@@ -120,7 +120,7 @@ public enum ProfileWriter {
 
     /// One answer as it is typed, checked alone (`config init` asks again when it is wrong):
     /// nil when it will do. Blank answers are for `values` to judge (keep, or missing).
-    public static func problem(with answer: String, for field: PartialKeyPath<ProfileAnswers>) -> ProfileAnswerError? {
+    package static func problem(with answer: String, for field: PartialKeyPath<ProfileAnswers>) -> ProfileAnswerError? {
         guard let text = nonBlank(answer) else { return nil }
         do throws(ProfileAnswerError) {
             switch field {
@@ -144,7 +144,7 @@ public enum ProfileWriter {
     }
 
     /// The endpoint URL an answer stands for: a 32-hex-digit account id becomes the R2 host.
-    public static func endpointURL(_ answer: String) throws(ProfileAnswerError) -> String {
+    package static func endpointURL(_ answer: String) throws(ProfileAnswerError) -> String {
         let text = answer.trimmingCharacters(in: .whitespaces)
         if isAccountID(text) { return S3Endpoint.r2URL(account: text.lowercased()) }
         guard let endpoint = try? S3Endpoint(url: text), !text.contains(" ") else {
@@ -159,7 +159,7 @@ public enum ProfileWriter {
     }
 
     /// True for a Cloudflare account id: 32 hexadecimal digits.
-    public static func isAccountID(_ text: String) -> Bool {
+    package static func isAccountID(_ text: String) -> Bool {
         text.count == 32 && text.allSatisfy(\.isHexDigit)
     }
 
@@ -180,7 +180,7 @@ public enum ProfileWriter {
     /// `text` with section `[profile]` changed: each key of `values` set (or, for nil,
     /// removed) where it stands, new keys added at the end of the section, and the section
     /// appended when the file has none. Every other line is kept as it was.
-    public static func merge(profile: String, values: [String: String?], into text: String) -> String {
+    package static func merge(profile: String, values: [String: String?], into text: String) -> String {
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         if lines.last == "" { lines.removeLast() }
         let ordered = orderedKeys(values)
@@ -247,13 +247,13 @@ public enum ProfileWriter {
     // MARK: - The file
 
     /// The profile's keys in the config file at `path`; empty when the file or section is missing.
-    public static func currentValues(profile: String, at path: String) throws(ConfigurationError) -> [String: String] {
+    package static func currentValues(profile: String, at path: String) throws(ConfigurationError) -> [String: String] {
         try INIFile.load(path)?.sections[profile] ?? [:]
     }
 
     /// Writes `answers` into the profile at `path`: reads the file (a damaged one is left
     /// alone and reported), merges, and replaces it atomically with mode 0600.
-    public static func save(
+    package static func save(
         _ answers: ProfileAnswers, profile: String, at path: String
     ) throws(ProfileWriteError) {
         let existing: String
@@ -280,7 +280,7 @@ public enum ProfileWriter {
     /// missing, the text goes to a temporary file (mode 0600) in the same folder, is
     /// flushed to disk, and is renamed over the old file, so a reader sees the old file
     /// or the new one, never half of one.
-    public static func writeAtomically(_ text: String, to path: String) throws(ProfileWriteError) {
+    package static func writeAtomically(_ text: String, to path: String) throws(ProfileWriteError) {
         let folder = (path as NSString).deletingLastPathComponent
         if !folder.isEmpty && !FileManager.default.fileExists(atPath: folder) {
             do {
@@ -317,7 +317,7 @@ public enum ProfileWriter {
 }
 
 /// Why `config init` wrote nothing.
-public enum ProfileWriteError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum ProfileWriteError: Error, Sendable, Equatable, CustomStringConvertible {
     /// An answer was missing or invalid (exit 2).
     case answer(ProfileAnswerError)
     /// The existing config file is damaged (exit 3); it was left alone.
@@ -325,7 +325,7 @@ public enum ProfileWriteError: Error, Sendable, Equatable, CustomStringConvertib
     /// The file could not be written (exit 3).
     case cannotWrite(path: String, reason: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .answer(let error): error.description
         case .configuration(let error): "\(error); it was left as it is"
@@ -334,7 +334,7 @@ public enum ProfileWriteError: Error, Sendable, Equatable, CustomStringConvertib
     }
 
     /// The category DESIGN §3 gives it.
-    public var category: FailureCategory {
+    package var category: FailureCategory {
         if case .answer = self { return .badInput }
         return .configuration
     }

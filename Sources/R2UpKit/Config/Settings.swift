@@ -1,10 +1,10 @@
 import Foundation
-public import SigV4
-public import R2UpModel
-public import R2UpTransfer
+package import SigV4
+package import R2UpModel
+package import R2UpTransfer
 
 /// Where a setting's value came from, for `config show` and error messages.
-public enum SettingSource: Sendable, Equatable, CustomStringConvertible {
+package enum SettingSource: Sendable, Equatable, CustomStringConvertible {
     /// An option the program was given (`SettingOverrides`), named as `OptionWords` name it.
     case flag(OptionName)
     /// A `SettingVariable`, by the name its giver calls it (the CLI: the environment variable).
@@ -12,7 +12,7 @@ public enum SettingSource: Sendable, Equatable, CustomStringConvertible {
     case file(path: String, profile: String)
     case builtIn
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .flag(let option): return "flag \(OptionWords.current.name(option, .name))"
         case .environment(let name): return "environment \(name)"
@@ -21,66 +21,66 @@ public enum SettingSource: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    public var isFlag: Bool {
+    package var isFlag: Bool {
         if case .flag = self { return true }
         return false
     }
 }
 
 /// A resolved value and its origin.
-public struct Sourced<Value: Sendable & Equatable>: Sendable, Equatable {
-    public var value: Value
-    public var source: SettingSource
+package struct Sourced<Value: Sendable & Equatable>: Sendable, Equatable {
+    package var value: Value
+    package var source: SettingSource
 }
 
 /// What the command line said; nil means "not given".
-public struct SettingOverrides: Sendable, Equatable {
-    public var endpoint: String?
-    public var region: String?
-    public var profile: String?
-    public var bucket: String?
-    public var publicURL: String?
-    public var database: String?
-    public var addressing: S3Endpoint.Addressing?
-    public var caBundle: String?
+package struct SettingOverrides: Sendable, Equatable {
+    package var endpoint: String?
+    package var region: String?
+    package var profile: String?
+    package var bucket: String?
+    package var publicURL: String?
+    package var database: String?
+    package var addressing: S3Endpoint.Addressing?
+    package var caBundle: String?
 
-    public init() {}
+    package init() {}
 }
 
 /// Every setting r2up needs, resolved flags first, then environment, then files (DESIGN §2).
-public struct Settings: Sendable, Equatable {
-    public var profile: Sourced<String>
-    public var endpoint: Sourced<String>?
-    public var region: Sourced<String>
-    public var credentials: Sourced<Credentials>?
-    public var bucket: Sourced<String>?
-    public var publicURL: Sourced<String>?
-    public var database: Sourced<String>
-    public var addressing: Sourced<S3Endpoint.Addressing>
-    public var caBundle: String?
+package struct Settings: Sendable, Equatable {
+    package var profile: Sourced<String>
+    package var endpoint: Sourced<String>?
+    package var region: Sourced<String>
+    package var credentials: Sourced<Credentials>?
+    package var bucket: Sourced<String>?
+    package var publicURL: Sourced<String>?
+    package var database: Sourced<String>
+    package var addressing: Sourced<S3Endpoint.Addressing>
+    package var caBundle: String?
     /// Where `caBundle` came from (for `config show`).
-    public var caBundleSource: SettingSource? = nil
+    package var caBundleSource: SettingSource? = nil
     /// Files read, and warnings found while reading them (for example a world-readable secret).
-    public var filesRead: [String] = []
-    public var warnings: [String] = []
+    package var filesRead: [String] = []
+    package var warnings: [String] = []
     /// Variables set but not used because the profile option named a profile that has the setting.
-    public var outrankedByProfile: [String] = []
+    package var outrankedByProfile: [String] = []
     /// Other variables r2up was given that are set but were not used, each with why
     /// (empty, another variable or a flag came first, half of a key pair), for `config show`.
-    public var ignoredEnvironment: [IgnoredVariable] = []
+    package var ignoredEnvironment: [IgnoredVariable] = []
 
     /// The endpoint, or the configuration error a command needing one reports.
-    public func requireEndpoint() throws(ConfigurationError) -> S3Endpoint {
+    package func requireEndpoint() throws(ConfigurationError) -> S3Endpoint {
         guard let endpoint else { throw .missingEndpoint }
         return try S3Endpoint(url: endpoint.value, addressing: addressing.value)
     }
 
-    public func requireCredentials() throws(ConfigurationError) -> Credentials {
+    package func requireCredentials() throws(ConfigurationError) -> Credentials {
         guard let credentials else { throw .missingCredentials }
         return credentials.value
     }
 
-    public func requireBucket() throws(ConfigurationError) -> String {
+    package func requireBucket() throws(ConfigurationError) -> String {
         guard let bucket, !bucket.value.isEmpty else { throw .missingBucket }
         if let rule = BucketName.problem(bucket.value) {
             throw .invalidValue(setting: "the bucket (\(bucket.source))", value: bucket.value, reason: rule)
@@ -90,7 +90,7 @@ public struct Settings: Sendable, Equatable {
 }
 
 /// A `SettingVariable` that was set but not used, and why.
-public struct IgnoredVariable: Sendable, Equatable {
-    public var name: String
-    public var reason: String
+package struct IgnoredVariable: Sendable, Equatable {
+    package var name: String
+    package var reason: String
 }

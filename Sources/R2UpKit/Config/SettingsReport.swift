@@ -6,37 +6,37 @@ import SigV4
 /// `r2up config show`: every resolved setting with where it came from, and the config
 /// files looked at. Secrets are described, never shown: the secret access key and the
 /// session token appear as `set (N characters)`, the access key id masked.
-public struct SettingsReport: Sendable, Equatable {
+package struct SettingsReport: Sendable, Equatable {
     /// One setting: a stable id for JSON, a label for people, the value as shown, its source.
-    public struct Row: Sendable, Equatable, Encodable {
-        public var id: String
-        public var label: String
+    package struct Row: Sendable, Equatable, Encodable {
+        package var id: String
+        package var label: String
         /// What is printed; nil when the setting has no value.
-        public var value: String?
+        package var value: String?
         /// `SettingSource.description`; nil when the setting has no value.
-        public var source: String?
+        package var source: String?
     }
 
     /// A config file r2up looks at, and whether it was there to read.
-    public struct File: Sendable, Equatable, Encodable {
-        public var path: String
-        public var read: Bool
+    package struct File: Sendable, Equatable, Encodable {
+        package var path: String
+        package var read: Bool
     }
 
-    public var rows: [Row]
-    public var files: [File]
-    public var warnings: [String]
+    package var rows: [Row]
+    package var files: [File]
+    package var warnings: [String]
     /// Set when the profile option outranked variables (the AWS CLI's rule).
-    public var profileNote: String?
+    package var profileNote: String?
     /// Variables set but not used, each with why: `AWS_DEFAULT_REGION: AWS_REGION comes first`.
-    public var ignored: [String] = []
+    package var ignored: [String] = []
 
     /// The report for `settings`, and the config files `resolver` reads.
     /// - Parameters:
     ///   - settings: the resolved settings, each with where its value came from.
     ///   - resolver: the resolver that made them, for the config files it reads.
     ///   - ascii: mask with `...` instead of `…` (a terminal whose locale is not UTF-8).
-    public init(settings: Settings, resolver: SettingsResolver, ascii: Bool = false) {
+    package init(settings: Settings, resolver: SettingsResolver, ascii: Bool = false) {
         func row<V>(_ id: String, _ label: String, _ sourced: Sourced<V>?, _ show: (V) -> String) -> Row {
             Row(id: id, label: label, value: sourced.map { show($0.value) }, source: sourced?.source.description)
         }
@@ -80,14 +80,14 @@ public struct SettingsReport: Sendable, Equatable {
     }
 
     /// `set (40 characters)`: that a secret is there and how long, never any of it.
-    public static func describeSecret(_ secret: String) -> String {
+    package static func describeSecret(_ secret: String) -> String {
         let count = secret.count
         return "set (\(count) character\(count == 1 ? "" : "s"))"
     }
 
     /// An access key id as its first 4 and last 4 characters (`AKIA…MPLE`); a short one,
     /// which that would show whole or nearly, only as its length.
-    public static func mask(_ key: String, ascii: Bool = false) -> String {
+    package static func mask(_ key: String, ascii: Bool = false) -> String {
         guard key.count >= 12 else { return describeSecret(key) }
         return "\(key.prefix(4))\(ascii ? "..." : "…")\(key.suffix(4))"
     }
@@ -103,7 +103,7 @@ public struct SettingsReport: Sendable, Equatable {
     ///   /home/me/.config/r2up/config  read
     ///   /home/me/.aws/credentials     not found
     /// ```
-    public var lines: [String] {
+    package var lines: [String] {
         var table = rows.map { row in
             [row.label, TextColumns.printable(row.value ?? "(not set)"), row.source.map(TextColumns.printable) ?? ""]
         }
@@ -126,7 +126,7 @@ extension SettingsReport: Encodable {
 
     /// `config show --json`: `{settings: [{id, label, value, source}], files: [{path, read}],
     /// warnings: [...]}`, with null for a setting that is not set.
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(rows, forKey: .settings)
         try container.encode(files, forKey: .files)
@@ -139,7 +139,7 @@ extension SettingsReport: Encodable {
 extension SettingsReport.Row {
     private enum CodingKeys: String, CodingKey { case id, label, value, source }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(id, forKey: .id)
         try container.encode(label, forKey: .label)
@@ -150,5 +150,5 @@ extension SettingsReport.Row {
 
 extension SettingsResolver {
     /// The config files consulted, in the order they are read.
-    public var configFiles: [String] { [r2upConfigPath, awsCredentialsPath, awsConfigPath] }
+    package var configFiles: [String] { [r2upConfigPath, awsCredentialsPath, awsConfigPath] }
 }

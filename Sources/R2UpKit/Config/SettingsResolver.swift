@@ -1,28 +1,28 @@
 import Foundation
 import SigV4
-public import R2UpModel
+package import R2UpModel
 import R2UpTransfer
 
 /// Resolves `Settings` from flags, variables and the config files (DESIGN §2). Everything it
 /// reads is given to it (the CLI reads its environment into `SettingVariables` and
 /// `ConfigLocations`), so tests can pin every precedence rule.
-public struct SettingsResolver: Sendable {
-    public var variables: SettingVariables
-    public var locations: ConfigLocations
+package struct SettingsResolver: Sendable {
+    package var variables: SettingVariables
+    package var locations: ConfigLocations
 
     /// - Parameters:
     ///   - variables: the settings given between the flags and the config files.
     ///   - locations: where the config files are.
-    public init(variables: SettingVariables = SettingVariables(), locations: ConfigLocations) {
+    package init(variables: SettingVariables = SettingVariables(), locations: ConfigLocations) {
         self.variables = variables
         self.locations = locations
     }
 
-    public var r2upConfigPath: String { locations.r2upConfig }
+    package var r2upConfigPath: String { locations.r2upConfig }
     var awsConfigPath: String { locations.awsConfig }
     var awsCredentialsPath: String { locations.awsCredentials }
 
-    public func resolve(_ flags: SettingOverrides) throws(ConfigurationError) -> Settings {
+    package func resolve(_ flags: SettingOverrides) throws(ConfigurationError) -> Settings {
         let profileName = profileName(flags)
         let files = try readProfile(profileName)
         var warnings = files.warnings

@@ -1,6 +1,6 @@
-public import Foundation
+package import Foundation
 import SigV4
-public import R2UpModel
+package import R2UpModel
 import R2UpStore
 import R2UpTransfer
 
@@ -11,25 +11,25 @@ import R2UpTransfer
 ///
 /// Nothing here prints; each result goes to `report` as soon as it is known, so a slow
 /// endpoint does not hold back the lines before it. No result holds a secret.
-public struct Doctor: Sendable {
+package struct Doctor: Sendable {
     /// The settings, or why they could not be resolved.
-    public var settings: Result<Settings, ConfigurationError>
+    package var settings: Result<Settings, ConfigurationError>
     /// The files the settings may come from, in the order they are read.
-    public var configFiles: [String]
+    package var configFiles: [String]
     /// The front end's own local check (the CLI's clipboard tool for copy-url), run in the
     /// place the clipboard check has in the list; nil: there is none.
-    public var clipboardCheck: (@Sendable () -> DoctorCheck)?
+    package var clipboardCheck: (@Sendable () -> DoctorCheck)?
     /// Mask with `...` rather than `…`.
-    public var ascii: Bool
+    package var ascii: Bool
     /// The probe object's key.
-    public var probeKey: String
+    package var probeKey: String
     /// Give up connecting after this long.
-    public var connectTimeoutSeconds = 10
+    package var connectTimeoutSeconds = 10
 
     /// The clock skew over which doctor warns (S3 refuses requests 15 minutes off).
-    public static let skewWarningSeconds: TimeInterval = 300
+    package static let skewWarningSeconds: TimeInterval = 300
 
-    public init(
+    package init(
         settings: Result<Settings, ConfigurationError>, configFiles: [String],
         ascii: Bool = false,
         probeKey: String = ".r2up-doctor/probe-\(UUID().uuidString.lowercased())",
@@ -43,7 +43,7 @@ public struct Doctor: Sendable {
     }
 
     /// Runs every check, handing each result to `report` as it is known.
-    public func run(report: @Sendable (DoctorCheck) -> Void = { _ in }) async -> DoctorReport {
+    package func run(report: @Sendable (DoctorCheck) -> Void = { _ in }) async -> DoctorReport {
         var checks: [DoctorCheck] = []
         func record(_ check: DoctorCheck) {
             checks.append(check)

@@ -1,10 +1,10 @@
 import Foundation
-public import R2UpModel
+package import R2UpModel
 
 /// The result of one `r2up doctor` check, as one line for people.
-public struct DoctorCheck: Sendable, Equatable {
+package struct DoctorCheck: Sendable, Equatable {
     /// The checks, in the order doctor runs them.
-    public enum Kind: String, Sendable, Equatable, CaseIterable {
+    package enum Kind: String, Sendable, Equatable, CaseIterable {
         case config, credentials, endpoint, tls = "TLS", bucket, write, publicURL = "public URL", clock, clipboard, database
 
         /// What a failure of this check means for the run's outcome (DESIGN §3).
@@ -17,7 +17,7 @@ public struct DoctorCheck: Sendable, Equatable {
         }
     }
 
-    public enum Outcome: String, Sendable, Equatable {
+    package enum Outcome: String, Sendable, Equatable {
         /// It works.
         case pass
         /// It works, but something deserves attention; the outcome stays a success.
@@ -28,14 +28,14 @@ public struct DoctorCheck: Sendable, Equatable {
         case skipped
     }
 
-    public var kind: Kind
-    public var outcome: Outcome
+    package var kind: Kind
+    package var outcome: Outcome
     /// What was found (pass, warning, skipped) or what is wrong (fail). Never holds a secret.
-    public var detail: String
+    package var detail: String
     /// What to do about a failure or warning.
-    public var advice: String?
+    package var advice: String?
 
-    public init(_ kind: Kind, _ outcome: Outcome, _ detail: String, advice: String? = nil) {
+    package init(_ kind: Kind, _ outcome: Outcome, _ detail: String, advice: String? = nil) {
         self.kind = kind
         self.outcome = outcome
         self.detail = detail
@@ -56,15 +56,15 @@ public struct DoctorCheck: Sendable, Equatable {
 }
 
 /// Every check doctor ran, and the outcome they add up to.
-public struct DoctorReport: Sendable, Equatable {
-    public var checks: [DoctorCheck]
+package struct DoctorReport: Sendable, Equatable {
+    package var checks: [DoctorCheck]
 
-    public init(checks: [DoctorCheck]) { self.checks = checks }
+    package init(checks: [DoctorCheck]) { self.checks = checks }
 
     /// Success when nothing failed (warnings allowed); configuration when a configuration,
     /// credential, endpoint, bucket or write check failed; else a store failure when the
     /// database check failed.
-    public var category: FailureCategory {
+    package var category: FailureCategory {
         let failed = checks.filter { $0.outcome == .fail }.map(\.kind.failureCategory)
         if failed.contains(.configuration) { return .configuration }
         if failed.contains(.storeFailure) { return .storeFailure }
@@ -72,7 +72,7 @@ public struct DoctorReport: Sendable, Equatable {
     }
 
     /// `8 passed, 1 warning, 0 failed`, plus the skipped ones when there are any.
-    public var summary: String {
+    package var summary: String {
         func count(_ outcome: DoctorCheck.Outcome) -> Int { checks.filter { $0.outcome == outcome }.count }
         let warnings = count(.warning)
         var text = "\(count(.pass)) passed, \(warnings) warning\(warnings == 1 ? "" : "s"), \(count(.fail)) failed"

@@ -1,11 +1,11 @@
 import Foundation
 public import R2UpModel
-public import R2UpStore
-public import R2UpTransfer
+package import R2UpStore
+package import R2UpTransfer
 import R2UpAudio
 
 /// What `fetch` was asked that it cannot take: nothing is fetched when any argument is refused.
-public enum FetchInputError: Error, Sendable, Equatable {
+package enum FetchInputError: Error, Sendable, Equatable {
     /// No track r2up knows at or under this path.
     case unknownPath(String)
 }
@@ -17,7 +17,15 @@ public struct FetchOutcome: Sendable, Equatable {
     public var size: Int64
     /// Bytes found verified on disk from an interrupted fetch.
     public var resumedBytes: Int64
-    public var error: DownloadError?
+    package var error: DownloadError?
+
+    /// Why the track was not fetched, in the words `r2up fetch` prints; nil when it was.
+    public var failure: Diagnosis? {
+        guard let error else { return nil }
+        // An object gone from the bucket is a failed transfer here, not a name typed wrong.
+        let category: FailureCategory = if case .notFound = error { .uploadFailed } else { error.diagnosis.category }
+        return Diagnosis(category: category, message: DownloadFailure.fetchMessage(error, key: key))
+    }
 }
 
 /// A finished fetch.
@@ -30,15 +38,9 @@ public struct FetchSummary: Sendable {
     public var fetchedBytes: Int64 { fetched.reduce(0) { $0 + $1.size } }
     public var resumedBytes: Int64 { fetched.reduce(0) { $0 + $1.resumedBytes } }
 
-    /// The run's outcome: the most serious of its failures.
-    public var category: FailureCategory {
-        // An object gone from the bucket is a failed transfer here, not a name typed wrong.
-        failed.map { outcome -> FailureCategory in
-            guard let error = outcome.error else { return .uploadFailed }
-            if case .notFound = error { return .uploadFailed }
-            return error.diagnosis.category
-        }.reduce(.success, max)
-    }
+    /// The run's outcome: the most serious of its failures (an object gone from the bucket is
+    /// a failed transfer here, not a name typed wrong).
+    public var category: FailureCategory { failed.map { $0.failure?.category ?? .uploadFailed }.reduce(.success, max) }
 }
 
 /// `r2up fetch`: brings offloaded (cloud only) tracks back to their own paths from their recorded
@@ -47,17 +49,17 @@ public struct FetchSummary: Sendable {
 /// size, the recorded ETag (and MD5, when the ETag is one) and the track's content digest check
 /// out. The file gets back the mtime it had at upload, so the track is again the copy r2up
 /// uploaded: it shows ↓ downloaded, and sync sees nothing to send.
-public struct Fetcher: Sendable {
-    public let puller: Puller
+package struct Fetcher: Sendable {
+    package let puller: Puller
     var service: UploadService { puller.service }
 
-    public init(puller: Puller) {
+    package init(puller: Puller) {
         self.puller = puller
     }
 
     /// The cloud-only tracks `paths` name (a folder: those under it), each path made absolute.
     /// A track whose file is on disk is counted, never fetched over.
-    public func select(_ paths: [String]) throws(FetchSelectionError) -> (tracks: [StoredTrack], alreadyLocal: Int) {
+    package func select(_ paths: [String]) throws(FetchSelectionError) -> (tracks: [StoredTrack], alreadyLocal: Int) {
         guard let store = puller.store else { return ([], 0) }
         var found: [String: StoredTrack] = [:]
         var local: Set<String> = []
@@ -81,7 +83,7 @@ public struct Fetcher: Sendable {
 
     /// Fetches the tracks, as many at once as the run's depth allows (read again after each one,
     /// as it adapts); `onOutcome` hears each one.
-    public func run(
+    package func run(
         _ tracks: [StoredTrack], progress: TransferProgress? = nil,
         onOutcome: @escaping @Sendable (FetchOutcome) -> Void = { _ in }
     ) async -> FetchSummary {
@@ -164,7 +166,7 @@ public struct Fetcher: Sendable {
 }
 
 /// `select` refused an argument, or the store could not be read.
-public enum FetchSelectionError: Error, Sendable {
+package enum FetchSelectionError: Error, Sendable {
     case input(FetchInputError)
     case store(StoreError)
 }

@@ -92,7 +92,7 @@ public struct OffloadSummary: Sendable {
 }
 
 /// What was named wrong: nothing is checked or removed when any argument is refused.
-public enum OffloadInputError: Error, Sendable, Equatable {
+package enum OffloadInputError: Error, Sendable, Equatable {
     /// Neither a file nor a folder, and no track r2up knows there.
     case noSuchPath(String)
     /// A folder (or a path) under which r2up has no uploaded track: outside the library.

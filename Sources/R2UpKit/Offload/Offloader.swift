@@ -1,6 +1,6 @@
 import Foundation
 import R2UpModel
-public import R2UpStore
+package import R2UpStore
 import R2UpTransfer
 import R2UpAudio
 
@@ -11,8 +11,8 @@ import R2UpAudio
 /// and mtime as recorded, its folder writable, old enough), then in the bucket with one HEAD
 /// (size and ETag as recorded) and, when the upload recorded a content digest, the file's bytes
 /// against it. HEADs run at the run's adaptive depth (`TransferSlots`); no object is ever read (no GET).
-public struct Offloader: Sendable {
-    public let service: UploadService
+package struct Offloader: Sendable {
+    package let service: UploadService
     package let store: Store
     let retry = RequestRetryPolicy()
     static let maxAttempts = 3
@@ -25,7 +25,7 @@ public struct Offloader: Sendable {
     }
 
     /// The tracks `paths` name, each path made absolute; throws on the first bad argument.
-    public func select(_ paths: [String]) throws(OffloadSelectionError) -> [StoredTrack] {
+    package func select(_ paths: [String]) throws(OffloadSelectionError) -> [StoredTrack] {
         var found: [String: StoredTrack] = [:]
         for argument in paths {
             let path = URL(fileURLWithPath: argument).standardizedFileURL.path
@@ -51,7 +51,7 @@ public struct Offloader: Sendable {
     }
 
     /// Checks and offloads `tracks`; `onOutcome` hears each track as it is decided (kept, or freed).
-    public func run(
+    package func run(
         _ tracks: [StoredTrack], options: OffloadOptions, onOutcome: @escaping @Sendable (OffloadOutcome) -> Void = { _ in }
     ) async -> OffloadSummary {
         var summary = OffloadSummary()
@@ -314,7 +314,7 @@ public struct Offloader: Sendable {
 }
 
 /// `select` refused an argument, or the store could not be read.
-public enum OffloadSelectionError: Error, Sendable {
+package enum OffloadSelectionError: Error, Sendable {
     case input(OffloadInputError)
     case store(StoreError)
 }

@@ -3,13 +3,13 @@ package import R2UpStore
 
 /// `rm`'s guard for offloaded tracks: an object that is the only copy of a track whose file is
 /// gone (cloud only, ☁) is not deleted unless asked with `--force`.
-public enum RemoveGuard {
+package enum RemoveGuard {
     /// An object whose deletion would lose a track: no file of any track that holds it is on disk.
-    public struct OnlyCopy: Sendable, Equatable {
+    package struct OnlyCopy: Sendable, Equatable {
         /// The object's key.
-        public var key: String
+        package var key: String
         /// The track's path (the first, when several tracks name the key).
-        public var path: String
+        package var path: String
     }
 
     /// The keys among `keys` that are the only copy of a cloud-only track, in the order given.

@@ -1,7 +1,7 @@
 import Foundation
-public import R2UpModel
+package import R2UpModel
 package import R2UpStore
-public import R2UpTransfer
+package import R2UpTransfer
 import R2UpAudio
 
 /// Bytes of a group of tracks, here and in the bucket (`r2up du`).
@@ -55,20 +55,20 @@ public struct SpaceCounts: Sendable, Equatable, Codable {
 /// `r2up du`: per folder, bytes on disk, in the bucket, only local, only in the cloud, in both,
 /// from the store and one `stat` per file (a folder argument: the same walk as `status DIR`);
 /// no request to the bucket.
-public struct SpaceUsage: Sendable {
-    public struct Group: Sendable, Equatable {
+package struct SpaceUsage: Sendable {
+    package struct Group: Sendable, Equatable {
         /// The folder, relative to the folder measured ("." for itself), or absolute; by album
         /// or artist, the group's title for tagged tracks.
-        public var folder: String
-        public var counts: SpaceCounts
+        package var folder: String
+        package var counts: SpaceCounts
         /// folder, or the album or artist the name stands for.
-        public var kind: StatusGrouping = .folder
+        package var kind: StatusGrouping = .folder
     }
 
-    public var groups: [Group] = []
-    public var totals = SpaceCounts()
+    package var groups: [Group] = []
+    package var totals = SpaceCounts()
     /// Subfolders that could not be read: their tracks count as last recorded.
-    public var problems: [ScanProblem] = []
+    package var problems: [ScanProblem] = []
 
     /// Every file under `folder` that push would take, known or not, grouped by its folder;
     /// a track in `groups` (path → album or artist title, `groupNames`) goes to that group instead.
@@ -101,7 +101,7 @@ public struct SpaceUsage: Sendable {
 
     /// Each tagged track's group title by album ("Début (1993) — Björk") or by artist; tracks
     /// without an album tag (by album) are left out and stay in their folder's group.
-    public static func groupNames(_ tags: [String: AudioTags], by grouping: StatusGrouping) -> [String: String] {
+    package static func groupNames(_ tags: [String: AudioTags], by grouping: StatusGrouping) -> [String: String] {
         guard grouping != .folder else { return [:] }
         var names: [String: String] = [:]
         let tagged = tags.filter { $0.value.hasTags }.map { (path: $0.key, tags: $0.value) }
@@ -158,24 +158,24 @@ public struct SpaceUsage: Sendable {
 }
 
 /// `du --remote`: the bucket's view of the prefix, against the store's.
-public struct RemoteSpace: Sendable, Equatable, Codable {
-    public var prefix: String
+package struct RemoteSpace: Sendable, Equatable, Codable {
+    package var prefix: String
     /// Every object listed under the prefix.
-    public var objects = 0
-    public var bytes: Int64 = 0
+    package var objects = 0
+    package var bytes: Int64 = 0
     /// Tracks whose recorded key has no object.
-    public var missing = 0
-    public var missingBytes: Int64 = 0
+    package var missing = 0
+    package var missingBytes: Int64 = 0
     /// Tracks whose object has another size or ETag than recorded.
-    public var replaced = 0
+    package var replaced = 0
     /// Objects no track claims (uploaded by something else, or by a store since lost).
-    public var unknownObjects = 0
-    public var unknownBytes: Int64 = 0
+    package var unknownObjects = 0
+    package var unknownBytes: Int64 = 0
     /// The tracks found missing or replaced, for one line each.
-    public var mismatched: [String] = []
+    package var mismatched: [String] = []
 
     /// The folder part ("a/b/") every key of `tracks` starts with; "" when they share none.
-    public static func commonPrefix(_ tracks: [TrackRecord]) -> String {
+    package static func commonPrefix(_ tracks: [TrackRecord]) -> String {
         var common: Substring?
         for key in tracks.compactMap(\.key) {
             let folder = key[..<(key.lastIndex(of: "/").map { key.index(after: $0) } ?? key.startIndex)]
@@ -198,7 +198,7 @@ public struct RemoteSpace: Sendable, Equatable, Codable {
     }
 
     /// Lists `prefix` and compares it with the known tracks under `folder`.
-    public static func check(
+    package static func check(
         service: UploadService, prefix: String, known: [TrackRecord]
     ) async throws(S3ClientError) -> RemoteSpace {
         let listing = try await service.client.listAllObjects(bucket: service.bucket, prefix: prefix)

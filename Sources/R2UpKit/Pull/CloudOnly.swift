@@ -1,17 +1,17 @@
 import Foundation
 import R2UpModel
 import R2UpStore
-public import R2UpTransfer
+package import R2UpTransfer
 
 /// Seed 004's "metadata first": the objects under a folder's prefix that have no local file yet,
 /// as tracks `status` shows with the cloud glyph (DESIGN §7, priority 7) and `pull` can fetch.
-public enum CloudOnly {
+package enum CloudOnly {
     /// The prefix a folder maps to, as the store knows it: each track under `folder` with a key
     /// gives the key less its path inside the folder (NFC, as keys are made), and only when every
     /// one gives the same prefix is it the folder's. Nil when no track has a key under the folder
     /// or the tracks disagree (one pushed with --key, or under another prefix): one track's key
     /// must never stand for the folder.
-    public static func inferPrefix(folder: String, tracks: [TrackRecord]) -> String? {
+    package static func inferPrefix(folder: String, tracks: [TrackRecord]) -> String? {
         var found: String?
         for track in tracks {
             guard let key = track.key, track.path.hasPrefix(folder + "/") else { continue }
@@ -32,7 +32,7 @@ public enum CloudOnly {
 
     /// The prefix `status DIR --remote` lists: `given` (with a "/" added), else `inferPrefix`;
     /// when neither says, a bad-input error asking for --prefix.
-    public static func prefix(folder: String, tracks: [TrackRecord], given: String?) throws(DownloadError) -> String {
+    package static func prefix(folder: String, tracks: [TrackRecord], given: String?) throws(DownloadError) -> String {
         guard var prefix = given ?? inferPrefix(folder: folder, tracks: tracks) else {
             let keyed = tracks.contains { $0.key != nil && $0.path.hasPrefix(folder + "/") }
             throw .unknownPrefix(folder: folder, ambiguous: keyed)
@@ -43,7 +43,7 @@ public enum CloudOnly {
 
     /// Every object under `prefix` in the service's bucket whose file under `folder` neither exists
     /// nor is a known track, as a track with no local state. Keys that could not land safely are left out.
-    public static func tracks(
+    package static func tracks(
         service: UploadService, folder: String, prefix: String, known: [TrackRecord]
     ) async throws(DownloadError) -> [TrackRecord] {
         let knownPaths = Set(known.map(\.path))

@@ -1,33 +1,33 @@
 import Foundation
 import R2UpModel
 package import R2UpStore
-public import R2UpTransfer
+package import R2UpTransfer
 
 /// What `pull` found for a name: the objects to fetch and the keys refused before any byte moved.
-public struct PullPlan: Sendable, Equatable {
-    public var items: [PullItem]
-    public var refused: [DownloadError]
+package struct PullPlan: Sendable, Equatable {
+    package var items: [PullItem]
+    package var refused: [DownloadError]
 }
 
 /// One step of a pull, for progress lines.
-public enum PullEvent: Sendable {
+package enum PullEvent: Sendable {
     case finished(DownloadOutcome)
     case failed(key: String, DownloadError)
 }
 
 /// A finished pull.
-public struct PullSummary: Sendable {
-    public var outcomes: [DownloadOutcome] = []
-    public var failures: [(key: String, error: DownloadError)] = []
+package struct PullSummary: Sendable {
+    package var outcomes: [DownloadOutcome] = []
+    package var failures: [(key: String, error: DownloadError)] = []
     /// Whether the run was cancelled (Ctrl-C, SIGTERM).
-    public var interrupted = false
+    package var interrupted = false
     /// Objects not pulled because the run was interrupted; the same pull resumes them (a large
     /// one from the parts verified on disk).
-    public var leftResumable = 0
+    package var leftResumable = 0
 
     /// The line `pull` ends with on stderr: "Pulled 2 files (16 MB); 1 identical skipped; 1 failed."
     /// - Parameter refused: files refused before any download (counted as failed).
-    public func line(refused: Int) -> String {
+    package func line(refused: Int) -> String {
         let downloaded = outcomes.filter { $0.result == .downloaded }
         let bytes = downloaded.reduce(Int64(0)) { $0 + $1.item.size }
         var line = "Pulled \(downloaded.count) \(downloaded.count == 1 ? "file" : "files") (\(ByteCount.string(bytes)))"
@@ -44,16 +44,16 @@ public struct PullSummary: Sendable {
 /// The download side of r2up (seed 000's symmetry, seed 004's audio on demand): lists a key
 /// or a folder of keys and brings each object into a destination folder, recording each
 /// track's download state in the store.
-public final class Puller: Sendable {
-    public static let defaultPartSize: Int64 = 8 << 20
+package final class Puller: Sendable {
+    package static let defaultPartSize: Int64 = 8 << 20
 
-    public let service: UploadService
+    package let service: UploadService
     let store: Store?
     let downloader: ObjectDownloader
     /// Objects fetched at once: the depth, read as it moves (one object per slot at most).
     var concurrency: Int { downloader.slots.limit }
     /// The requests the run kept in flight, and why.
-    public var depthReport: DepthReport { downloader.slots.depthReport }
+    package var depthReport: DepthReport { downloader.slots.depthReport }
     /// Replace a local file even when it changed since r2up last moved it (`pull --overwrite`).
     let overwrite: Bool
 
@@ -67,7 +67,7 @@ public final class Puller: Sendable {
 
     /// The objects `target` names: everything under it when it ends in `/` (or is empty), else the
     /// object of that key, else the folder `target/`. Keys that cannot land safely are refused here.
-    public func plan(_ target: String) async throws(DownloadError) -> PullPlan {
+    package func plan(_ target: String) async throws(DownloadError) -> PullPlan {
         if !target.isEmpty && !target.hasSuffix("/") {
             let info: ObjectInfo?
             do {
@@ -116,7 +116,7 @@ public final class Puller: Sendable {
     }
 
     /// The destination as an absolute folder, created when missing.
-    public static func prepareDestination(_ destination: String) throws(DownloadError) -> String {
+    package static func prepareDestination(_ destination: String) throws(DownloadError) -> String {
         let path = URL(fileURLWithPath: destination).standardizedFileURL.path
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
@@ -133,7 +133,7 @@ public final class Puller: Sendable {
 
     /// Pulls every item into `destination` (an absolute folder), several objects at once.
     /// `progress`, when a display draws it, counts the objects and their bytes as they land.
-    public func run(
+    package func run(
         _ items: [PullItem], destination: String, progress: TransferProgress? = nil,
         onEvent: @escaping @Sendable (PullEvent) -> Void = { _ in }
     ) async -> PullSummary {
@@ -173,7 +173,7 @@ public final class Puller: Sendable {
     }
 
     /// Pulls a track whose download failed again, into the same file (`r2up retry`).
-    public func retry(_ track: TrackRecord) async -> Result<DownloadOutcome, DownloadError> {
+    package func retry(_ track: TrackRecord) async -> Result<DownloadOutcome, DownloadError> {
         guard let key = track.key else { return .failure(.notFound(target: track.path, bucket: service.bucket)) }
         let cloud = CloudCopy(bucket: service.bucket, key: key, etag: track.etag)
         let failure: DownloadError
@@ -193,7 +193,7 @@ public final class Puller: Sendable {
     }
 
     /// Pulls one object and records its download state (a store failure does not stop the download).
-    public func pull(
+    package func pull(
         _ item: PullItem, into destination: String, progress: TransferProgress? = nil
     ) async -> Result<DownloadOutcome, DownloadError> {
         let cloud = CloudCopy(bucket: service.bucket, key: item.key, etag: item.etag)
@@ -244,7 +244,7 @@ public final class Puller: Sendable {
     /// Pulls one object to `descriptor` (stdout for `pull KEY -` and `cat`): fetched and verified
     /// into a temporary file first, so only bytes that match the object are written, then copied
     /// out a block at a time. No track is recorded: no file of the user's holds the copy.
-    public func stream(_ item: PullItem, to descriptor: Int32, progress: TransferProgress? = nil) async throws(DownloadError) {
+    package func stream(_ item: PullItem, to descriptor: Int32, progress: TransferProgress? = nil) async throws(DownloadError) {
         let folder = FileManager.default.temporaryDirectory.path + "/r2up-cat-\(UUID().uuidString)"
         do { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) } catch {
             throw .localFile(path: folder, reason: "cannot create a temporary folder: \(DownloadPath.reason(error))")

@@ -1,5 +1,5 @@
 import Foundation
-public import R2UpModel
+package import R2UpModel
 package import R2UpStore
 import R2UpTransfer
 
@@ -8,7 +8,7 @@ import R2UpTransfer
 /// server-side copies, every other file an upload; a key another track holds refuses the file
 /// with one message; what is queued carries the condition its key must meet when it is written.
 /// What a run does with the jobs is `UploadQueue`'s.
-public struct Intake: Sendable {
+package struct Intake: Sendable {
     package let queue: UploadQueue
 
     package init(queue: UploadQueue) {
@@ -54,12 +54,12 @@ public struct Intake: Sendable {
     }
 
     /// A file refused at its key: another track's object is there. Nothing is queued, nothing sent.
-    public struct Conflict: Sendable, Equatable {
-        public var path: String
-        public var key: String
+    package struct Conflict: Sendable, Equatable {
+        package var path: String
+        package var key: String
         /// What is wrong, without the path: "the key 'K' holds OTHER uploaded …", after
         /// "moved from OLD: " for a track that moved. The one message push, sync and watch give.
-        public var reason: String
+        package var reason: String
 
         init(path: String, movedFrom: String? = nil, _ conflict: KeyConflict) {
             self.path = path
@@ -68,7 +68,7 @@ public struct Intake: Sendable {
         }
 
         /// The line that names the file (exit 1).
-        public var diagnosis: Diagnosis { Diagnosis(category: .uploadFailed, message: "\(path): \(reason)") }
+        package var diagnosis: Diagnosis { Diagnosis(category: .uploadFailed, message: "\(path): \(reason)") }
     }
 
     /// What `enqueueMoves` did with the tracks that follow their files.

@@ -1,12 +1,12 @@
 import Foundation
 import Synchronization
-public import R2UpStore
+package import R2UpStore
 
 /// Jobs handed to a run that is already running: the rest of a folder, queued in later commits
 /// while its first files upload (`UploadQueue.run(_:feeding:…)`). A folder of thousands then
 /// starts sending after one small commit instead of after all of them, and the server is not
 /// left idle while r2up writes its queue.
-public final class JobFeed: Sendable {
+package final class JobFeed: Sendable {
     private struct State {
         var ready: [UploadJob] = []
         var head = 0
@@ -26,12 +26,12 @@ public final class JobFeed: Sendable {
     }
 
     /// Whether the run still takes jobs; a producer stops queueing once it is false.
-    public var isOpen: Bool { state.withLock { !$0.closed && !$0.finished } }
+    package var isOpen: Bool { state.withLock { !$0.closed && !$0.finished } }
 
     /// Queues `count` planned files a commit at a time (`chunks`): `commit` queues the files of a
     /// range and returns the jobs to run, which go to the run at once. Stops when the run takes
     /// no more (the rest are counted as not queued) or the store fails (the run stops with it).
-    public func fill(
+    package func fill(
         count: Int, concurrency: Int, _ commit: (Range<Int>) async throws(StoreError) -> [UploadJob]
     ) async {
         for range in Self.chunks(count: count, concurrency: concurrency) {

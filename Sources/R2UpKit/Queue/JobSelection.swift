@@ -1,17 +1,17 @@
-public import Foundation
-public import R2UpModel
-public import R2UpStore
+package import Foundation
+package import R2UpModel
+package import R2UpStore
 
 /// Jobs named on a command line (`r2up retry`, `r2up queue cancel`): full ids or their
 /// first characters, as `r2up queue` prints them.
-public enum JobSelection {
+package enum JobSelection {
     /// The ids of the jobs among `candidates` that `texts` name, each exactly one.
     /// - Parameters:
     ///   - texts: full job ids or their first characters, as given.
     ///   - candidates: the jobs the texts may name.
     ///   - what: how the candidates are described in a message ("failed upload").
     /// - Returns: the chosen jobs' ids, in the order of `texts`.
-    public static func match(_ texts: [String], in candidates: [UploadJob], what: String) throws(SelectionError) -> [UUID] {
+    package static func match(_ texts: [String], in candidates: [UploadJob], what: String) throws(SelectionError) -> [UUID] {
         var chosen: [UUID] = []
         for text in texts {
             let needle = text.lowercased()
@@ -26,16 +26,16 @@ public enum JobSelection {
 }
 
 /// An id that names no job, or more than one.
-public struct SelectionError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var text: String
-    public var matches: Int
-    public var what: String
+package struct SelectionError: Error, Sendable, Equatable, CustomStringConvertible {
+    package var text: String
+    package var matches: Int
+    package var what: String
 
-    public var description: String {
+    package var description: String {
         matches == 0
             ? "no \(what) has the id '\(text)'; \(Remedy.seeQueue)"
             : "the id '\(text)' matches \(matches) \(what)s; give more of it"
     }
 
-    public var diagnosis: Diagnosis { Diagnosis(category: .badInput, message: description) }
+    package var diagnosis: Diagnosis { Diagnosis(category: .badInput, message: description) }
 }

@@ -1,11 +1,11 @@
 import Foundation
-public import R2UpStore
+package import R2UpStore
 
 /// The order `push` prints its URLs in: an album as it plays, whatever order the uploads
 /// finished in — by folder, then disc, track number (tags as stored), then name.
-public enum PushOrder {
+package enum PushOrder {
     /// `items` sorted by the track at each one's `path`; tags the store lacks sort by name.
-    public static func sorted<T>(_ items: [T], path: (T) -> String, store: Store) -> [T] {
+    package static func sorted<T>(_ items: [T], path: (T) -> String, store: Store) -> [T] {
         let paths = items.map(path)
         let tags = (try? store.storedTags(paths: paths)) ?? [:]
         let ranks = paths.map { path -> Rank in

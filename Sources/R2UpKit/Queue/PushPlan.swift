@@ -1,36 +1,36 @@
 import Foundation
-public import R2UpModel
-public import R2UpStore
-public import R2UpTransfer
+package import R2UpModel
+package import R2UpStore
+package import R2UpTransfer
 
 /// What `push FILE…|DIR…` will send (issue 14, item 7: the library decides, the CLI prints):
 /// each file as given, each folder's eligible tracks (`TrackFolder`), with their keys (`--key`,
 /// `--prefix`, `--key-template`), refused as a whole when two files map to one key.
-public struct PushPlan: Sendable {
+package struct PushPlan: Sendable {
     /// A file or folder that could not be taken, before any upload.
-    public struct Skipped: Sendable, Equatable {
+    package struct Skipped: Sendable, Equatable {
         /// Printable.
-        public var path: String
-        public var message: String
-        public var category: FailureCategory
+        package var path: String
+        package var message: String
+        package var category: FailureCategory
     }
 
     /// A refusal of the whole push (bad input): nothing is sent.
-    public struct Refusal: Error, Sendable, Equatable {
-        public var diagnosis: Diagnosis
+    package struct Refusal: Error, Sendable, Equatable {
+        package var diagnosis: Diagnosis
     }
 
-    public var requests: [PushRequest] = []
+    package var requests: [PushRequest] = []
     /// Tracks whose files moved inside a pushed folder: copied in the bucket, not sent
     /// (`Store.enqueueMoves`), when a bucket was given.
-    public var moves: [PlannedMove] = []
-    public var skipped: [Skipped] = []
+    package var moves: [PlannedMove] = []
+    package var skipped: [Skipped] = []
     /// Folders with nothing to push, each with the line that says so.
-    public var nothingToPush: [String] = []
+    package var nothingToPush: [String] = []
     /// Folders' files left alone: uploaded and unchanged at the key this push gives them.
-    public var unchanged: [(path: String, key: String)] = []
+    package var unchanged: [(path: String, key: String)] = []
     /// Whether a folder was named (a folder push ends with a summary line).
-    public var hasFolders = false
+    package var hasFolders = false
 
     /// - Parameters:
     ///   - paths: the command line's files and folders.
@@ -49,11 +49,11 @@ public struct PushPlan: Sendable {
     private let attributes: @Sendable (String) -> ObjectAttributes
 
     /// The request for a folder's file (a move the store turned back into an upload too).
-    public func request(for upload: PlannedUpload) -> PushRequest {
+    package func request(for upload: PlannedUpload) -> PushRequest {
         PushRequest(scanned: upload.file, key: upload.key, attributes: attributes(upload.file.path))
     }
 
-    public init(
+    package init(
         paths: [String], undecodable: [String: [UInt8]] = [:], key: String?, prefix: String?, template: KeyTemplate?,
         onlyFailed: Bool, store: Store, tags: TagResolver, bucket: String? = nil, folderNames: Bool = false,
         attributes: @escaping @Sendable (String) -> ObjectAttributes
@@ -134,7 +134,7 @@ public struct PushPlan: Sendable {
     /// Two files for one key (names that differ only in Unicode normalisation, a --prefix
     /// or --key-template that folds them together), or a templated key over 1,024 bytes,
     /// stop the push before anything is sent (exit 2), naming the files.
-    public static func checkKeys(_ requests: [PushRequest], templated: Bool) throws(Refusal) {
+    package static func checkKeys(_ requests: [PushRequest], templated: Bool) throws(Refusal) {
         if let clash = SyncPlan.keyClashes(requests.map { (path: $0.path, key: $0.key) }).first {
             throw Refusal(diagnosis: Diagnosis(
                 category: .badInput,

@@ -1,37 +1,37 @@
 import Foundation
 import Synchronization
-public import R2UpStore
+package import R2UpStore
 import R2UpTransfer
 
 /// `push`: plans the named files and folders (`PushPlan`), queues the tracks that moved inside
 /// a pushed folder as copies, uploads the files while the rest is still being queued, reads
 /// their tags ahead, and says what could not be queued. It prints nothing: what a user should
 /// read comes to `onNotice`, in order, as typed values; the uploads' events to `onEvent`.
-public struct PushRunner: Sendable {
+package struct PushRunner: Sendable {
     /// What to push, as the command line gave it.
-    public struct Request: Sendable {
-        public var paths: [String]
+    package struct Request: Sendable {
+        package var paths: [String]
         /// Arguments that were not UTF-8, by the repaired spelling Swift gave them.
-        public var undecodable: [String: [UInt8]] = [:]
-        public var key: String?
-        public var prefix: String?
-        public var template: KeyTemplate?
+        package var undecodable: [String: [UInt8]] = [:]
+        package var key: String?
+        package var prefix: String?
+        package var template: KeyTemplate?
         /// Only the tracks whose last upload failed.
-        public var onlyFailed = false
-        public var contentType: String?
-        public var cacheControl: String?
-        public var metadata: [String: String] = [:]
+        package var onlyFailed = false
+        package var contentType: String?
+        package var cacheControl: String?
+        package var metadata: [String: String] = [:]
         /// Send each audio file's tags as metadata (they are read and stored either way).
-        public var tagMetadata = true
-        public var replace: ReplacePolicy = .guarded
+        package var tagMetadata = true
+        package var replace: ReplacePolicy = .guarded
         /// A folder named without a trailing `/` keeps its name in the keys (`r2up push`); false: its contents.
-        public var folderNames = false
+        package var folderNames = false
 
-        public init(paths: [String]) { self.paths = paths }
+        package init(paths: [String]) { self.paths = paths }
     }
 
     /// Something the user should read, in the order it happened; none stops the push.
-    public enum Notice: Sendable {
+    package enum Notice: Sendable {
         /// A folder with nothing to push (a line of its own, not an error).
         case nothingToPush(String)
         /// A named path that cannot be pushed.
@@ -47,24 +47,24 @@ public struct PushRunner: Sendable {
     }
 
     /// Why the push stopped (a refused plan, the store): the line and its category.
-    public struct Failure: Error, Sendable {
-        public var diagnosis: Diagnosis
+    package struct Failure: Error, Sendable {
+        package var diagnosis: Diagnosis
     }
 
     /// The run's end: the queue's summary and the outcome everything adds up to.
-    public struct Summary: Sendable {
-        public var run: QueueRunSummary
-        public var category: FailureCategory
+    package struct Summary: Sendable {
+        package var run: QueueRunSummary
+        package var category: FailureCategory
         /// Folders' files left alone, uploaded and unchanged.
-        public var unchanged = 0
+        package var unchanged = 0
         /// Whether a folder was pushed.
-        public var hasFolders = false
+        package var hasFolders = false
         /// Files that could not be queued or were skipped (counted as failed in the summary line).
-        public var notQueued = 0
+        package var notQueued = 0
     }
 
     package let store: Store
-    public let service: UploadService
+    package let service: UploadService
 
     package init(store: Store, service: UploadService) {
         self.store = store
@@ -73,7 +73,7 @@ public struct PushRunner: Sendable {
 
     /// Pushes `request`. `interruptible` runs the uploads (the CLI ends them on SIGINT; the
     /// tags are still stored after); `admit` may refuse to start more work.
-    public func run(
+    package func run(
         _ request: Request, progress: TransferProgress?,
         interruptible: (@escaping @Sendable () async -> QueueRunSummary) async -> QueueRunSummary = { await $0() },
         admit: @escaping @Sendable (UploadJob) -> Bool = { _ in true },
@@ -140,7 +140,7 @@ public struct PushRunner: Sendable {
     }
 
     /// What `push --dry-run` shows: the plan alone, nothing queued and nothing sent.
-    public func preview(_ request: Request) throws(Failure) -> PushPlan {
+    package func preview(_ request: Request) throws(Failure) -> PushPlan {
         try plan(request, tags: TagResolver(store: store))
     }
 

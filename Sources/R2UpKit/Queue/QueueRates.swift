@@ -1,26 +1,26 @@
-public import Foundation
+package import Foundation
 
 /// Bytes a second of the uploads in flight, from successive queue reports. The store holds
 /// only the bytes sent, which a running r2up writes at most once a second, so one report to
 /// the next jumps by a second's worth or by none: the rate is the growth over the last
 /// `window` seconds of reports, which smooths those steps.
-public struct QueueRates: Sendable {
+package struct QueueRates: Sendable {
     struct Sample: Sendable, Equatable {
         var time: Date
         var bytes: Int64
     }
 
-    public var window: TimeInterval
+    package var window: TimeInterval
     private var samples: [UUID: [Sample]] = [:]
 
-    public init(window: TimeInterval = 5) {
+    package init(window: TimeInterval = 5) {
         self.window = window
     }
 
     /// Notes the bytes sent of each upload in `report` at `time` and sets its `bytesPerSecond`
     /// (left nil until two reports some time apart have seen it). Uploads no longer in flight
     /// are forgotten.
-    public mutating func update(_ report: inout QueueReport, at time: Date) {
+    package mutating func update(_ report: inout QueueReport, at time: Date) {
         var kept: [UUID: [Sample]] = [:]
         for index in report.uploading.indices {
             let entry = report.uploading[index]

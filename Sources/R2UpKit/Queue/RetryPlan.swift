@@ -1,14 +1,14 @@
-public import Foundation
+package import Foundation
 package import R2UpStore
 import R2UpModel
 
 /// What `r2up retry` takes: failed and interrupted uploads (all, or the ids given) and, with
 /// all, failed downloads of the bucket.
-public struct RetryPlan: Sendable {
-    public var uploads: [UUID]
-    public var downloads: [TrackRecord]
+package struct RetryPlan: Sendable {
+    package var uploads: [UUID]
+    package var downloads: [TrackRecord]
 
-    public var isEmpty: Bool { uploads.isEmpty && downloads.isEmpty }
+    package var isEmpty: Bool { uploads.isEmpty && downloads.isEmpty }
 
     /// - Parameter ids: job ids or their first characters; nil takes everything.
     package init(store: Store, bucket: String, ids: [String]?) throws {

@@ -1,13 +1,13 @@
 import Foundation
-public import R2UpStore
+package import R2UpStore
 import R2UpTransfer
 
 /// `retry`: requeues the failed and interrupted uploads (all, or the jobs named by id) and runs
 /// them, after pulling the failed downloads again (`all` only). It prints nothing: what a user
 /// should read comes to `onNotice` in order; the uploads' events to `onEvent`.
-public struct RetryRunner: Sendable {
+package struct RetryRunner: Sendable {
     /// Something the user should read, in the order it happened.
-    public enum Notice: Sendable {
+    package enum Notice: Sendable {
         /// No upload or download has failed or was interrupted.
         case nothingToRetry
         /// A failed download, pulled again to this path.
@@ -17,19 +17,19 @@ public struct RetryRunner: Sendable {
     }
 
     /// Why the retry stopped before its uploads (an unknown id, the store): the line and its category.
-    public struct Failure: Error, Sendable {
-        public var diagnosis: Diagnosis
+    package struct Failure: Error, Sendable {
+        package var diagnosis: Diagnosis
     }
 
     /// The run's end: the uploads' summary (nil when there were none) and the outcome
     /// everything adds up to (a job another live r2up holds counts as locked).
-    public struct Summary: Sendable {
-        public var run: QueueRunSummary?
-        public var category: FailureCategory
+    package struct Summary: Sendable {
+        package var run: QueueRunSummary?
+        package var category: FailureCategory
     }
 
     package let store: Store
-    public let service: UploadService
+    package let service: UploadService
 
     package init(store: Store, service: UploadService) {
         self.store = store
@@ -38,7 +38,7 @@ public struct RetryRunner: Sendable {
 
     /// Retries the jobs named by `ids` (id or its first 8 characters), or with nil everything
     /// that failed. `interruptible` runs the uploads (the CLI ends them on SIGINT).
-    public func run(
+    package func run(
         ids: [String]?,
         interruptible: (@escaping @Sendable () async -> QueueRunSummary) async -> QueueRunSummary = { await $0() },
         admit: @escaping @Sendable (UploadJob) -> Bool = { _ in true },

@@ -1,15 +1,15 @@
 import Foundation
-public import R2UpModel
-public import R2UpStore
+package import R2UpModel
+package import R2UpStore
 
 /// The tracks of a folder for `push DIR` (seed 000's "Upload All").
-public enum TrackFolder {
+package enum TrackFolder {
     /// Whether a track should be pushed: never uploaded, failed, or changed since its upload.
     /// With `onlyFailed`, only tracks in error. A track another live r2up is uploading is taken
     /// too: the queue then says so (exit 4) rather than the push claiming there is nothing to do.
     /// `bucket`: where the push goes; a track uploaded to another bucket is not uploaded here
     /// (nil: any bucket).
-    public static func isEligible(_ track: TrackRecord?, size: Int64, mtimeNs: Int64, bucket: String?, onlyFailed: Bool) -> Bool {
+    package static func isEligible(_ track: TrackRecord?, size: Int64, mtimeNs: Int64, bucket: String?, onlyFailed: Bool) -> Bool {
         guard let track else { return !onlyFailed }
         if onlyFailed { return track.uploadState == .error }
         let unchanged = track.size == size && track.mtimeNs == mtimeNs
@@ -21,7 +21,7 @@ public enum TrackFolder {
     /// (a file with none may be a track that moved: `MovePlan`).
     /// `uploaded`: the files left out because their tracks are uploaded and unchanged, with the
     /// key each is at (`push DIR --prefix` sends them to another key by a server-side copy).
-    public static func scan(
+    package static func scan(
         _ directory: String, store: Store, bucket: String?, onlyFailed: Bool
     ) throws(StoreError) -> (
         files: [(file: ScannedFile, isKnown: Bool)], uploaded: [(file: ScannedFile, bucket: String, key: String)],

@@ -4,7 +4,7 @@ import R2UpModel
 
 /// What `status` shows: the store's tracks with their state following their files (DESIGN §10),
 /// and for a folder also every file `push DIR` would take that the store does not know yet.
-public enum TrackScan {
+package enum TrackScan {
     /// Every track under `folder`: each file the push scanner takes (the same `SyncScanner`
     /// and filters as `push DIR`), a file the store does not know as a local-only track, and
     /// each known track whose file the scan did not see (gone, or one the scan skips).
@@ -62,13 +62,13 @@ public enum TrackScan {
 
     /// The known tracks (`status` without a folder), each with its state following its file,
     /// as `bucket` sees it (nil: any bucket).
-    public static func following(_ tracks: [TrackRecord], bucket: String? = nil) -> [TrackRecord] {
+    package static func following(_ tracks: [TrackRecord], bucket: String? = nil) -> [TrackRecord] {
         tracks.map { seen(following($0), from: bucket) }
     }
 
     /// The track as `bucket` sees it: one uploaded to another bucket is not uploaded to this one
     /// (identity includes the bucket). nil: any bucket.
-    public static func seen(_ track: TrackRecord, from bucket: String?) -> TrackRecord {
+    package static func seen(_ track: TrackRecord, from bucket: String?) -> TrackRecord {
         guard let bucket, track.uploadState == .uploaded, let own = track.bucket, own != bucket else { return track }
         var track = track
         track.uploadState = .none
@@ -76,7 +76,7 @@ public enum TrackScan {
     }
 
     /// The track as its file stands now (one `stat`); as last recorded where that cannot be told.
-    public static func following(_ track: TrackRecord) -> TrackRecord {
+    package static func following(_ track: TrackRecord) -> TrackRecord {
         var info = stat()
         let statted = stat(track.path, &info) == 0
         guard statted, (info.st_mode & S_IFMT) == S_IFREG else {
@@ -96,7 +96,7 @@ public enum TrackScan {
     /// track whose file moved on is no longer either ("changed since upload"); one whose file is
     /// gone keeps only its cloud copy, which shows as cloud only when its key is known.
     /// Uploading and failed states stay: they speak of a job, not of the file.
-    public static func following(_ track: TrackRecord, size: Int64?, mtimeNs: Int64?) -> TrackRecord {
+    package static func following(_ track: TrackRecord, size: Int64?, mtimeNs: Int64?) -> TrackRecord {
         var track = track
         guard let size, let mtimeNs else {
             track.isOnDisk = false
@@ -115,7 +115,7 @@ public enum TrackScan {
 
 /// The tracks of a folder scan in path order, held compactly: a file costs its name (its folder
 /// is shared) and two numbers, and a `TrackRecord` is made only when read.
-public struct ScannedTracks: RandomAccessCollection, Sendable {
+package struct ScannedTracks: RandomAccessCollection, Sendable {
     struct Entry: Sendable {
         /// Index into `folders`.
         var folder: Int32
@@ -128,11 +128,11 @@ public struct ScannedTracks: RandomAccessCollection, Sendable {
     }
 
     /// The store's tracks under the folder.
-    public let known: [TrackRecord]
+    package let known: [TrackRecord]
     /// The bucket the tracks are shown for (`TrackScan.seen`); nil: any.
-    public var bucket: String?
+    package var bucket: String?
     /// What the scan could not take: a folder that cannot be read leaves its tracks as last recorded.
-    public var problems: [ScanProblem] = []
+    package var problems: [ScanProblem] = []
     var entries: [Entry] = []
     /// Each folder's path (what comes before a path's last "/").
     var folders: [String] = []
@@ -163,11 +163,11 @@ public struct ScannedTracks: RandomAccessCollection, Sendable {
             Entry(folder: folder, name: String(path[start...]), size: size, mtimeNs: mtimeNs, known: known.map { Int32($0) } ?? -1))
     }
 
-    public var startIndex: Int { 0 }
-    public var endIndex: Int { entries.count }
+    package var startIndex: Int { 0 }
+    package var endIndex: Int { entries.count }
 
     /// The track as its file stands (`TrackScan.following`); a file the store does not know is local only.
-    public subscript(position: Int) -> TrackRecord {
+    package subscript(position: Int) -> TrackRecord {
         let entry = entries[position]
         guard entry.known >= 0 else {
             return TrackRecord(

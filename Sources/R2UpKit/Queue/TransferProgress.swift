@@ -1,19 +1,19 @@
-public import Foundation
+package import Foundation
 import Synchronization
 import R2UpModel
 import R2UpStore
 
 /// Live byte counts of a run, for progress bars: the queue writes, a display reads
 /// `snapshot()` on its own clock (a redraw never waits on a transfer, nor one on a redraw).
-public final class TransferProgress: Sendable {
+package final class TransferProgress: Sendable {
     /// One file being sent.
-    public struct File: Sendable, Equatable {
-        public var id: UUID
-        public var name: String
-        public var size: Int64
-        public var sent: Int64
+    package struct File: Sendable, Equatable {
+        package var id: UUID
+        package var name: String
+        package var size: Int64
+        package var sent: Int64
 
-        public init(id: UUID, name: String, size: Int64, sent: Int64) {
+        package init(id: UUID, name: String, size: Int64, sent: Int64) {
             self.id = id
             self.name = name
             self.size = size
@@ -22,21 +22,21 @@ public final class TransferProgress: Sendable {
     }
 
     /// The run at one moment.
-    public struct Snapshot: Sendable, Equatable {
+    package struct Snapshot: Sendable, Equatable {
         /// Files in flight, oldest first.
-        public var active: [File] = []
-        public var filesTotal = 0
-        public var filesDone = 0
-        public var filesFailed = 0
+        package var active: [File] = []
+        package var filesTotal = 0
+        package var filesDone = 0
+        package var filesFailed = 0
         /// Bytes of the files still to send or sent; a failed or skipped file's size leaves it.
-        public var bytesTotal: Int64 = 0
+        package var bytesTotal: Int64 = 0
         /// Bytes of finished files plus what is sent of the active ones.
-        public var bytesDone: Int64 = 0
+        package var bytesDone: Int64 = 0
         /// Bytes that went over the wire in this run: not the parts an earlier run sent, nor a
         /// server-side copy, nor a file found identical. What a rate is computed from.
-        public var bytesMoved: Int64 = 0
+        package var bytesMoved: Int64 = 0
 
-        public init() {}
+        package init() {}
     }
 
     private struct State {
@@ -52,14 +52,14 @@ public final class TransferProgress: Sendable {
 
     private let state = Mutex(State())
     /// The --bwlimit in force, in bytes a second: no rate shown goes above it.
-    public let limit: Int64?
+    package let limit: Int64?
 
-    public init(limit: Int64? = nil) {
+    package init(limit: Int64? = nil) {
         self.limit = limit
     }
 
     /// Adds files to the run's totals (a queue run calls it with its jobs).
-    public func expect(files: Int, bytes: Int64) {
+    package func expect(files: Int, bytes: Int64) {
         state.withLock {
             $0.filesTotal += files
             $0.bytesTotal += bytes
@@ -117,7 +117,7 @@ public final class TransferProgress: Sendable {
         }
     }
 
-    public func snapshot() -> Snapshot {
+    package func snapshot() -> Snapshot {
         state.withLock { state in
             var snapshot = Snapshot()
             snapshot.active = state.order.compactMap { state.active[$0] }

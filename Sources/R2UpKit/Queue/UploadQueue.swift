@@ -12,8 +12,8 @@ import R2UpTransfer
 /// `StoreWriter`, off the transfer thread.
 package final class UploadQueue: Sendable {
     package let store: Store
-    public let service: UploadService
-    public let policy: JobRetryPolicy
+    package let service: UploadService
+    package let policy: JobRetryPolicy
     let writer: StoreWriter
     /// What each job's key must hold when it is written, as its enqueue found (`WriteCondition`);
     /// a job queued by an earlier run and not enqueued again in this one carries none.
@@ -24,7 +24,7 @@ package final class UploadQueue: Sendable {
 
     /// Each request already retries a few times with backoff (`RequestRetryPolicy`); a job that
     /// still fails gets one more go in the run (a multipart upload resumes from its parts).
-    public static let defaultPolicy = JobRetryPolicy(maxInProcessAttempts: 2)
+    package static let defaultPolicy = JobRetryPolicy(maxInProcessAttempts: 2)
 
     /// Files up to this size are uploaded by a task on the transfer thread (hashing 1 MiB takes
     /// well under a millisecond); bigger ones by tasks on the shared pool.

@@ -1,26 +1,26 @@
-public import Foundation
+package import Foundation
 import SigV4
-public import R2UpModel
-public import R2UpTransfer
+package import R2UpModel
+package import R2UpTransfer
 
 /// Tuning for a run of uploads.
-public struct RunOptions: Sendable, Equatable {
+package struct RunOptions: Sendable, Equatable {
     /// Requests in flight at once, parts included: nil finds it (`DepthController`), a number pins it.
-    public var concurrency: Int?
+    package var concurrency: Int?
     /// Total upload rate in bytes a second; nil is unlimited.
-    public var bandwidthLimit: Int64?
-    public var upload = UploadSettings()
-    public var lowSpeedTimeSeconds = 30
-    public var connectTimeoutSeconds = 10
+    package var bandwidthLimit: Int64?
+    package var upload = UploadSettings()
+    package var lowSpeedTimeSeconds = 30
+    package var connectTimeoutSeconds = 10
 
-    public init() {}
+    package init() {}
 
     /// The upper bound of `--concurrency`.
-    public static let maximumConcurrency = DepthController.maximumDepth
+    package static let maximumConcurrency = DepthController.maximumDepth
 
     /// The slots a run's requests share: pinned or adaptive; they keep `tuning` (the engine's
     /// low-speed limit and upload buffer size) in step with their depth and the link they measure.
-    public func makeSlots(tuning: TransferTuning? = nil) -> TransferSlots {
+    package func makeSlots(tuning: TransferTuning? = nil) -> TransferSlots {
         TransferSlots(
             controller: concurrency.map { DepthController(pinned: $0) } ?? DepthController(ceiling: Self.descriptorCeiling()),
             tuning: tuning)
@@ -48,33 +48,33 @@ public struct RunOptions: Sendable, Equatable {
     }
 
     /// The most requests this run may have in flight.
-    public var maximumInFlight: Int { concurrency ?? DepthController.maximumDepth }
+    package var maximumInFlight: Int { concurrency ?? DepthController.maximumDepth }
 }
 
 /// One file to push and where it goes.
-public struct PushRequest: Sendable, Equatable {
-    public var path: String
-    public var key: String
-    public var attributes: ObjectAttributes
+package struct PushRequest: Sendable, Equatable {
+    package var path: String
+    package var key: String
+    package var attributes: ObjectAttributes
     /// A folder's file, planned because its track was not uploaded as the file is: not queued
     /// when another run has uploaded it since (`JobDisposition.uploaded`). A file named on its
     /// own is uploaded again, as asked.
-    public var unlessUploaded: Bool
+    package var unlessUploaded: Bool
 
     /// The size and mtime a folder's scan saw: the file is queued as seen and opened only when
     /// it uploads, so one that cannot be read fails as a job (its track shows why, as in sync).
     /// nil (a file named on the command line): opened and checked before anything is written.
-    public var seen: SeenFile?
+    package var seen: SeenFile?
 
     /// Where a scan saw the file (device and inode), recorded on its track so a later sync
     /// knows it after a rename. nil: not recorded.
-    public var place: FilePlace?
+    package var place: FilePlace?
 
     /// Whether push found the file in a folder (not named on the command line): a failure to
     /// take it counts as a failed upload, not as bad input (`Diagnosis.ofFileFound`).
-    public var isFolderFile: Bool { unlessUploaded }
+    package var isFolderFile: Bool { unlessUploaded }
 
-    public init(
+    package init(
         path: String, key: String, attributes: ObjectAttributes, unlessUploaded: Bool = false, seen: SeenFile? = nil,
         place: FilePlace? = nil
     ) {
@@ -87,7 +87,7 @@ public struct PushRequest: Sendable, Equatable {
     }
 
     /// A scanned file's request, queued as the scan saw it.
-    public init(scanned file: ScannedFile, key: String, attributes: ObjectAttributes, unlessUploaded: Bool = true) {
+    package init(scanned file: ScannedFile, key: String, attributes: ObjectAttributes, unlessUploaded: Bool = true) {
         self.init(
             path: file.path, key: key, attributes: attributes, unlessUploaded: unlessUploaded,
             seen: SeenFile(size: file.size, mtimeNs: file.mtimeNs),
@@ -96,20 +96,20 @@ public struct PushRequest: Sendable, Equatable {
 }
 
 /// The S3 side of r2up, built once from a configuration: one engine, one client, one slot limit.
-public final class UploadService: Sendable {
-    public let options: RunOptions
-    public let endpoint: S3Endpoint
-    public let bucket: String
+package final class UploadService: Sendable {
+    package let options: RunOptions
+    package let endpoint: S3Endpoint
+    package let bucket: String
     package let client: S3Client
-    public let uploader: FileUploader
+    package let uploader: FileUploader
     /// Each new transfer's low-speed limit and upload buffer cap, kept in step with the depth and
     /// the measured link by the run's slots.
-    public let tuning = TransferTuning()
+    package let tuning = TransferTuning()
     /// The public URL base of `bucket`, checked.
     let publicBase: String?
 
     /// The CLI's way in: its settings become a `R2UpSession.Configuration`, as an app's values do.
-    public convenience init(settings: Settings, options: RunOptions) throws(ConfigurationError) {
+    package convenience init(settings: Settings, options: RunOptions) throws(ConfigurationError) {
         var configuration = try R2UpSession.Configuration(settings: settings)
         configuration.concurrency = options.concurrency
         configuration.bandwidthLimit = options.bandwidthLimit
@@ -147,7 +147,7 @@ public final class UploadService: Sendable {
 
     /// The public URL of a key in this service's bucket, or in another one (a job queued
     /// with another --bucket): the configured public base belongs to this bucket only.
-    public func publicURL(for key: String, in otherBucket: String? = nil) -> String {
+    package func publicURL(for key: String, in otherBucket: String? = nil) -> String {
         let target = otherBucket ?? bucket
         let base = target == bucket ? publicBase : nil
         return PublicURL.make(key: key, bucket: target, publicBase: base, endpoint: endpoint)
@@ -155,7 +155,7 @@ public final class UploadService: Sendable {
 
     /// `publicURL(for:in:)` as a URL, made before anything is uploaded for the key: the base is
     /// validated with the settings and the key percent-encoded, so a refusal here is a bad key.
-    public func publicObjectURL(for key: String, in otherBucket: String? = nil) throws(UploadError) -> URL {
+    package func publicObjectURL(for key: String, in otherBucket: String? = nil) throws(UploadError) -> URL {
         guard let url = URL(string: publicURL(for: key, in: otherBucket)) else {
             throw .invalidKey("no public URL can be made for '\(key)'")
         }
@@ -166,7 +166,7 @@ public final class UploadService: Sendable {
 extension UploadService {
     /// Explains a failure; an AccessDenied is looked into once with a HEAD of the bucket,
     /// because S3 and R2 answer AccessDenied, not NoSuchBucket, when the token cannot list.
-    public func diagnose(_ error: any Error, subject: String?) async -> Diagnosis {
+    package func diagnose(_ error: any Error, subject: String?) async -> Diagnosis {
         let diagnosis = Diagnosis(error, subject: subject)
         if FailureKind(error) == .connectionRefused, !client.hasAnswered {
             // Refused before the server ever answered: every file would meet the same, so it is

@@ -1,20 +1,20 @@
-public import R2UpModel
+package import R2UpModel
 
 /// A program's exit code for each outcome, put in an encoder's `userInfo` under `key` so the
 /// summaries it encodes carry the code the run ends with (`exitCode` in `sync --json`). The
 /// codes are the program's own: the library only says the `FailureCategory`.
-public struct ExitCodes: Sendable {
+package struct ExitCodes: Sendable {
     /// The `userInfo` key an encoder holds `ExitCodes` under.
-    public static let key: CodingUserInfoKey = {
+    package static let key: CodingUserInfoKey = {
         guard let key = CodingUserInfoKey(rawValue: "r2up.exitCodes") else { preconditionFailure("a constant key") }
         return key
     }()
 
     /// The exit code of an outcome.
-    public var code: @Sendable (FailureCategory) -> Int32
+    package var code: @Sendable (FailureCategory) -> Int32
 
     /// - Parameter code: the exit code of an outcome.
-    public init(code: @escaping @Sendable (FailureCategory) -> Int32) {
+    package init(code: @escaping @Sendable (FailureCategory) -> Int32) {
         self.code = code
     }
 }

@@ -72,7 +72,7 @@ extension R2UpSession {
 
         /// The CLI's resolved settings as a configuration: the one path from flags, environment
         /// and files to the queue. A missing endpoint, credential or bucket is said as the CLI says it.
-        public init(settings: Settings) throws(ConfigurationError) {
+        package init(settings: Settings) throws(ConfigurationError) {
             guard let endpoint = settings.endpoint else { throw .missingEndpoint }
             _ = try settings.requireEndpoint()
             let bucket = try settings.requireBucket()

@@ -1,18 +1,18 @@
 import Foundation
-public import R2UpModel
+package import R2UpModel
 import R2UpTransfer
 
 /// Pairs new files with vanished tracks (DESIGN §10): the same device and inode (a rename
 /// keeps them, and size and mtime too), else the same size and the same content digest. A
 /// file is hashed only when its size is that of a vanished track with a digest, and at most
 /// once per digest form. A file that moved and changed matches nothing: it is uploaded.
-public enum MovePlan {
+package enum MovePlan {
     /// - Parameters:
     ///   - uploads: the sync's planned uploads; only new files (no uploaded track at their path) can be moves.
     ///   - vanished: uploaded tracks whose files are gone.
     ///   - digest: the digest of a file in the form of a recorded one (`ContentDigest.of`); nil when it cannot tell.
     /// - Returns: the moves, and the uploads left.
-    public static func match(
+    package static func match(
         _ uploads: [PlannedUpload], vanished: [VanishedTrack], digest: (ScannedFile, String) -> String?
     ) -> (moves: [PlannedMove], uploads: [PlannedUpload]) {
         guard !vanished.isEmpty else { return ([], uploads) }

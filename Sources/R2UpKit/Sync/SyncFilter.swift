@@ -7,21 +7,21 @@ import R2UpModel
 /// also crosses `/` ("Live/*" takes everything under Live); one without is matched
 /// against the file's name ("*.flac"). A file is taken when it matches an include (or
 /// none is given) and no exclude.
-public struct SyncFilter: Sendable, Equatable {
+package struct SyncFilter: Sendable, Equatable {
     /// Partial downloads and temporary files that must never be published.
-    public static let defaultExcludes = ["*.part", "*.partial", "*.tmp", "*.crdownload", "*.download", "*~"]
+    package static let defaultExcludes = ["*.part", "*.partial", "*.tmp", "*.crdownload", "*.download", "*~"]
 
     /// The filter with only `defaultExcludes`: what `push DIR` and `status DIR` skip, as sync and watch do.
-    public static let temporaryNames = SyncFilter()
+    package static let temporaryNames = SyncFilter()
 
-    public var includes: [String]
-    public var excludes: [String]
+    package var includes: [String]
+    package var excludes: [String]
     /// Off with --no-default-excludes, which also takes hidden files.
-    public let usesDefaultExcludes: Bool
+    package let usesDefaultExcludes: Bool
     private let includeMatchers: [Matcher]
     private let excludeMatchers: [Matcher]
 
-    public init(includes: [String] = [], excludes: [String] = [], defaultExcludes: Bool = true) {
+    package init(includes: [String] = [], excludes: [String] = [], defaultExcludes: Bool = true) {
         self.includes = includes.map(ObjectKey.nfc)
         self.excludes = excludes.map(ObjectKey.nfc) + (defaultExcludes ? Self.defaultExcludes : [])
         usesDefaultExcludes = defaultExcludes
@@ -30,7 +30,7 @@ public struct SyncFilter: Sendable, Equatable {
     }
 
     /// Whether the file at `relativePath` (NFC, `/` separators) takes part in the sync.
-    public func accepts(_ relativePath: String) -> Bool {
+    package func accepts(_ relativePath: String) -> Bool {
         let name = relativePath.lastIndex(of: "/").map { String(relativePath[relativePath.index(after: $0)...]) } ?? relativePath
         if !includeMatchers.isEmpty && !includeMatchers.contains(where: { $0.matches(path: relativePath, name: name) }) {
             return false
@@ -40,18 +40,18 @@ public struct SyncFilter: Sendable, Equatable {
 
     /// Whether an exclude takes the folder at `relativePath` whole: its name matches a name
     /// pattern, or a path pattern matches what lies under it ("lost+found/*", "lost+found").
-    public func excludesFolder(_ relativePath: String) -> Bool {
+    package func excludesFolder(_ relativePath: String) -> Bool {
         let name = relativePath.lastIndex(of: "/").map { String(relativePath[relativePath.index(after: $0)...]) } ?? relativePath
         return excludeMatchers.contains { $0.matches(path: relativePath, name: name) || $0.matches(path: relativePath + "/x", name: name) }
     }
 
-    public static func == (lhs: SyncFilter, rhs: SyncFilter) -> Bool {
+    package static func == (lhs: SyncFilter, rhs: SyncFilter) -> Bool {
         lhs.includes == rhs.includes && lhs.excludes == rhs.excludes && lhs.usesDefaultExcludes == rhs.usesDefaultExcludes
     }
 
     /// Why `pattern` is not a glob fnmatch(3) reads as meant, or nil: an unclosed `[` or a
     /// trailing `\` would silently match nothing.
-    public static func problem(_ pattern: String) -> String? {
+    package static func problem(_ pattern: String) -> String? {
         if pattern.isEmpty { return "the pattern is empty" }
         var bytes = Array(pattern.utf8)[...]
         while let byte = bytes.popFirst() {

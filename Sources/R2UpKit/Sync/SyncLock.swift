@@ -1,12 +1,12 @@
 import Foundation
-public import R2UpModel
+package import R2UpModel
 
 /// One sync per database: an flock(2) on a file beside it, holding the owner's pid.
 ///
 /// The kernel drops the lock when its process dies however it dies, so a killed run
 /// never blocks the next one; the pid inside is only there for the message.
-public final class SyncLock: Sendable {
-    public let path: String
+package final class SyncLock: Sendable {
+    package let path: String
     private let descriptor: Int32
 
     private init(path: String, descriptor: Int32) {
@@ -17,14 +17,14 @@ public final class SyncLock: Sendable {
     deinit { close(descriptor) }
 
     /// The lock file for a database.
-    public static func path(forDatabase database: String) -> String { database + ".sync-lock" }
+    package static func path(forDatabase database: String) -> String { database + ".sync-lock" }
 
     /// Takes the lock, or throws `.locked` at once when another process holds it.
     /// - Parameters:
     ///   - path: the lock file (``path(forDatabase:)``).
     ///   - holder: the command taking it ("sync", "watch"), named to a second run.
     /// - Returns: the lock, held until it is released or the process ends.
-    public static func acquire(path: String, holder: String = "sync") throws(SyncError) -> SyncLock {
+    package static func acquire(path: String, holder: String = "sync") throws(SyncError) -> SyncLock {
         let fd = try openFile(path)
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             let failure = errno
@@ -37,7 +37,7 @@ public final class SyncLock: Sendable {
     }
 
     /// Takes the lock, polling until the other run ends (`--wait`).
-    public static func acquireWaiting(
+    package static func acquireWaiting(
         path: String, holder: String = "sync", poll: Duration = .milliseconds(200)
     ) async throws(SyncError) -> SyncLock {
         while true {
@@ -79,7 +79,7 @@ public final class SyncLock: Sendable {
 }
 
 /// Why a sync could not run at all.
-public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
     case locked(pid: Int32?, command: String = "sync")
     case lockFailed(path: String, reason: String)
     case notAFolder(String, command: String = "sync")
@@ -93,7 +93,7 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
     case emptyForDelete(String, command: String = "sync")
 
     /// Checks the folder a sync or watch is given: there, a folder, and readable.
-    public static func checkFolder(_ path: String, command: String) throws(SyncError) {
+    package static func checkFolder(_ path: String, command: String) throws(SyncError) {
         var info = stat()
         guard stat(path, &info) == 0 else {
             let failure = errno
@@ -105,7 +105,7 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// `--delete`: the folder must also hold something (a name other than . and ..).
-    public static func checkFolderToMirror(_ path: String, command: String) throws(SyncError) {
+    package static func checkFolderToMirror(_ path: String, command: String) throws(SyncError) {
         try checkFolder(path, command: command)
         guard let handle = opendir(path) else { throw .cannotRead(path, reason: String(cString: strerror(errno))) }
         defer { closedir(handle) }
@@ -119,12 +119,12 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The refusal of a path that exists and is no folder.
-    public static func notFolder(_ path: String, command: String) -> SyncError {
+    package static func notFolder(_ path: String, command: String) -> SyncError {
         var info = stat()
         return .isAFile(path, special: stat(path, &info) == 0 && info.st_mode & S_IFMT != S_IFREG, command: command)
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .locked(let pid, let command):
             let owner = pid.map { " (pid \($0))" } ?? ""
@@ -144,7 +144,7 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The category DESIGN §3 gives it (the CLI's exit code), with the line to print.
-    public var diagnosis: Diagnosis {
+    package var diagnosis: Diagnosis {
         switch self {
         case .locked: Diagnosis(category: .locked, message: description)
         case .lockFailed: Diagnosis(category: .storeFailure, message: description)

@@ -1,21 +1,21 @@
 import Foundation
-public import R2UpModel
-public import R2UpStore
-public import R2UpTransfer
+package import R2UpModel
+package import R2UpStore
+package import R2UpTransfer
 
 /// What a sync will do, decided from the scan and the store alone (and the listing with
 /// `--verify-remote`): a pure value, so every rule is tested without a server.
-public struct SyncPlan: Sendable {
-    public var uploads: [PlannedUpload] = []
-    public var unchanged = 0
+package struct SyncPlan: Sendable {
+    package var uploads: [PlannedUpload] = []
+    package var unchanged = 0
     /// Files younger than `--min-age`: still being written, maybe.
-    public var waiting: [ScannedFile] = []
+    package var waiting: [ScannedFile] = []
     /// Files left out by the filters.
-    public var filtered = 0
+    package var filtered = 0
     /// Files that cannot be uploaded at all (two names for one key, a key too long).
-    public var rejected: [SyncFailure] = []
+    package var rejected: [SyncFailure] = []
     /// Objects under the prefix with no local file (`--verify-remote`).
-    public var cloudOnly: [ObjectSummary] = []
+    package var cloudOnly: [ObjectSummary] = []
 
     private let prefix: String
     private let bucket: String
@@ -25,7 +25,7 @@ public struct SyncPlan: Sendable {
     private let nowNs: Int64
     private var byKey: [String: [PlannedUpload]] = [:]
     /// The key of a file (`--key-template`); nil: the prefix and its relative path.
-    public var keyFor: (@Sendable (ScannedFile) -> String)?
+    package var keyFor: (@Sendable (ScannedFile) -> String)?
     private var localKeys = Set<String>()
 
     /// An empty plan; `add` each scanned file, then `finish`.
@@ -36,7 +36,7 @@ public struct SyncPlan: Sendable {
     ///   - remote: the listing by key (`--verify-remote`), nil when not asked.
     ///   - minAgeNs: how old a file must be to be taken.
     ///   - nowNs: the time, nanoseconds since 1970.
-    public init(
+    package init(
         prefix: String, bucket: String, filter: SyncFilter, remote: [String: ObjectSummary]?, minAgeNs: Int64, nowNs: Int64
     ) {
         self.prefix = prefix
@@ -48,7 +48,7 @@ public struct SyncPlan: Sendable {
     }
 
     /// Decides one file, given what the store knows of it (nil: nothing).
-    public mutating func add(_ file: ScannedFile, track: SyncTrackState?) {
+    package mutating func add(_ file: ScannedFile, track: SyncTrackState?) {
         let key = keyFor?(file) ?? prefix + file.relativePath
         if remote != nil { localKeys.insert(key) }
         guard filter.accepts(file.relativePath) else {
@@ -79,7 +79,7 @@ public struct SyncPlan: Sendable {
     }
 
     /// Settles what needs every file seen: two files for one key, cloud-only objects.
-    public mutating func finish() {
+    package mutating func finish() {
         for (key, candidates) in byKey {
             if candidates.count > 1 {
                 // Linux lets an NFD name and its NFC twin sit side by side; R2 has one key for both.
@@ -111,7 +111,7 @@ public struct SyncPlan: Sendable {
 
     /// Keys that more than one file maps to, with those files (sorted); keys compared as
     /// stored (NFC), so an NFD name and its NFC twin clash. push refuses these as sync does.
-    public static func keyClashes(_ entries: [(path: String, key: String)]) -> [(key: String, paths: [String])] {
+    package static func keyClashes(_ entries: [(path: String, key: String)]) -> [(key: String, paths: [String])] {
         var byKey: [String: [String]] = [:]
         for entry in entries {
             let key = ObjectKey.nfc(entry.key)
@@ -126,14 +126,14 @@ public struct SyncPlan: Sendable {
     }
 
     /// Why files that map to one key are refused.
-    public static func clashMessage(paths: [String], key: String, templated: Bool) -> String {
+    package static func clashMessage(paths: [String], key: String, templated: Bool) -> String {
         templated
             ? "\(paths.joined(separator: " and ")) map to the key '\(key)' with \(OptionName.keyTemplate.option); tag them apart or change the template"
             : "\(paths.joined(separator: " and ")) map to the key '\(key)' (names that differ only in Unicode normalisation, or a \(OptionName.prefix.option) or \(OptionName.key.option) that folds them together); rename one or change the prefix"
     }
 
     /// Why one of the files that map to one key is refused, on its own line.
-    public static func clashLine(others: Int, key: String, templated: Bool) -> String {
+    package static func clashLine(others: Int, key: String, templated: Bool) -> String {
         let also = "as \(others) other \(others == 1 ? "file here does" : "files here do")"
         return templated
             ? "maps to the key '\(key)' with \(OptionName.keyTemplate.option), \(also); tag them apart or change the template"
@@ -141,7 +141,7 @@ public struct SyncPlan: Sendable {
     }
 
     /// The prefix as keys use it: NFC, "" or ending in "/".
-    public static func normalizedPrefix(_ prefix: String?) -> String {
+    package static func normalizedPrefix(_ prefix: String?) -> String {
         guard let prefix, !prefix.isEmpty else { return "" }
         let nfc = ObjectKey.nfc(prefix)
         return nfc.hasSuffix("/") ? nfc : nfc + "/"
@@ -149,8 +149,8 @@ public struct SyncPlan: Sendable {
 }
 
 /// A file that did not make it, and why.
-public struct SyncFailure: Sendable, Equatable, Codable {
-    public var path: String
-    public var key: String
-    public var error: String
+package struct SyncFailure: Sendable, Equatable, Codable {
+    package var path: String
+    package var key: String
+    package var error: String
 }

@@ -4,25 +4,25 @@ import R2UpStore
 import R2UpTransfer
 
 /// `sync --delete` / `watch --delete`: the bucket as a mirror of the folder.
-public struct MirrorOptions: Sendable, Equatable {
+package struct MirrorOptions: Sendable, Equatable {
     /// Remove the objects this store uploaded from files that are gone or moved.
-    public var delete = false
+    package var delete = false
     /// `--delete-max N`: allow up to N deletions in one run (else at most 10% of the folder's objects).
-    public var deleteMax: Int?
+    package var deleteMax: Int?
     /// `--force`: no limit on how many are deleted at once.
-    public var force = false
+    package var force = false
 
-    public init(delete: Bool = false, deleteMax: Int? = nil, force: Bool = false) {
+    package init(delete: Bool = false, deleteMax: Int? = nil, force: Bool = false) {
         self.delete = delete
         self.deleteMax = deleteMax
         self.force = force
     }
 
     /// More than this share of the folder's objects at once needs `--delete-max` or `--force`.
-    public static let defaultShare = 10
+    package static let defaultShare = 10
 
     /// Why `count` deletions out of `total` objects are refused, or nil when they may go.
-    public func refusal(count: Int, total: Int) -> String? {
+    package func refusal(count: Int, total: Int) -> String? {
         guard count > 0, !force else { return nil }
         if let deleteMax {
             guard count > deleteMax else { return nil }
@@ -35,12 +35,12 @@ public struct MirrorOptions: Sendable, Equatable {
 }
 
 /// An object `sync --delete` removed (or would remove, with `--dry-run`).
-public struct SyncDeletion: Sendable, Equatable, Codable {
-    public var key: String
+package struct SyncDeletion: Sendable, Equatable, Codable {
+    package var key: String
     /// The file it was uploaded from.
-    public var path: String
+    package var path: String
     /// "gone": the file is gone; "moved": its track is at another key now.
-    public var reason: String
+    package var reason: String
 }
 
 extension SyncRunner {

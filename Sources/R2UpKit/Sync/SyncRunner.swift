@@ -5,12 +5,12 @@ import R2UpStore
 import R2UpTransfer
 
 /// `r2up sync DIR`: upload what is new or changed under a folder, through the durable queue.
-public struct SyncRunner: Sendable {
-    public let service: UploadService
+package struct SyncRunner: Sendable {
+    package let service: UploadService
     /// The database file; the lock file sits beside it.
-    public let databasePath: String
+    package let databasePath: String
 
-    public init(service: UploadService, databasePath: String) {
+    package init(service: UploadService, databasePath: String) {
         self.service = service
         self.databasePath = databasePath
     }
@@ -18,7 +18,7 @@ public struct SyncRunner: Sendable {
     /// Runs one sync of `folder`. Throws only what stops the whole run: the lock is held
     /// (`SyncError`), the store fails (`StoreError`), the listing fails (`S3ClientError`);
     /// a file that fails is in the summary's failures.
-    public func run(_ folder: String, options: SyncOptions) async throws -> SyncSummary {
+    package func run(_ folder: String, options: SyncOptions) async throws -> SyncSummary {
         let started = ContinuousClock.now
         try options.mirror.delete ? SyncError.checkFolderToMirror(folder, command: "sync") : SyncError.checkFolder(folder, command: "sync")
         let root = URL(fileURLWithPath: folder).standardizedFileURL.path

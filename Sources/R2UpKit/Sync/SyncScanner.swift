@@ -1,15 +1,15 @@
 import Foundation
-public import R2UpModel
+package import R2UpModel
 import R2UpTransfer
 
 /// Something the scan could not take, said in one line.
-public struct ScanProblem: Sendable, Equatable, Codable {
-    public var path: String
-    public var message: String
+package struct ScanProblem: Sendable, Equatable, Codable {
+    package var path: String
+    package var message: String
     /// A folder that could not be read: files under it may have been missed.
-    public var unreadFolder = false
+    package var unreadFolder = false
 
-    public init(path: String, message: String, unreadFolder: Bool = false) {
+    package init(path: String, message: String, unreadFolder: Bool = false) {
         self.path = path
         self.message = message
         self.unreadFolder = unreadFolder
@@ -17,7 +17,7 @@ public struct ScanProblem: Sendable, Equatable, Codable {
 
     /// What it costs the run that scanned `root`: a folder it could not read hid files (a failed
     /// upload), `root` itself being unreadable is bad input; anything else was only skipped.
-    public func category(root: String) -> FailureCategory? {
+    package func category(root: String) -> FailureCategory? {
         guard unreadFolder else { return nil }
         return path == root ? .badInput : .uploadFailed
     }
@@ -25,12 +25,12 @@ public struct ScanProblem: Sendable, Equatable, Codable {
 
 /// Walks a folder with readdir and lstat (no per-file Foundation objects: a no-op sync of
 /// 100,000 files must take seconds, not minutes), each folder's entries in byte order.
-public struct SyncScanner: Sendable {
-    public var followSymlinks: Bool
+package struct SyncScanner: Sendable {
+    package var followSymlinks: Bool
     /// Skip names that start with "." (editors' and rsync's temporary files live there).
-    public var skipHidden: Bool
+    package var skipHidden: Bool
 
-    public init(followSymlinks: Bool = false, skipHidden: Bool = true) {
+    package init(followSymlinks: Bool = false, skipHidden: Bool = true) {
         self.followSymlinks = followSymlinks
         self.skipHidden = skipHidden
     }
@@ -38,7 +38,7 @@ public struct SyncScanner: Sendable {
     /// Hands each regular file under `root` to `visit` in the byte order of its path (SQLite's
     /// order of `tracks.path`), so a sync can walk the store beside it instead of holding
     /// 100,000 files and tracks in memory. Returns what was skipped.
-    public func scan<E: Error>(_ root: String, visit: (ScannedFile) throws(E) -> Void) throws(E) -> [ScanProblem] {
+    package func scan<E: Error>(_ root: String, visit: (ScannedFile) throws(E) -> Void) throws(E) -> [ScanProblem] {
         var problems: [ScanProblem] = []
         var info = stat()
         guard stat(root, &info) == 0 else {

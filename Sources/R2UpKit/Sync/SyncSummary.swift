@@ -1,81 +1,81 @@
-public import Foundation
-public import R2UpModel
+package import Foundation
+package import R2UpModel
 import R2UpTransfer
 
 /// A file a dry run would upload.
-public struct SyncPlannedFile: Sendable, Equatable, Codable {
-    public var path: String
-    public var key: String
-    public var size: Int64
-    public var reason: SyncReason
+package struct SyncPlannedFile: Sendable, Equatable, Codable {
+    package var path: String
+    package var key: String
+    package var size: Int64
+    package var reason: SyncReason
     /// A move: the key copied from.
-    public var copyOf: String? = nil
+    package var copyOf: String? = nil
 }
 
 /// What a sync did: one line for cron's mail, or an object with `--json`.
-public struct SyncSummary: Sendable, Equatable, Encodable {
-    public var dryRun = false
+package struct SyncSummary: Sendable, Equatable, Encodable {
+    package var dryRun = false
     /// Uploaded and verified (with `--dry-run`: would be uploaded).
-    public var uploaded = 0
-    public var uploadedBytes: Int64 = 0
-    public var failed: Int { failures.count }
-    public var unchanged = 0
+    package var uploaded = 0
+    package var uploadedBytes: Int64 = 0
+    package var failed: Int { failures.count }
+    package var unchanged = 0
     /// Too young, or changed between scan and upload: the next run takes them.
-    public var waiting = 0
+    package var waiting = 0
     /// Tracks that moved, their new keys made by a server-side copy (no byte sent).
-    public var copied = 0
+    package var copied = 0
     /// The keys they were copied from (for `--delete-moved`).
     var copiedFrom: [String] = []
     /// Tracks that moved to a path with the same key (`--key-template`): nothing to copy.
-    public var renamed = 0
+    package var renamed = 0
     /// Old objects of moved tracks deleted (`--delete-moved`).
-    public var movedDeleted = 0
+    package var movedDeleted = 0
     /// Local files removed after a verified upload (`--delete-after`).
-    public var deleted = 0
+    package var deleted = 0
     /// Objects with no local file, recorded as cloud only (`--verify-remote`).
-    public var cloudOnly = 0
+    package var cloudOnly = 0
     /// Left out by `--include` / `--exclude` and the default excludes.
-    public var excluded = 0
-    public var seconds = 0.0
-    public var failures: [SyncFailure] = []
+    package var excluded = 0
+    package var seconds = 0.0
+    package var failures: [SyncFailure] = []
     /// What the scan skipped: symbolic link loops, unreadable folders.
-    public var problems: [ScanProblem] = []
+    package var problems: [ScanProblem] = []
     /// With `--dry-run`: the files that would be uploaded.
-    public var planned: [SyncPlannedFile] = []
+    package var planned: [SyncPlannedFile] = []
     /// Failed for good before: they wait for `r2up retry` (or a change of the file).
-    public var awaitingRetry = 0
+    package var awaitingRetry = 0
     /// Failed retryably before: they wait for their next attempt, the first at `nextRetryAt`.
-    public var retryLater = 0
-    public var nextRetryAt: Date?
+    package var retryLater = 0
+    package var nextRetryAt: Date?
     /// Being uploaded by another live r2up.
-    public var heldElsewhere = 0
+    package var heldElsewhere = 0
     /// What stopped the run before its end (credentials, bucket, endpoint, clock, store).
-    public var stoppedBy: String?
+    package var stoppedBy: String?
     /// Ctrl-C or SIGTERM.
-    public var interrupted = false
+    package var interrupted = false
     /// Queued and not done because the run stopped: the next run resumes them.
-    public var leftResumable = 0
+    package var leftResumable = 0
     /// The run's outcome (DESIGN §3); `exitCode` in the JSON where the encoder carries `ExitCodes`.
-    public var category: FailureCategory = .success
+    package var category: FailureCategory = .success
     /// Files to look at again (too young, or changed under their upload): a watch does.
     /// Not part of the JSON.
-    public var retryPaths: [String] = []
+    package var retryPaths: [String] = []
     /// Files whose jobs failed retryably, with when their next try is due: a watch takes them
     /// again then. Not part of the JSON.
     var retryAt: [String: Date] = [:]
     /// The requests the run kept in flight, and why (`DepthController`).
-    public var depth: DepthReport?
+    package var depth: DepthReport?
     /// Objects this store uploaded from files now gone or moved, left in the bucket (`--delete` removes them).
-    public var stale = 0
+    package var stale = 0
     /// With `--delete`: the objects removed from the bucket (with `--dry-run`: those it would remove).
-    public var deletions: [SyncDeletion] = []
+    package var deletions: [SyncDeletion] = []
     /// Why `--delete` removed nothing (too many at once, part of the folder unreadable).
-    public var deletionRefused: String?
+    package var deletionRefused: String?
     /// Uploaded tracks the pass found gone, and those of them that moved (for `--delete`). Not part of the JSON.
     var vanished: [VanishedTrack] = []
     var movedTracks: [VanishedTrack] = []
 
-    public init() {}
+    package init() {}
 
     /// Raises the run's outcome to `category` when that is more serious: the one fold of a run's categories.
     mutating func raise(_ category: FailureCategory) {
@@ -96,7 +96,7 @@ public struct SyncSummary: Sendable, Equatable, Encodable {
         case stale, removed, wouldRemove, deletions, deletionRefused
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(dryRun, forKey: .dryRun)
         // A dry run uploads nothing: what it would upload has a name of its own.

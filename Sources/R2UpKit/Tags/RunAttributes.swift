@@ -1,15 +1,15 @@
 import Foundation
-public import R2UpTransfer
+package import R2UpTransfer
 
 /// The object attributes of a run's files: the same for all (`base`), with each file's tags
 /// as metadata once its `TagFeed` has read them. Kept beside the attributes rather than in
 /// them, so the transfer layer's `ObjectAttributes` knows nothing of audio tags.
-public struct RunAttributes: Sendable, Equatable {
-    public var base: ObjectAttributes
+package struct RunAttributes: Sendable, Equatable {
+    package var base: ObjectAttributes
     /// The tags of the run's files (under `--meta`), being read (`TagResolver.attributes`).
-    public var tagFeed: TagFeed?
+    package var tagFeed: TagFeed?
 
-    public init(_ base: ObjectAttributes = ObjectAttributes(), tagFeed: TagFeed? = nil) {
+    package init(_ base: ObjectAttributes = ObjectAttributes(), tagFeed: TagFeed? = nil) {
         self.base = base
         self.tagFeed = tagFeed
     }

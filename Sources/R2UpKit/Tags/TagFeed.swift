@@ -9,7 +9,7 @@ import R2UpTransfer
 /// sending the first files; an upload asks for its file's metadata as it starts
 /// (`attributes(_:for:)`) and waits only if TagLib has not reached that file yet. TagLib stays
 /// behind its one lock and off the transfer thread; the transfer thread only looks up a result.
-public final class TagFeed: Sendable, Equatable {
+package final class TagFeed: Sendable, Equatable {
     private struct State {
         /// Metadata by absolute path, once read (no entry: no tags).
         var metadata: [String: [String: String]] = [:]
@@ -77,5 +77,5 @@ public final class TagFeed: Sendable, Equatable {
         }
     }
 
-    public static func == (lhs: TagFeed, rhs: TagFeed) -> Bool { lhs === rhs }
+    package static func == (lhs: TagFeed, rhs: TagFeed) -> Bool { lhs === rhs }
 }

@@ -1,14 +1,14 @@
 import Foundation
 import Synchronization
 import R2UpAudio
-public import R2UpModel
-public import R2UpStore
-public import R2UpTransfer
+package import R2UpModel
+package import R2UpStore
+package import R2UpTransfer
 
 /// Tags for files about to be queued: the stored ones while the file keeps the size and mtime
 /// they were read from, else read now with TagLib (and saved by `save`). Reading happens on the
 /// caller's task before the queue runs, never on the transfer thread.
-public final class TagResolver: Sendable {
+package final class TagResolver: Sendable {
     private struct State {
         var stored: [String: StoredTags]
         var fresh: [(path: String, stored: StoredTags)] = []
@@ -30,7 +30,7 @@ public final class TagResolver: Sendable {
     }
 
     /// Loads the stored tags of every track under a folder in one query (push DIR, sync).
-    public func preload(under folder: String) throws(StoreError) {
+    package func preload(under folder: String) throws(StoreError) {
         guard let store else { return }
         var root = FilePath.absolute(folder)
         while root.count > 1 && root.hasSuffix("/") { root.removeLast() }
@@ -43,7 +43,7 @@ public final class TagResolver: Sendable {
 
     /// The tags of the file at an absolute path with this size and mtime; nil when it is not
     /// audio or has no readable tags.
-    public func tags(path: String, size: Int64, mtimeNs: Int64) -> AudioTags? {
+    package func tags(path: String, size: Int64, mtimeNs: Int64) -> AudioTags? {
         guard AudioTagReader.isAudio(path) else { return nil }
         // The lock is held for lookups only: the store query and TagLib's read happen outside it.
         let (cached, lookUp) = state.withLock { state in (state.stored[path], Self.mustLookUp(path, in: state)) }
@@ -83,7 +83,7 @@ public final class TagResolver: Sendable {
 
     /// The tags of a file, given by any path (stat'ed here); nil when it cannot be read or is
     /// not a regular file (a FIFO pushed by name is refused, and leaves no track behind).
-    public func tags(path: String) -> AudioTags? {
+    package func tags(path: String) -> AudioTags? {
         guard AudioTagReader.isAudio(path) else { return nil }
         let absolute = FilePath.absolute(path)
         var info = stat()
@@ -94,7 +94,7 @@ public final class TagResolver: Sendable {
 
     /// Writes the tags read since the last save to the store, once the reads `attributes`
     /// started are done.
-    public func save() async throws(StoreError) {
+    package func save() async throws(StoreError) {
         let feeds = state.withLock { state in
             defer { state.feeds = [] }
             return state.feeds
@@ -128,7 +128,7 @@ public final class TagResolver: Sendable {
     /// The object attributes for these files: each one's tags as `x-amz-meta-*` under the
     /// user's `--meta` (which wins over a tag), within R2's metadata limit. Returns at once:
     /// the tags are read ahead of the uploads (`TagFeed`), and stored by `save`.
-    public func attributes(_ base: ObjectAttributes, forPaths paths: [String]) -> RunAttributes {
+    package func attributes(_ base: ObjectAttributes, forPaths paths: [String]) -> RunAttributes {
         let audio = paths.filter(AudioTagReader.isAudio).map(FilePath.absolute)
         guard !audio.isEmpty else { return RunAttributes(base) }
         let feed = TagFeed(paths: audio, resolver: self, user: base.metadata)

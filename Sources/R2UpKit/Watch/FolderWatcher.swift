@@ -1,27 +1,27 @@
 import Foundation
 import Synchronization
-public import R2UpModel
+package import R2UpModel
 
 /// What the watcher saw since it was last asked, merged: each path once.
-public struct WatchChanges: Sendable, Equatable {
+package struct WatchChanges: Sendable, Equatable {
     /// Files closed after writing or moved in, with when that last happened.
-    public var files: [ExactPath: ContinuousClock.Instant] = [:]
+    package var files: [ExactPath: ContinuousClock.Instant] = [:]
     /// Folders created or moved in (now watched): every file under them is looked at.
-    public var folders: Set<String> = []
+    package var folders: Set<String> = []
     /// The kernel's event queue overflowed, or a watched root moved: look at everything.
-    public var everything = false
+    package var everything = false
     /// Folders that cannot be watched (watch limit, permissions): rescanned on a timer.
-    public var unwatched: Set<String> = []
+    package var unwatched: Set<String> = []
     /// Folders watched now that could not be before (made readable): off the timer.
-    public var rewatched: Set<String> = []
+    package var rewatched: Set<String> = []
     /// One line each for the user (the watch limit, a root gone).
-    public var notices: [String] = []
+    package var notices: [String] = []
 }
 
 #if os(Linux)
 /// inotify on every folder under some roots, read on a thread of its own (never the transfer
 /// thread; it touches no store), so the kernel's queue is drained while uploads run.
-public final class FolderWatcher: Sendable {
+package final class FolderWatcher: Sendable {
     private struct State {
         var folders: [Int32: String] = [:]
         var inbox = WatchChanges()
@@ -45,7 +45,7 @@ public final class FolderWatcher: Sendable {
     private let finished = Mutex(false)
 
     /// Opens an inotify instance; watches nothing until `start`.
-    public init(roots: [String], skipHidden: Bool, followSymlinks: Bool) throws(WatchError) {
+    package init(roots: [String], skipHidden: Bool, followSymlinks: Bool) throws(WatchError) {
         let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard fd >= 0 else { throw .inotify(String(cString: strerror(errno))) }
         descriptor = fd
@@ -59,7 +59,7 @@ public final class FolderWatcher: Sendable {
     /// Watches every folder under the roots and starts reading events.
     /// - Returns: how many folders are watched.
     @discardableResult
-    public func start() -> Int {
+    package func start() -> Int {
         for root in roots { addTree(root) }
         let thread = Thread { [self] in readLoop() }
         thread.name = "r2up-inotify"
@@ -68,7 +68,7 @@ public final class FolderWatcher: Sendable {
     }
 
     /// Ends the reading thread (within a quarter of a second).
-    public func stop() {
+    package func stop() {
         state.withLock { $0.stopped = true }
         while !finished.withLock({ $0 }) { usleep(10_000) }
     }
@@ -76,7 +76,7 @@ public final class FolderWatcher: Sendable {
     /// Folders watched now.
 
     /// What happened since the last call.
-    public func take() -> WatchChanges {
+    package func take() -> WatchChanges {
         state.withLock { state in
             defer { state.inbox = WatchChanges() }
             return state.inbox
@@ -267,27 +267,27 @@ public final class FolderWatcher: Sendable {
 #else
 /// Watching needs inotify, which only Linux has: elsewhere `init` throws and `watch` says so
 /// (a scheduled `sync` does the same work there; docs/development/architecture.md).
-public final class FolderWatcher: Sendable {
-    public init(roots: [String], skipHidden: Bool, followSymlinks: Bool) throws(WatchError) {
+package final class FolderWatcher: Sendable {
+    package init(roots: [String], skipHidden: Bool, followSymlinks: Bool) throws(WatchError) {
         throw .inotify("this system has no inotify (watching folders needs Linux); run sync on a schedule instead")
     }
 
-    public func start() -> Int { 0 }
-    public func stop() {}
-    public func take() -> WatchChanges { WatchChanges() }
+    package func start() -> Int { 0 }
+    package func stop() {}
+    package func take() -> WatchChanges { WatchChanges() }
 }
 #endif
 
 /// A path that equals another only byte for byte: Swift's String == takes an NFD name for its
 /// NFC twin, and on Linux those are two files.
-public struct ExactPath: Hashable, Sendable {
-    public let path: String
+package struct ExactPath: Hashable, Sendable {
+    package let path: String
 
-    public init(_ path: String) { self.path = path }
+    package init(_ path: String) { self.path = path }
 
-    public static func == (lhs: ExactPath, rhs: ExactPath) -> Bool { lhs.path.utf8.elementsEqual(rhs.path.utf8) }
+    package static func == (lhs: ExactPath, rhs: ExactPath) -> Bool { lhs.path.utf8.elementsEqual(rhs.path.utf8) }
 
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         for byte in path.utf8 { hasher.combine(byte) }
     }
 }
@@ -338,12 +338,12 @@ struct InotifyEvent: Equatable {
 #endif
 
 /// Why a watch cannot run at all.
-public enum WatchError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum WatchError: Error, Sendable, Equatable, CustomStringConvertible {
     case inotify(String)
     /// Two folders given where one holds the other: their files would get two keys.
     case overlapping(String, String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .overlapping(let one, let other):
             "\(one) and \(other) overlap (one holds the other); give each folder once"
@@ -352,7 +352,7 @@ public enum WatchError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    public var diagnosis: Diagnosis {
+    package var diagnosis: Diagnosis {
         switch self {
         case .inotify: Diagnosis(category: .configuration, message: description)
         case .overlapping: Diagnosis(category: .badInput, message: description)

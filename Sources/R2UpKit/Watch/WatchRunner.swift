@@ -1,29 +1,29 @@
 import Foundation
 import Synchronization
-public import R2UpModel
-public import R2UpStore
+package import R2UpModel
+package import R2UpStore
 
 /// How a watch runs (`r2up watch`'s flags): sync's, plus how often to look at everything.
-public struct WatchOptions: Sendable {
+package struct WatchOptions: Sendable {
     /// The rules of each pass; `minAge` is how long a file must be quiet (default 2 s).
-    public var sync = SyncOptions()
+    package var sync = SyncOptions()
     /// A full pass this often whatever inotify says (`--rescan`, default 10 min).
-    public var rescanEvery: Duration = .seconds(600)
+    package var rescanEvery: Duration = .seconds(600)
     /// How often folders inotify cannot watch are scanned instead.
-    public static let unwatchedRescan: Duration = .seconds(15)
+    package static let unwatchedRescan: Duration = .seconds(15)
     /// Run after the first pass and after each full pass (`--offload-after`).
-    public var afterFullPass: (@Sendable () async -> Void)?
+    package var afterFullPass: (@Sendable () async -> Void)?
     /// A job failed by a cut connection or a server restart is tried again within seconds (a
     /// backoff from 2 s up to 30 s), not a sync's minutes: a daemon takes it once the server answers.
     static let retryPolicy = JobRetryPolicy(maxInProcessAttempts: 2, nextRunBase: .seconds(2), nextRunCap: .seconds(30))
 
-    public init() {
+    package init() {
         sync.minAge = .seconds(2)
     }
 }
 
 /// What a watch reports as it goes (JSON Lines with `--json`).
-public enum WatchEvent: Sendable {
+package enum WatchEvent: Sendable {
     /// The initial pass is done and every folder is watched.
     case watching(roots: [String], folders: Int, initial: SyncSummary)
     case queued(UploadJob)
@@ -36,35 +36,35 @@ public enum WatchEvent: Sendable {
 }
 
 /// Asks a watch to stop: no new upload starts; the loop ends after the batch in flight.
-public final class WatchStop: Sendable {
+package final class WatchStop: Sendable {
     private let requested = Atomic(false)
 
-    public init() {}
+    package init() {}
 
-    public func request() { requested.store(true, ordering: .relaxed) }
-    public var isRequested: Bool { requested.load(ordering: .relaxed) }
+    package func request() { requested.store(true, ordering: .relaxed) }
+    package var isRequested: Bool { requested.load(ordering: .relaxed) }
 }
 
 /// How a watch ended.
-public struct WatchSummary: Sendable {
-    public var uploaded = 0
+package struct WatchSummary: Sendable {
+    package var uploaded = 0
     /// Moved tracks copied inside the bucket (no bytes sent): counted apart from uploads.
-    public var copied = 0
-    public var failed = 0
+    package var copied = 0
+    package var failed = 0
     /// What stopped it by itself (credentials, bucket, store): the watch exits with its status.
-    public var stoppedBy: Diagnosis?
+    package var stoppedBy: Diagnosis?
     /// Uploads left queued at the stop; the next run resumes them.
-    public var leftResumable = 0
+    package var leftResumable = 0
 }
 
 /// `r2up watch DIR…`: a sync pass, then inotify; each batch of quiet files goes through the
 /// same plan, store and queue as `sync` (the same keys, identity rules and guards), under
 /// the same lock, held for the whole watch.
-public struct WatchRunner: Sendable {
-    public let service: UploadService
-    public let databasePath: String
+package struct WatchRunner: Sendable {
+    package let service: UploadService
+    package let databasePath: String
 
-    public init(service: UploadService, databasePath: String) {
+    package init(service: UploadService, databasePath: String) {
         self.service = service
         self.databasePath = databasePath
     }
@@ -80,7 +80,7 @@ public struct WatchRunner: Sendable {
     ///   - settled: called when uploads happened and nothing is pending any more
     ///     (the command republishes the catalog then).
     /// - Returns: what the watch did, once it stops.
-    public func run(
+    package func run(
         _ folders: [String], options: WatchOptions, stop: WatchStop,
         onEvent: @escaping @Sendable (WatchEvent) -> Void, settled: (@Sendable () async -> Void)? = nil
     ) async throws -> WatchSummary {

@@ -1,4 +1,4 @@
-public import R2UpKit
+package import R2UpKit
 /// The lines of a progress display: one bar per file in flight, then a total with rate and
 /// ETA. Pure text, every line at most `width` columns, so a display can move its cursor
 /// up by the line count and redraw in place (a line that wrapped would break that).
@@ -15,7 +15,7 @@ public struct ProgressBars: Sendable {
     }
 
     /// `rate` is bytes a second over the last few seconds, nil while unknown.
-    public func lines(_ snapshot: TransferProgress.Snapshot, rate: Double?) -> [String] {
+    package func lines(_ snapshot: TransferProgress.Snapshot, rate: Double?) -> [String] {
         var lines: [String] = []
         for file in snapshot.active.prefix(maxFiles) {
             lines.append(fileLine(file))
