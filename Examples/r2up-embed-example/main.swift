@@ -55,7 +55,7 @@ for await event in events {
     case .failed(let failure):
         line("failed", ["file": failure.path ?? NSNull(), "message": failure.message])
     case .finished(let result):
-        exit(result.status == .success ? 0 : 1)
+        exit(result.category == .success ? 0 : 1)
     case .jobStateChanged, .trackStateChanged:
         break  // an interface would redraw a row here
     }

@@ -16,7 +16,7 @@ struct EmbedManageTests {
         let offloaded = try await session.offload([lib.dir])
         #expect(offloaded.freed.map(\.path).sorted() == [lib.dir + "/gone.m4a", lib.dir + "/kept.m4a"])
         #expect(offloaded.kept.isEmpty, "\(offloaded.kept)")
-        #expect(offloaded.exitStatus == .success)
+        #expect(offloaded.category == .success)
         #expect(try PullFixtures.files(under: lib.dir) == [])
 
         try await OffloadFixtures.boto("s3.delete_object(Bucket=b, Key=a[0])", [lib.prefix + "gone.m4a"])
@@ -32,7 +32,7 @@ struct EmbedManageTests {
             failed.failure
                 == Diagnosis(
                     category: .uploadFailed, message: "its object '\(lib.prefix)gone.m4a' is no longer in bucket '\(bucket)'; nothing fetched"))
-        #expect(fetched.exitStatus == .uploadFailed)
+        #expect(fetched.category == .uploadFailed)
         #expect(try PullFixtures.files(under: lib.dir) == ["kept.m4a"], "nothing at the failed track's path")
     }
 }

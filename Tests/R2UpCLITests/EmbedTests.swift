@@ -193,7 +193,7 @@ struct EmbedTests {
             if case .finished = event { break }
         }
         let elapsed = ContinuousClock.now - started
-        #expect(await push.value.status == .success)
+        #expect(await push.value.category == .success)
         #expect(completed?.fileSize == Int64(size))
         #expect(sent == sent.sorted(), "bytes sent only grow: \(sent)")
         #expect(sent.allSatisfy { $0 > 0 && $0 <= Int64(size) })

@@ -59,7 +59,7 @@ extension R2UpSession {
             switch error {
             case .store(let failure): throw R2UpFailure(failure)
             case .input(.unknownPath(let path)):
-                throw R2UpFailure(path: path, message: "\(path): r2up knows no track with a cloud copy there", status: .badInput)
+                throw R2UpFailure(path: path, message: "\(path): r2up knows no track with a cloud copy there", category: .badInput)
             }
         }
         var summary = await fetcher.run(selection.tracks)

@@ -20,7 +20,7 @@ extension R2UpSession {
                 case .noSuchPath(let named), .outsideLibrary(let named), .neverUploaded(let named), .notAFileOrFolder(let named):
                     path = named
                 }
-                throw R2UpFailure(path: path, message: "\(path): r2up has no uploaded track there; nothing removed", status: .badInput)
+                throw R2UpFailure(path: path, message: "\(path): r2up has no uploaded track there; nothing removed", category: .badInput)
             }
         }
         return await offloader.run(tracks, options: options)

@@ -84,11 +84,11 @@ public final class R2UpSession: Sendable {
         defer { emit(.finished(result)) }
         func fail(_ failure: R2UpFailure) {
             result.failures.append(failure)
-            result.status = max(result.status, failure.status)
+            result.category = max(result.category, failure.category)
             emit(.failed(failure))
         }
         if let prefix, let problem = ObjectKey.prefixProblem(prefix) {
-            fail(R2UpFailure(path: nil, message: "the prefix '\(prefix)' is not valid: \(problem)", status: .badInput))
+            fail(R2UpFailure(path: nil, message: "the prefix '\(prefix)' is not valid: \(problem)", category: .badInput))
             return result
         }
         var request = PushRunner.Request(paths: paths)
@@ -105,21 +105,21 @@ public final class R2UpSession: Sendable {
                 onNotice: { notice in for failure in Self.failures(of: notice) { fail(failure) } },
                 onEvent: { [self] event in handle(event, files: files) })
         } catch {
-            fail(R2UpFailure(path: nil, message: error.diagnosis.message, status: error.diagnosis.category))
+            fail(R2UpFailure(path: nil, message: error.diagnosis.message, category: error.diagnosis.category))
             return result
         }
         let run = summary.run
         result.completed = run.completed
         result.leftQueued = run.leftResumable
         if let stop = run.stoppedBy {
-            fail(R2UpFailure(path: nil, message: stop.diagnosis.message, status: stop.diagnosis.category))
+            fail(R2UpFailure(path: nil, message: stop.diagnosis.message, category: stop.diagnosis.category))
         } else if run.interrupted, let line = RunEnding.line(
             stoppedBy: nil, interrupted: true, leftResumable: run.leftResumable, resume: "push again")
         {
-            fail(R2UpFailure(path: nil, message: line, status: .interrupted))
+            fail(R2UpFailure(path: nil, message: line, category: .interrupted))
         }
         // Each file's failure was said as it happened.
-        result.status = max(result.status, summary.category)
+        result.category = max(result.category, summary.category)
         return result
     }
 
@@ -147,15 +147,15 @@ public final class R2UpSession: Sendable {
         case .nothingToPush:
             return []
         case .skipped(let skipped):
-            return [R2UpFailure(path: skipped.path, message: "\(skipped.path): \(skipped.message)", status: skipped.category)]
+            return [R2UpFailure(path: skipped.path, message: "\(skipped.path): \(skipped.message)", category: skipped.category)]
         case .moveRefused(let diagnosis), .notQueued(let diagnosis):
-            return [R2UpFailure(path: nil, message: diagnosis.message, status: diagnosis.category)]
+            return [R2UpFailure(path: nil, message: diagnosis.message, category: diagnosis.category)]
         case .heldByOtherRun(let pid, let paths):
             return paths.map {
-                R2UpFailure(path: $0, message: "\($0): another r2up (pid \(pid)) is uploading it", status: .locked)
+                R2UpFailure(path: $0, message: "\($0): another r2up (pid \(pid)) is uploading it", category: .locked)
             }
         case .conflict(let conflict):
-            return [R2UpFailure(path: conflict.path, message: conflict.diagnosis.message, status: .uploadFailed)]
+            return [R2UpFailure(path: conflict.path, message: conflict.diagnosis.message, category: .uploadFailed)]
         }
     }
 
@@ -200,7 +200,7 @@ public final class R2UpSession: Sendable {
             let file = file(job)
             emit(.jobStateChanged(file, job.state))
             emit(.trackStateChanged(path: job.path, job.state.trackState()))
-            emit(.failed(R2UpFailure(path: job.path, message: diagnosis.message, status: diagnosis.category, nextAttemptAt: next)))
+            emit(.failed(R2UpFailure(path: job.path, message: diagnosis.message, category: diagnosis.category, nextAttemptAt: next)))
         }
     }
 

@@ -30,21 +30,21 @@ public struct R2UpFailure: Error, Sendable, Equatable, CustomStringConvertible {
     public var message: String
     /// What kind of failure it is, not an exit code (the CLI maps it to one): `.badInput`,
     /// `.configuration`, `.uploadFailed`, `.locked`, `.storeFailure`, `.interrupted`.
-    public var status: FailureCategory
+    public var category: FailureCategory
     /// When the queue tries the file again by itself; nil when it will not (retry it yourself).
     public var nextAttemptAt: Date?
 
     /// A failure of `path` (nil: of the whole push), said by `message`.
-    public init(path: String?, message: String, status: FailureCategory, nextAttemptAt: Date? = nil) {
+    public init(path: String?, message: String, category: FailureCategory, nextAttemptAt: Date? = nil) {
         self.path = path
         self.message = message
-        self.status = status
+        self.category = category
         self.nextAttemptAt = nextAttemptAt
     }
 
     init(_ error: any Error, path: String? = nil) {
         let diagnosis = Diagnosis(error, subject: path)
-        self.init(path: path, message: diagnosis.message, status: diagnosis.category)
+        self.init(path: path, message: diagnosis.message, category: diagnosis.category)
     }
 
     /// The message.
@@ -118,7 +118,7 @@ public struct PushResult: Sendable {
     /// Files left queued (the push stopped or was cancelled); the next push resumes them.
     public var leftQueued = 0
     /// The most serious outcome (the CLI exits with its code): `.success` when every file completed.
-    public var status: FailureCategory = .success
+    public var category: FailureCategory = .success
 
     /// An empty result: nothing completed, nothing failed.
     public init() {}
