@@ -35,9 +35,12 @@ enum Assets {
         "use strict";
         (function () {
           var live = document.getElementById("live");
-          document.querySelectorAll("img.art").forEach(function (image) {
-            image.addEventListener("error", function () { image.hidden = true; });
-          });
+          function hideMissingArt() {
+            document.querySelectorAll("img.art").forEach(function (image) {
+              image.addEventListener("error", function () { image.hidden = true; });
+            });
+          }
+          hideMissingArt();
           function say(text) { if (live) live.textContent = text; }
           function byData(name, value) {
             return document.querySelector("[" + name + "=\\"" + CSS.escape(value) + "\\"]");
@@ -76,21 +79,26 @@ enum Assets {
                 var cell = document.querySelector("[data-count=" + name + "]");
                 if (cell) cell.textContent = update.q[name];
               });
-              if (document.getElementById("hud")) refreshQueue();
+              if (document.getElementById("hud")) refresh("/queue");
             }
+            // Tracks came or went (found on disk): the Library lays itself out again.
+            if (update.n && document.querySelector("section.space")) refresh(location.pathname + location.search);
           }
-          // The Queue's lists (uploading, up next, failed) come from the server as they are now.
+          // The Queue's lists (uploading, up next, failed), or the Library's groups, from the server as they are now.
           var refreshing = false;
-          function refreshQueue() {
+          function refresh(url) {
             if (refreshing) return;
             refreshing = true;
-            fetch("/queue", { credentials: "same-origin" }).then(function (r) { return r.text(); }).then(function (html) {
+            fetch(url, { credentials: "same-origin" }).then(function (r) { return r.text(); }).then(function (html) {
               var fresh = new DOMParser().parseFromString(html, "text/html").querySelector("main");
               var main = document.querySelector("main");
               if (!fresh || !main) return;
               // The notice an action left is shown once: the fresh copy no longer has it.
               var notice = main.querySelector("p.notice");
+              var playing = main.querySelector("#player");
               main.innerHTML = fresh.innerHTML;
+              if (playing) main.appendChild(playing);
+              hideMissingArt();
               var live = main.querySelector("#live");
               if (notice && live && !main.querySelector("p.notice")) live.after(notice);
             }).finally(function () { refreshing = false; });

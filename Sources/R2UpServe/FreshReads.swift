@@ -25,8 +25,9 @@ final class FreshReads<Value: Sendable>: Sendable {
     /// How long the last read is kept for ``value(recent:)``: then its memory goes back.
     private let keep: Duration
 
-    init(label: String, keep: Duration, read: @escaping @Sendable () throws(R2UpFailure) -> Value) {
-        queue = DispatchQueue(label: label)
+    /// `queue`: a serial queue the reads run on (other work on it waits its turn).
+    init(queue: DispatchQueue, keep: Duration, read: @escaping @Sendable () throws(R2UpFailure) -> Value) {
+        self.queue = queue
         self.keep = keep
         self.read = read
     }

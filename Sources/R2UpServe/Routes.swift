@@ -52,7 +52,7 @@ struct Routes: Sendable {
             return response
         }
         router.get("/api/library") { _, _ in
-            let groups = try await fresh(recent: true).view.groups
+            let groups = try await shown().view.groups
             return try LibraryAPI.response(groups) { session.publicURL(for: $0) }
         }
         router.get("/media") { request, context in try await media(request, context) }
@@ -67,7 +67,8 @@ struct Routes: Sendable {
     }
 
     func libraryPage(_ context: ServeContext, from: Int) async throws -> Response {
-        let (view, live) = try await fresh(recent: true)
+        let snapshot = try await shown()
+        let (view, live) = (snapshot.view, snapshot.version)
         let body = LibraryPage.render(space: view.space)
             + LibraryPage.render(groups: view.groups, from: from, csrf: context.csrf) { session.publicURL(for: $0) }
         Self.releaseFreedMemory()
@@ -75,12 +76,14 @@ struct Routes: Sendable {
     }
 
     /// The library from a read that started after the request came (shared with the requests
-    /// that came with it), or with `recent` the last read while no commit came since and it is
-    /// under a second old; a store that cannot be read is a 503 with its one line.
-    func fresh(recent: Bool = false) async throws -> (view: LibraryView, version: Int) {
-        do { return try await feed.reads.value(recent: recent ? .seconds(1) : nil) } catch {
-            throw HTTPError(.serviceUnavailable, message: error.message)
-        }
+    /// that came with it), for an action's checks; a store that cannot be read is a 503 with its one line.
+    func fresh() async throws -> LibrarySnapshot {
+        do { return try await feed.reads.value() } catch { throw HTTPError(.serviceUnavailable, message: error.message) }
+    }
+
+    /// The Library as the pages show it (``LiveFeed/shown()``).
+    func shown() async throws -> LibrarySnapshot {
+        do { return try await feed.shown() } catch { throw HTTPError(.serviceUnavailable, message: error.message) }
     }
 
     /// A read of the library holds every track (20,000: tens of MiB, freed at once); glibc keeps
@@ -104,7 +107,7 @@ struct Routes: Sendable {
         guard let raw = FormData(Substring(request.uri.query ?? ""))?["path"], let path = Library.clean(raw) else {
             return Pages.refusal(.badRequest, "No such track.")
         }
-        let tracks = try await fresh(recent: true).view.groups.flatMap(\.tracks)
+        let tracks = try await shown().view.groups.flatMap(\.tracks)
         guard library.contains(path, tracks: tracks), tracks.contains(where: { $0.path == path }) else {
             return Pages.refusal(.notFound, "No such track.")
         }
@@ -123,7 +126,7 @@ struct Routes: Sendable {
         guard let id = FormData(Substring(request.uri.query ?? ""))?["group"], id.utf8.count <= 4096 else {
             return Pages.refusal(.badRequest, "No such group.")
         }
-        let groups = try await fresh(recent: true).view.groups
+        let groups = try await shown().view.groups
         guard let group = groups.first(where: { $0.id == id }) else { return Pages.refusal(.notFound, "No such group.") }
         let tracks = group.tracks.map(\.path).filter { library.contains($0, tracks: group.tracks) }
         guard let image = session.albumArt(of: tracks) else { return Pages.refusal(.notFound, "No art for this group.") }
