@@ -35,22 +35,7 @@ struct Routes: Sendable {
             let since = FormData(Substring(request.uri.query ?? ""))?["since"].flatMap { Int($0) }
             return Response(status: .ok, headers: headers, body: feed.events(since: since))
         }
-        router.get("/browse") { request, context in
-            let prefix = FormData(Substring(request.uri.query ?? ""))?["prefix"] ?? ""
-            guard prefix.utf8.count <= 1024, !prefix.unicodeScalars.contains(where: { $0.value < 0x20 }) else {
-                return Pages.refusal(.badRequest, "That is not a folder of the bucket.")
-            }
-            let listing: BucketListing
-            do throws(R2UpFailure) { listing = try await session.browse(prefix: prefix) } catch {
-                throw HTTPError(.badGateway, message: error.message)
-            }
-            var response = page("Browse", "/browse", context, BrowsePage.render(listing) { session.publicURL(for: $0) }, live: feed.states.version)
-            // The player streams from the bucket's public URL: that origin may serve media here.
-            if let origin = Self.origin(of: session.publicURL(for: "")) {
-                response.headers[.contentSecurityPolicy] = Pages.policy(media: "'self' " + origin)
-            }
-            return response
-        }
+        router.get("/browse") { request, context in try await browse(request, context) }
         router.get("/api/library") { _, _ in
             let groups = try await shown().view.groups
             return try LibraryAPI.response(groups) { session.publicURL(for: $0) }
