@@ -13,6 +13,7 @@ enum Assets {
         ul { list-style: none; padding-left: 0; margin: .25rem 0; }
         li.track { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; padding: .15rem 0; }
         .icon { display: inline-block; width: 1.2em; text-align: center; font-weight: bold; }
+        progress.sent { width: 6em; height: 0.8em; vertical-align: middle; }
         .i-uploading, .s-uploading { color: #f5820d; }
         .i-uploadError, .i-downloadError, .s-error { color: #d70015; }
         .i-downloading, .i-cloudOnly { color: #0a66d8; }
@@ -63,6 +64,8 @@ enum Assets {
               row.querySelector("button.copy").dataset.url = t[4];
               row.querySelector("[data-role=error]").textContent = t[5];
               showActions(row, t[6]);
+              var sent = row.querySelector("progress.sent");
+              if (sent) { sent.hidden = t[7] === ""; sent.value = t[7] === "" ? 0 : Number(t[7]); }
             });
             (update.g || []).forEach(function (g) {
               var group = byData("data-group", g[0]);

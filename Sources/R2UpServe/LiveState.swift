@@ -10,6 +10,8 @@ struct LiveState: Sendable, Equatable {
         var icon: TrackIcon
         var key: String?
         var error: String?
+        /// Percent of an upload sent, while the track is uploading and its job says.
+        var progress: Int?
     }
 
     struct Header: Sendable, Equatable {
@@ -28,18 +30,28 @@ struct LiveState: Sendable, Equatable {
 
     init(groups: [TrackGroup<TrackStatus>], report: QueueReport?) {
         rows.reserveCapacity(groups.reduce(0) { $0 + $1.tracks.count })
+        let progress = Self.progress(report)
         for group in groups {
             headers[group.id] = Header(summary: group.summary, actions: Actions.shown(group))
-            for track in group.tracks { rows[track.path] = Self.row(track) }
+            for track in group.tracks { rows[track.path] = Self.row(track, progress: progress[track.path]) }
         }
         if let counts = report?.counts {
             self.counts = ["queued": counts.queued, "uploading": counts.uploading, "interrupted": counts.interrupted, "failed": counts.failed]
         }
     }
 
-    static func row(_ track: TrackStatus) -> Row {
+    static func row(_ track: TrackStatus, progress: Int?) -> Row {
         let failed = track.icon == .uploadError || track.icon == .downloadError
-        return Row(icon: track.icon, key: track.key, error: failed ? track.lastError : nil)
+        return Row(icon: track.icon, key: track.key, error: failed ? track.lastError : nil, progress: track.icon == .uploading ? progress : nil)
+    }
+
+    /// The percent sent of each upload under way, by path (the queue's report).
+    static func progress(_ report: QueueReport?) -> [String: Int] {
+        var percents: [String: Int] = [:]
+        for entry in report?.uploading ?? [] where entry.size > 0 {
+            percents[entry.path] = Int(min(100, max(0, entry.bytesSent * 100 / entry.size)))
+        }
+        return percents
     }
 
     /// Whether a page shows the same: everything but the version.
@@ -59,7 +71,10 @@ struct LiveState: Sendable, Equatable {
         for (path, row) in rows where old.rows[path] != row {
             let icon = row.icon
             let actions = Actions.shown(icon: icon, inCloud: row.key != nil).joined(separator: " ")
-            update.t.append([path, icon.name, icon.glyph ?? "", icon.spoken, row.key.map(publicURL) ?? "", row.error ?? "", actions])
+            update.t.append([
+                path, icon.name, icon.glyph ?? "", icon.spoken, row.key.map(publicURL) ?? "", row.error ?? "", actions,
+                row.progress.map(String.init) ?? "",
+            ])
         }
         for (id, header) in headers where old.headers[id] != header {
             let summary = header.summary
@@ -86,6 +101,8 @@ final class LiveStates: Sendable {
     struct Latest {
         var state = LiveState()
         var recent: [(version: Int, update: String?)] = []
+        /// The rows whose upload progress the last state showed.
+        var progressing: Set<String> = []
         /// Updates kept for a page that fell behind (a busy push makes ten a second).
         static let kept = 32
     }
@@ -111,6 +128,7 @@ final class LiveStates: Sendable {
         let update = old.version == 0 ? nil : state.update(from: old, reshaped: reshaped) { session.publicURL(for: $0) }
         latest.withLock { latest in
             latest.state = state
+            latest.progressing = Set(LiveState.progress(report).keys)
             if old.version > 0 { latest.recent.append((state.version, update)) }
             if latest.recent.count > Latest.kept { latest.recent.removeFirst(latest.recent.count - Latest.kept) }
         }
@@ -123,6 +141,7 @@ final class LiveStates: Sendable {
     /// update made from these alone, not from the whole library. Reads come one at a time.
     func absorb(tracks: [TrackStatus], groups: [TrackGroup<TrackStatus>], report: QueueReport?) -> Int {
         let fresh = LiveState(groups: [], report: report)
+        let progress = LiveState.progress(report)
         var new = LiveState()
         var old = LiveState()
         let version = latest.withLock { latest in
@@ -130,7 +149,13 @@ final class LiveStates: Sendable {
             func put(_ path: String, _ row: LiveState.Row) {
                 if state.rows[path] != row { (new.rows[path], old.rows[path]) = (row, state.rows[path]) }
             }
-            for track in tracks { put(track.path, LiveState.row(track)) }
+            for track in tracks { put(track.path, LiveState.row(track, progress: progress[track.path])) }
+            // An upload's progress moves without its track's row: the rows that show one, or should.
+            for path in latest.progressing.union(progress.keys) where new.rows[path] == nil {
+                guard var row = state.rows[path] else { continue }
+                row.progress = row.icon == .uploading ? progress[path] : nil
+                put(path, row)
+            }
             for group in groups {
                 let header = LiveState.Header(summary: group.summary, actions: Actions.shown(group))
                 if state.headers[group.id] != header { (new.headers[group.id], old.headers[group.id]) = (header, state.headers[group.id]) }
@@ -143,6 +168,7 @@ final class LiveStates: Sendable {
             for (path, row) in new.rows { latest.state.rows[path] = row }
             for (id, header) in new.headers { latest.state.headers[id] = header }
             if !new.counts.isEmpty { latest.state.counts = new.counts }
+            latest.progressing = Set(progress.keys)
             latest.state.version = version + 1
             latest.recent.append((version + 1, update))
             if latest.recent.count > Latest.kept { latest.recent.removeFirst(latest.recent.count - Latest.kept) }

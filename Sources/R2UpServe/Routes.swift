@@ -55,7 +55,9 @@ struct Routes: Sendable {
         let snapshot = try await shown()
         let (view, live) = (snapshot.view, snapshot.version)
         let body = LibraryPage.render(space: view.space)
-            + LibraryPage.render(groups: view.groups, from: from, csrf: context.csrf) { session.publicURL(for: $0) }
+            + LibraryPage.render(groups: view.groups, from: from, csrf: context.csrf, progress: LiveState.progress(try? session.queueReport())) {
+                session.publicURL(for: $0)
+            }
         Self.releaseFreedMemory()
         return page("Library", "/", context, body, live: live)
     }
