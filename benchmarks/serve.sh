@@ -8,8 +8,9 @@
 # Makes 200 folders of 100 small files, records them as uploaded tracks (straight into the
 # store with sqlite3, as a push would leave them), starts `r2up serve` on loopback (no S3
 # server is needed: nothing is sent), and measures with headless Chromium and plain HTTP:
+#   - the start: how long until the server prints its URL (it reads the library first);
 #   - the first screen: Chromium's load event of the first page, opened as soon as the server
-#     prints its URL (the server's first read of the library included); then the server's time
+#     prints its URL; then the server's time
 #     to answer `/` and Chromium's load event (5 loads, 1.5 s apart);
 #   - state change → on screen: a track's state written by another process (sqlite3, with its
 #     `updatedAt` as r2up's writes set it) until its row's icon changes in the open page, median of 20;
@@ -49,8 +50,10 @@ from selenium.webdriver.common.by import By
 binary, work = sys.argv[1:3]
 concurrent = int(sys.argv[3])
 db = work + "/r2up.sqlite"
+started = time.monotonic()
 server = subprocess.Popen([binary, "serve", work + "/music", "--listen", "127.0.0.1:0"], stdout=subprocess.PIPE, text=True)
 url = server.stdout.readline().strip()
+print("the URL printed %.2f s after the start (the first read of the library included)" % (time.monotonic() - started))
 u = urllib.parse.urlsplit(url)
 origin = f"http://{u.netloc}"
 
