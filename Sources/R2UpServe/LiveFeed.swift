@@ -32,8 +32,7 @@ final class LiveFeed: Service, Sendable {
         let current = Box<LibrarySnapshot?>(nil)
         self.states = states
         self.current = current
-        // A read is kept two seconds: the art and the pages a page load brings share it.
-        reads = FreshReads(queue: work, keep: .seconds(2)) { () throws(R2UpFailure) in
+        reads = FreshReads(queue: work) { () throws(R2UpFailure) in
             let (mark, started) = (library.session.changeMark(), ContinuousClock.now)
             let view = try library.view()
             let snapshot = LibrarySnapshot(view: view, version: states.absorb(view), mark: mark, read: started)
@@ -96,18 +95,12 @@ final class LiveFeed: Service, Sendable {
                 // One watcher for every page. A failure to read is said by the page's state
                 // staying put; the stream ends.
                 do {
-                    for try await _ in session.storeChanges() {
-                        reads.storeChanged()
-                        tick.yield()
-                    }
+                    for try await _ in session.storeChanges() { tick.yield() }
                 } catch {}
             }
             group.addTask {
                 for await _ in ticks.cancelOnGracefulShutdown() {
-                    if await !self.followInTurn() {
-                        _ = try? await reads.value()
-                        Routes.releaseFreedMemory()
-                    }
+                    if await !self.followInTurn() { _ = try? await reads.value() }
                     // At most ten reads a second: a big push commits far more often.
                     try? await Task.sleep(for: .milliseconds(100))
                 }
