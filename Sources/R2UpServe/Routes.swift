@@ -208,15 +208,25 @@ struct Routes: Sendable {
                 return OffloadNotice.text(try await session.offload(chosen.map(\.path)))
             } catch { return error.message }
         default:
+            // A push refuses a named file it cannot read (as `push FILE` does) and records nothing:
+            // the notice says so, since the row cannot.
+            var unreadable: [String] = []
+            let readable = chosen.filter { track in
+                guard access(track.path, R_OK) != 0 else { return true }
+                unreadable.append("\((track.path as NSString).lastPathComponent) cannot be read (\(String(cString: strerror(errno))))")
+                return false
+            }
             // One push per folder, each with the prefix its tracks already have (as `push ROOT` keys them).
-            let byFolder = Dictionary(grouping: chosen.map(\.path)) { ($0 as NSString).deletingLastPathComponent }
+            let byFolder = Dictionary(grouping: readable.map(\.path)) { ($0 as NSString).deletingLastPathComponent }
             let jobs = byFolder.sorted { $0.key < $1.key }.map { ($0.value.sorted(), library.prefix(for: $0.key, tracks: tracks)) }
             feed.start {
                 for (paths, prefix) in jobs where !Task.isCancelled {
                     await session.push(paths, prefix: prefix.isEmpty ? nil : prefix)
                 }
             }
-            return chosen.isEmpty ? "Nothing to upload." : "Uploading \(count)."
+            let refused = unreadable.isEmpty ? "" : " Not uploaded: " + unreadable.joined(separator: "; ") + "."
+            if readable.isEmpty { return chosen.isEmpty ? "Nothing to upload." : String(refused.dropFirst()) }
+            return "Uploading \(readable.count) track\(readable.count == 1 ? "" : "s")." + refused
         }
     }
 }

@@ -55,6 +55,13 @@ extension ServeCommandTests {
                 seen["summary"] = driver.find_element(By.CSS_SELECTOR, "section.group").get_attribute("data-summary")
                 seen["error"] = driver.execute_script(
                     'return document.querySelector("li.track[data-path$=\\\\"/r2.mp3\\\\"] [data-role=error]").textContent')
+                # Upload while the cause remains: refused, and the notice says why.
+                row = driver.find_element(By.CSS_SELECTOR, 'li.track[data-path$="/r2.mp3"]')
+                row.find_element(By.XPATH, ".//button[normalize-space()='Upload']").click()
+                start = time.monotonic()
+                while time.monotonic() - start < 30 and not driver.find_elements(By.CSS_SELECTOR, "p.notice"):
+                    time.sleep(0.1)
+                seen["uploadNotice"] = driver.execute_script('var e = document.querySelector("p.notice"); return e && e.textContent.trim()')
                 os.chmod(group + "/r2.mp3", 0o644)
                 button("Retry Failed Uploads").click()
                 seen["after"] = wait({"r1.mp3": "uploaded", "r2.mp3": "uploaded"})
@@ -71,6 +78,7 @@ extension ServeCommandTests {
         #expect(seen["retryShown"] as? Bool == true, "\(seen)")
         #expect(seen["summary"] as? String == "⚠ 1/2", "\(seen)")
         #expect((seen["error"] as? String)?.isEmpty == false, "\(seen)")
+        #expect(seen["uploadNotice"] as? String == "Not uploaded: r2.mp3 cannot be read (Permission denied).", "\(seen)")
         #expect(seen["after"] as? [String: String] == ["r1.mp3": "uploaded", "r2.mp3": "uploaded"], "\(seen)")
         #expect(seen["retryShownAfter"] as? Bool == false, "\(seen)")
         // The bytes under the track's key are the file's, as boto3 reads them.
