@@ -13,6 +13,7 @@ enum Assets {
         ul { list-style: none; padding-left: 0; margin: .25rem 0; }
         li.track { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; padding: .15rem 0; }
         .icon { display: inline-block; width: 1.2em; text-align: center; font-weight: bold; }
+        progress.sent { width: 6em; height: 0.8em; vertical-align: middle; }
         .i-uploading, .s-uploading { color: #f5820d; }
         .i-uploadError, .i-downloadError, .s-error { color: #d70015; }
         .i-downloading, .i-cloudOnly { color: #0a66d8; }
@@ -35,9 +36,12 @@ enum Assets {
         "use strict";
         (function () {
           var live = document.getElementById("live");
-          document.querySelectorAll("img.art").forEach(function (image) {
-            image.addEventListener("error", function () { image.hidden = true; });
-          });
+          function hideMissingArt() {
+            document.querySelectorAll("img.art").forEach(function (image) {
+              image.addEventListener("error", function () { image.hidden = true; });
+            });
+          }
+          hideMissingArt();
           function say(text) { if (live) live.textContent = text; }
           function byData(name, value) {
             return document.querySelector("[" + name + "=\\"" + CSS.escape(value) + "\\"]");
@@ -60,6 +64,8 @@ enum Assets {
               row.querySelector("button.copy").dataset.url = t[4];
               row.querySelector("[data-role=error]").textContent = t[5];
               showActions(row, t[6]);
+              var sent = row.querySelector("progress.sent");
+              if (sent) { sent.hidden = t[7] === ""; sent.value = t[7] === "" ? 0 : Number(t[7]); }
             });
             (update.g || []).forEach(function (g) {
               var group = byData("data-group", g[0]);
@@ -76,21 +82,26 @@ enum Assets {
                 var cell = document.querySelector("[data-count=" + name + "]");
                 if (cell) cell.textContent = update.q[name];
               });
-              if (document.getElementById("hud")) refreshQueue();
+              if (document.getElementById("hud")) refresh("/queue");
             }
+            // Tracks came or went (found on disk): the Library lays itself out again.
+            if (update.n && document.querySelector("section.space")) refresh(location.pathname + location.search);
           }
-          // The Queue's lists (uploading, up next, failed) come from the server as they are now.
+          // The Queue's lists (uploading, up next, failed), or the Library's groups, from the server as they are now.
           var refreshing = false;
-          function refreshQueue() {
+          function refresh(url) {
             if (refreshing) return;
             refreshing = true;
-            fetch("/queue", { credentials: "same-origin" }).then(function (r) { return r.text(); }).then(function (html) {
+            fetch(url, { credentials: "same-origin" }).then(function (r) { return r.text(); }).then(function (html) {
               var fresh = new DOMParser().parseFromString(html, "text/html").querySelector("main");
               var main = document.querySelector("main");
               if (!fresh || !main) return;
               // The notice an action left is shown once: the fresh copy no longer has it.
               var notice = main.querySelector("p.notice");
+              var playing = main.querySelector("#player");
               main.innerHTML = fresh.innerHTML;
+              if (playing) main.appendChild(playing);
+              hideMissingArt();
               var live = main.querySelector("#live");
               if (notice && live && !main.querySelector("p.notice")) live.after(notice);
             }).finally(function () { refreshing = false; });

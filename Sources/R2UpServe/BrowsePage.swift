@@ -1,12 +1,12 @@
 import Foundation
 import R2UpKit
 
-/// Seed 001: the bucket as folders (artist → album) down to tracks, each track playable from its
-/// public URL; the player goes on through the album (Now Playing, Up Next).
+/// Seed 001: the bucket as folders (artist → album) down to tracks, each track playable (from its
+/// public URL, or a presigned one); the player goes on through the album (Now Playing, Up Next).
 enum BrowsePage {
     static let audio: Set<String> = ["mp3", "flac", "m4a", "aac", "alac", "ogg", "oga", "opus", "wav"]
 
-    static func render(_ listing: BucketListing, publicURL: (String) -> String) -> String {
+    static func render(_ listing: BucketListing, publicURL: (String) -> String, playURL: (String) -> String) -> String {
         var html = "<nav aria-label=\"Folders\" class=\"crumbs\"><a href=\"/browse\">\(Html.escape(listing.bucket))</a>"
         var walked = ""
         for part in listing.prefix.split(separator: "/") {
@@ -31,7 +31,7 @@ enum BrowsePage {
                 html += "<li class=\"track\" data-key=\"\(Html.escape(object.key))\"><span class=\"name\">\(Html.escape(name))</span> "
                 html += "<span class=\"size\">\(Html.size(object.size))</span><span class=\"actions\">"
                 if audio.contains((name as NSString).pathExtension.lowercased()) {
-                    html += "<button type=\"button\" class=\"play\" data-action=\"play\" data-src=\"\(url)\">Play</button>"
+                    html += "<button type=\"button\" class=\"play\" data-action=\"play\" data-src=\"\(Html.escape(playURL(object.key)))\">Play</button>"
                 }
                 html += "<button type=\"button\" class=\"copy\" data-action=\"copy\" data-url=\"\(url)\">Copy URL</button></span></li>"
             }

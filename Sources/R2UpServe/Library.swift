@@ -53,14 +53,17 @@ enum LibraryPage {
     static let pageTracks = 400
 
     /// The groups from the `from`th on, up to ``pageTracks`` tracks, and a link to the next ones.
-    static func render(groups: [TrackGroup<TrackStatus>], from: Int, csrf: String, publicURL: (String) -> String) -> String {
+    /// `progress`: the percent sent of each upload under way, by path (a bar on its row).
+    static func render(
+        groups: [TrackGroup<TrackStatus>], from: Int, csrf: String, progress: [String: Int] = [:], publicURL: (String) -> String
+    ) -> String {
         guard !groups.isEmpty else { return "<p>No tracks yet.</p>" }
         var html = ""
         var index = min(max(0, from), groups.count)
         var tracks = 0
         if index > 0 { html += "<p><a href=\"/\">First groups</a></p>" }
         while index < groups.count && (tracks == 0 || tracks + groups[index].tracks.count <= pageTracks) {
-            html += render(groups[index], csrf: csrf, publicURL: publicURL)
+            html += render(groups[index], csrf: csrf, progress: progress, publicURL: publicURL)
             tracks += groups[index].tracks.count
             index += 1
         }
@@ -86,7 +89,7 @@ enum LibraryPage {
         return html
     }
 
-    static func render(_ group: TrackGroup<TrackStatus>, csrf: String, publicURL: (String) -> String) -> String {
+    static func render(_ group: TrackGroup<TrackStatus>, csrf: String, progress: [String: Int] = [:], publicURL: (String) -> String) -> String {
         let summary = group.summary
         let label = summary.label(ascii: false)
         var html = "<section class=\"group\" data-group=\"\(Html.escape(group.id))\" data-summary=\"\(Html.escape(label))\">"
@@ -104,17 +107,20 @@ enum LibraryPage {
             html += Html.actionForm(action.name, fields: [("group", group.id)], csrf: csrf, label: action.label, hidden: !shown.contains(action.name))
         }
         html += "</header><ul>"
-        for track in group.tracks { html += row(track, csrf: csrf, publicURL: publicURL) }
+        for track in group.tracks { html += row(track, csrf: csrf, progress: progress[track.path], publicURL: publicURL) }
         html += "</ul></section>\n"
         return html
     }
 
-    static func row(_ track: TrackStatus, csrf: String, publicURL: (String) -> String) -> String {
+    static func row(_ track: TrackStatus, csrf: String, progress: Int? = nil, publicURL: (String) -> String) -> String {
         let icon = track.icon
         var html = "<li class=\"track\" data-path=\"\(Html.escape(track.path))\" data-icon=\"\(icon.name)\">"
         html += "<span class=\"icon i-\(icon.name)\" aria-hidden=\"true\">\(icon.glyph ?? "")</span>"
         html += "<span class=\"sr\" data-role=\"state\">\(icon.spoken)</span> "
         html += "<span class=\"name\">\(Html.escape((track.path as NSString).lastPathComponent))</span>"
+        // The upload's progress while it runs (the live stream moves it; hidden otherwise).
+        let sent = icon == .uploading ? progress : nil
+        html += " <progress class=\"sent\" max=\"100\" value=\"\(sent ?? 0)\" aria-label=\"Sent\"\(sent == nil ? " hidden" : "")></progress>"
         html += " <span class=\"error\" data-role=\"error\">"
         if icon == .uploadError || icon == .downloadError, let error = track.lastError { html += Html.escape(error) }
         html += "</span><span class=\"actions\">"

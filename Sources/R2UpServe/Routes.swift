@@ -35,24 +35,9 @@ struct Routes: Sendable {
             let since = FormData(Substring(request.uri.query ?? ""))?["since"].flatMap { Int($0) }
             return Response(status: .ok, headers: headers, body: feed.events(since: since))
         }
-        router.get("/browse") { request, context in
-            let prefix = FormData(Substring(request.uri.query ?? ""))?["prefix"] ?? ""
-            guard prefix.utf8.count <= 1024, !prefix.unicodeScalars.contains(where: { $0.value < 0x20 }) else {
-                return Pages.refusal(.badRequest, "That is not a folder of the bucket.")
-            }
-            let listing: BucketListing
-            do throws(R2UpFailure) { listing = try await session.browse(prefix: prefix) } catch {
-                throw HTTPError(.badGateway, message: error.message)
-            }
-            var response = page("Browse", "/browse", context, BrowsePage.render(listing) { session.publicURL(for: $0) }, live: feed.states.version)
-            // The player streams from the bucket's public URL: that origin may serve media here.
-            if let origin = Self.origin(of: session.publicURL(for: "")) {
-                response.headers[.contentSecurityPolicy] = Pages.policy(media: "'self' " + origin)
-            }
-            return response
-        }
+        router.get("/browse") { request, context in try await browse(request, context) }
         router.get("/api/library") { _, _ in
-            let groups = try await fresh(recent: true).view.groups
+            let groups = try await shown().view.groups
             return try LibraryAPI.response(groups) { session.publicURL(for: $0) }
         }
         router.get("/media") { request, context in try await media(request, context) }
@@ -67,20 +52,25 @@ struct Routes: Sendable {
     }
 
     func libraryPage(_ context: ServeContext, from: Int) async throws -> Response {
-        let (view, live) = try await fresh(recent: true)
+        let snapshot = try await shown()
+        let (view, live) = (snapshot.view, snapshot.version)
         let body = LibraryPage.render(space: view.space)
-            + LibraryPage.render(groups: view.groups, from: from, csrf: context.csrf) { session.publicURL(for: $0) }
+            + LibraryPage.render(groups: view.groups, from: from, csrf: context.csrf, progress: LiveState.progress(try? session.queueReport())) {
+                session.publicURL(for: $0)
+            }
         Self.releaseFreedMemory()
         return page("Library", "/", context, body, live: live)
     }
 
     /// The library from a read that started after the request came (shared with the requests
-    /// that came with it), or with `recent` the last read while no commit came since and it is
-    /// under a second old; a store that cannot be read is a 503 with its one line.
-    func fresh(recent: Bool = false) async throws -> (view: LibraryView, version: Int) {
-        do { return try await feed.reads.value(recent: recent ? .seconds(1) : nil) } catch {
-            throw HTTPError(.serviceUnavailable, message: error.message)
-        }
+    /// that came with it), for an action's checks; a store that cannot be read is a 503 with its one line.
+    func fresh() async throws -> LibrarySnapshot {
+        do { return try await feed.reads.value() } catch { throw HTTPError(.serviceUnavailable, message: error.message) }
+    }
+
+    /// The Library as the pages show it (``LiveFeed/shown()``).
+    func shown() async throws -> LibrarySnapshot {
+        do { return try await feed.shown() } catch { throw HTTPError(.serviceUnavailable, message: error.message) }
     }
 
     /// A read of the library holds every track (20,000: tens of MiB, freed at once); glibc keeps
@@ -104,7 +94,7 @@ struct Routes: Sendable {
         guard let raw = FormData(Substring(request.uri.query ?? ""))?["path"], let path = Library.clean(raw) else {
             return Pages.refusal(.badRequest, "No such track.")
         }
-        let tracks = try await fresh(recent: true).view.groups.flatMap(\.tracks)
+        let tracks = try await shown().view.groups.flatMap(\.tracks)
         guard library.contains(path, tracks: tracks), tracks.contains(where: { $0.path == path }) else {
             return Pages.refusal(.notFound, "No such track.")
         }
@@ -123,7 +113,7 @@ struct Routes: Sendable {
         guard let id = FormData(Substring(request.uri.query ?? ""))?["group"], id.utf8.count <= 4096 else {
             return Pages.refusal(.badRequest, "No such group.")
         }
-        let groups = try await fresh(recent: true).view.groups
+        let groups = try await shown().view.groups
         guard let group = groups.first(where: { $0.id == id }) else { return Pages.refusal(.notFound, "No such group.") }
         let tracks = group.tracks.map(\.path).filter { library.contains($0, tracks: group.tracks) }
         guard let image = session.albumArt(of: tracks) else { return Pages.refusal(.notFound, "No art for this group.") }
@@ -218,15 +208,25 @@ struct Routes: Sendable {
                 return OffloadNotice.text(try await session.offload(chosen.map(\.path)))
             } catch { return error.message }
         default:
+            // A push refuses a named file it cannot read (as `push FILE` does) and records nothing:
+            // the notice says so, since the row cannot.
+            var unreadable: [String] = []
+            let readable = chosen.filter { track in
+                guard access(track.path, R_OK) != 0 else { return true }
+                unreadable.append("\((track.path as NSString).lastPathComponent) cannot be read (\(String(cString: strerror(errno))))")
+                return false
+            }
             // One push per folder, each with the prefix its tracks already have (as `push ROOT` keys them).
-            let byFolder = Dictionary(grouping: chosen.map(\.path)) { ($0 as NSString).deletingLastPathComponent }
+            let byFolder = Dictionary(grouping: readable.map(\.path)) { ($0 as NSString).deletingLastPathComponent }
             let jobs = byFolder.sorted { $0.key < $1.key }.map { ($0.value.sorted(), library.prefix(for: $0.key, tracks: tracks)) }
             feed.start {
                 for (paths, prefix) in jobs where !Task.isCancelled {
                     await session.push(paths, prefix: prefix.isEmpty ? nil : prefix)
                 }
             }
-            return chosen.isEmpty ? "Nothing to upload." : "Uploading \(count)."
+            let refused = unreadable.isEmpty ? "" : " Not uploaded: " + unreadable.joined(separator: "; ") + "."
+            if readable.isEmpty { return chosen.isEmpty ? "Nothing to upload." : String(refused.dropFirst()) }
+            return "Uploading \(readable.count) track\(readable.count == 1 ? "" : "s")." + refused
         }
     }
 }

@@ -29,6 +29,9 @@ public struct ServeServer: Sendable {
         Self.limitArenas()
         let library = Library(session: session, roots: options.roots)
         let feed = LiveFeed(library: library)
+        // The Library is read before the URL is printed: the first page renders without a read of
+        // its own (a store that cannot be read now is said by the pages, which try again).
+        _ = try? await feed.reads.value()
         let gate = ServeGate(password: options.password, port: port)
         let host = options.host.contains(":") ? "[\(options.host)]" : options.host
         var hosts: Set<String> = ["\(host):\(port)".lowercased()]

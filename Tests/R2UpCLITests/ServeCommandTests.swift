@@ -15,9 +15,15 @@ struct ServeCommandTests {
         let err = Pipe()
         var firstLine = ""
 
-        init(_ arguments: [String], environment: [String: String]) throws {
-            process.executableURL = URL(fileURLWithPath: CLI.binary)
-            process.arguments = ["serve"] + arguments
+        /// `user`: run as that user id (and group id) instead, through setpriv.
+        init(_ arguments: [String], environment: [String: String], user: Int? = nil) throws {
+            if let user {
+                process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+                process.arguments = ["--reuid=\(user)", "--regid=\(user)", "--clear-groups", "--", CLI.binary, "serve"] + arguments
+            } else {
+                process.executableURL = URL(fileURLWithPath: CLI.binary)
+                process.arguments = ["serve"] + arguments
+            }
             process.environment = environment
             process.standardOutput = out
             process.standardError = err

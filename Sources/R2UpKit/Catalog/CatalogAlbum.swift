@@ -2,12 +2,12 @@ import Foundation
 import R2UpModel
 
 /// An album's art in the bucket: the full image and its thumbnail, under content-addressed keys.
-package struct CatalogArt: Codable, Sendable, Equatable {
-    package var key: String
-    package var url: String
+public struct CatalogArt: Codable, Sendable, Equatable {
+    public var key: String
+    public var url: String
     /// nil when no thumbnail could be made (an image r2up cannot decode): use `url`.
-    package var thumbnailKey: String?
-    package var thumbnailURL: String?
+    public var thumbnailKey: String?
+    public var thumbnailURL: String?
 
     package init(key: String, url: String, thumbnailKey: String? = nil, thumbnailURL: String? = nil) {
         self.key = key
@@ -19,26 +19,26 @@ package struct CatalogArt: Codable, Sendable, Equatable {
 
 /// One album of `index.json`: the grouping `status` uses (compilations under "Various Artists",
 /// discs as sections numbered alike), with the tracks by key in album order.
-package struct CatalogAlbum: Codable, Sendable, Equatable {
-    package struct Disc: Codable, Sendable, Equatable {
-        package var disc: Int
+public struct CatalogAlbum: Codable, Sendable, Equatable {
+    public struct Disc: Codable, Sendable, Equatable {
+        public var disc: Int
         /// "Disc 2".
-        package var title: String
-        package var tracks: [String]
+        public var title: String
+        public var tracks: [String]
     }
 
-    package var artist: String
-    package var album: String
-    package var year: Int?
-    package var genre: String?
-    package var compilation: Bool
+    public var artist: String
+    public var album: String
+    public var year: Int?
+    public var genre: String?
+    public var compilation: Bool
     /// The tracks' durations added up, in seconds.
-    package var duration: Double?
+    public var duration: Double?
     /// Keys of the tracks, in album order (disc, track number, key).
-    package var tracks: [String]
+    public var tracks: [String]
     /// The discs when a track is on a disc past the first; empty otherwise.
-    package var discs: [Disc]
-    package var art: CatalogArt?
+    public var discs: [Disc]
+    public var art: CatalogArt?
 
     /// The albums of these tracks; a track without an album tag is on "Unknown Album" of its
     /// artist. `art` is by album identity (`identity(artist:album:)`).

@@ -2,20 +2,22 @@ import Foundation
 import R2UpModel
 import R2UpStore
 
-/// `index.json`: every track in the bucket (under the prefix), for apps and for `index.html`.
+/// `index.json`: every track in the bucket (under the prefix), for apps and for `index.html`;
+/// ``R2UpSession/catalogIndex(prefix:)`` reads a published one.
 /// The schema is versioned (`version`); README documents it. Tracks are sorted by key and the
 /// JSON keys sorted, so the same bucket gives the same bytes (and ETag) every time.
-package struct CatalogIndex: Codable, Sendable, Equatable {
-    package static let schema = "r2up-catalog"
-    package static let currentVersion = 1
+public struct CatalogIndex: Codable, Sendable, Equatable {
+    public static let schema = "r2up-catalog"
+    public static let currentVersion = 1
 
-    package var schema = CatalogIndex.schema
-    package var version = CatalogIndex.currentVersion
-    package var bucket: String
-    package var prefix: String
-    package var tracks: [CatalogTrack]
+    /// Always `r2up-catalog`: the file is r2up's.
+    public var schema = CatalogIndex.schema
+    public var version = CatalogIndex.currentVersion
+    public var bucket: String
+    public var prefix: String
+    public var tracks: [CatalogTrack]
     /// The tracks as albums (`AlbumGrouping`, as `status` groups them), in display order.
-    package var albums: [CatalogAlbum]
+    public var albums: [CatalogAlbum]
 
     package init(bucket: String, prefix: String, tracks: [CatalogTrack], art: [String: CatalogArt] = [:]) {
         self.bucket = bucket
@@ -33,25 +35,25 @@ package struct CatalogIndex: Codable, Sendable, Equatable {
 }
 
 /// One track of the catalog; tags come from the object's `x-amz-meta-*`.
-package struct CatalogTrack: Codable, Sendable, Equatable {
-    package var key: String
-    package var url: String
-    package var size: Int64
-    package var etag: String
-    package var contentType: String?
+public struct CatalogTrack: Codable, Sendable, Equatable {
+    public var key: String
+    public var url: String
+    public var size: Int64
+    public var etag: String
+    public var contentType: String?
     /// When the object was uploaded (its Last-Modified), ISO 8601 UTC.
-    package var uploaded: String?
-    package var title: String
-    package var artist: String?
-    package var albumArtist: String?
-    package var album: String?
-    package var year: Int?
-    package var track: Int?
-    package var disc: Int?
-    package var genre: String?
+    public var uploaded: String?
+    public var title: String
+    public var artist: String?
+    public var albumArtist: String?
+    public var album: String?
+    public var year: Int?
+    public var track: Int?
+    public var disc: Int?
+    public var genre: String?
     /// Set (true) when the object carries the compilation flag; left out otherwise.
-    package var compilation: Bool?
-    package var duration: Double?
+    public var compilation: Bool?
+    public var duration: Double?
 
     /// A track from what the listing and a HEAD told; a missing title falls back to the key's file name.
     init(key: String, url: String, details: CatalogObject) {

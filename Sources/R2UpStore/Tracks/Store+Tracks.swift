@@ -41,27 +41,7 @@ extension Store {
                 db,
                 sql: "SELECT * FROM jobs WHERE path >= ? AND path < ? AND state IN ('staged', 'initiated', 'uploading', 'verifying')",
                 arguments: [low, high])
-            var owners: [ProcessIdentity: Bool] = [:]
-            var live: [String: Bool] = [:]
-            for job in jobs {
-                let held = job.lease.map { lease in
-                    let alive = owners[lease.owner] ?? lease.owner.isAlive
-                    owners[lease.owner] = alive
-                    return lease.isLive(now: time, ownerAlive: alive)
-                } ?? false
-                live[job.path] = (live[job.path] ?? false) || held
-            }
-            for index in tracks.indices {
-                switch live[tracks[index].path] {
-                case true?: tracks[index].uploadState = .uploading
-                case false?:
-                    tracks[index].uploadState = .none
-                    tracks[index].interrupted = true
-                case nil:
-                    // No unfinished job: "uploading" left by a run that died before it queued one.
-                    if tracks[index].uploadState == .uploading { try Self.checkLiveness(db, &tracks[index], now: time) }
-                }
-            }
+            try Self.follow(db, &tracks, jobs: jobs, now: time)
             return tracks
         }
     }
