@@ -23,7 +23,7 @@ extension Routes {
         do throws(R2UpFailure) { listing = try await session.browse(prefix: prefix) } catch {
             throw HTTPError(.badGateway, message: error.message)
         }
-        let published = listing.objects.contains { $0.key == prefix + CatalogPublisher.jsonName }
+        let published = listing.objects.contains { $0.key == prefix + CatalogIndex.fileName }
         if published && form?["prefix"] == nil, let index = await session.catalogIndex(prefix: prefix) {
             return browsePage(CatalogBrowsePage.render(index, artist: nil, album: nil) { session.playURL(for: $0) }, context)
         }

@@ -9,6 +9,8 @@ import R2UpStore
 public struct CatalogIndex: Codable, Sendable, Equatable {
     public static let schema = "r2up-catalog"
     public static let currentVersion = 1
+    /// The index's object name under its prefix: `index.json`.
+    public static let fileName = CatalogPublisher.jsonName
 
     /// Always `r2up-catalog`: the file is r2up's.
     public var schema = CatalogIndex.schema
