@@ -1,0 +1,43 @@
+import Foundation
+import Testing
+
+/// Offloaded tracks beside the commands that treat a gone file as deleted: a mirror must keep
+/// an offloaded track's object (its only copy), and naming an offloaded file again is no error.
+@Suite("r2up offload and mirrors")
+struct OffloadMirrorTests {
+    @Test("sync --delete --force keeps an offloaded track's object and deletes a file deleted by hand; after a fetch the track is mirrored again")
+    func syncDeleteKeepsOffloaded() async throws {
+        let folder = try TemporaryFolder()
+        let lib = try await OffloadFixtures.library(folder, ["a/01.m4a", "a/02.m4a", "a/03.m4a"])
+        let offload = try await CLI.run(lib.r2up(["offload", lib.dir + "/a/01.m4a"]), environment: lib.env)
+        #expect(offload.status == 0, "stderr: \(offload.stderr)")
+        try FileManager.default.removeItem(atPath: lib.dir + "/a/02.m4a")
+        let sync = ["sync", lib.dir, "--prefix", lib.prefix, "--min-age", "0"]
+
+        let counted = try await CLI.run(lib.r2up(sync + ["--json"]), environment: lib.env)
+        #expect(counted.status == 0, "stderr: \(counted.stderr)")
+        #expect(try Self.object(counted.stdout)["stale"] as? Int == 1, "only the file deleted by hand is stale")
+
+        let mirror = try await CLI.run(lib.r2up(sync + ["--delete", "--force", "--json"]), environment: lib.env)
+        #expect(mirror.status == 0, "stderr: \(mirror.stderr)")
+        let deletions = try #require(try Self.object(mirror.stdout)["deletions"] as? [[String: Any]])
+        #expect(deletions.compactMap { $0["key"] as? String } == [lib.prefix + "a/02.m4a"])
+        #expect(try await OffloadFixtures.objectExists(lib.prefix + "a/01.m4a"), "the offloaded track's only copy")
+        #expect(try await !OffloadFixtures.objectExists(lib.prefix + "a/02.m4a"))
+        let status = try await CLI.run(lib.r2up(["status", lib.dir, "--json"]), environment: lib.env)
+        #expect(try PullFixtures.icons(status.stdout)[lib.dir + "/a/01.m4a"] == "cloudOnly")
+
+        // Fetched back, then deleted by hand: an ordinary gone file, mirrored as such.
+        let fetch = try await CLI.run(lib.r2up(["fetch", lib.dir + "/a/01.m4a"]), environment: lib.env)
+        #expect(fetch.status == 0, "stderr: \(fetch.stderr)")
+        try FileManager.default.removeItem(atPath: lib.dir + "/a/01.m4a")
+        let again = try await CLI.run(lib.r2up(sync + ["--delete", "--force", "--json"]), environment: lib.env)
+        #expect(again.status == 0, "stderr: \(again.stderr)")
+        let second = try #require(try Self.object(again.stdout)["deletions"] as? [[String: Any]])
+        #expect(second.compactMap { $0["key"] as? String } == [lib.prefix + "a/01.m4a"])
+    }
+
+    static func object(_ json: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+    }
+}
