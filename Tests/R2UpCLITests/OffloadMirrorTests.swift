@@ -37,6 +37,19 @@ struct OffloadMirrorTests {
         #expect(second.compactMap { $0["key"] as? String } == [lib.prefix + "a/01.m4a"])
     }
 
+    @Test("an offloaded file named again is counted as cloud only: exit 0, nothing removed")
+    func namedAgain() async throws {
+        let folder = try TemporaryFolder()
+        let lib = try await OffloadFixtures.library(folder, ["01.m4a", "02.m4a"])
+        let path = lib.dir + "/01.m4a"
+        let first = try await CLI.run(lib.r2up(["offload", path]), environment: lib.env)
+        #expect(first.status == 0, "stderr: \(first.stderr)")
+        let again = try await CLI.run(lib.r2up(["offload", path]), environment: lib.env)
+        #expect(again.status == 0, "stderr: \(again.stderr)")
+        #expect(again.stderr == "Offloaded 0 files (0 bytes freed); 1 already cloud only.\n")
+        #expect(try PullFixtures.files(under: lib.dir) == ["02.m4a"])
+    }
+
     static func object(_ json: String) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
     }
