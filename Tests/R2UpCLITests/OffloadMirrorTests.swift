@@ -50,6 +50,23 @@ struct OffloadMirrorTests {
         #expect(try PullFixtures.files(under: lib.dir) == ["02.m4a"])
     }
 
+    @Test("an offloaded track whose object was deleted behind r2up's back: fetch and retry --all fail it (exit 1), naming the track")
+    func objectDeleted() async throws {
+        let folder = try TemporaryFolder()
+        let lib = try await OffloadFixtures.library(folder, ["01.m4a", "02.m4a"])
+        let path = lib.dir + "/01.m4a"
+        let offload = try await CLI.run(lib.r2up(["offload", path]), environment: lib.env)
+        #expect(offload.status == 0, "stderr: \(offload.stderr)")
+        try await OffloadFixtures.boto("s3.delete_object(Bucket=b, Key=a[0])", [lib.prefix + "01.m4a"])
+        let fetch = try await CLI.run(lib.r2up(["fetch", path]), environment: lib.env)
+        #expect(fetch.status == 1, "stderr: \(fetch.stderr)")
+        let retry = try await CLI.run(lib.r2up(["retry", "--all"]), environment: lib.env)
+        #expect(retry.status == 1, "stderr: \(retry.stderr)")
+        #expect(retry.stderr.hasPrefix("r2up: \(path): "), "\(retry.stderr)")
+        #expect(retry.stderr.split(separator: "\n").count == 1, "\(retry.stderr)")
+        #expect(try PullFixtures.files(under: lib.dir) == ["02.m4a"])
+    }
+
     static func object(_ json: String) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
     }
