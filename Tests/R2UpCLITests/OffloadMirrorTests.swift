@@ -67,6 +67,25 @@ struct OffloadMirrorTests {
         #expect(try PullFixtures.files(under: lib.dir) == ["02.m4a"])
     }
 
+    @Test("fetch with the server down stops at once: one line, exit 3, every track still cloud only")
+    func fetchServerDown() async throws {
+        let folder = try TemporaryFolder()
+        let lib = try await OffloadFixtures.library(folder, ["01.m4a", "02.m4a", "03.m4a", "04.m4a", "05.m4a", "06.m4a"])
+        let offload = try await CLI.run(lib.r2up(["offload", lib.dir]), environment: lib.env)
+        #expect(offload.status == 0, "stderr: \(offload.stderr)")
+        var env = lib.env
+        env["R2UP_ENDPOINT"] = "http://127.0.0.1:9"  // discard port: nothing listens
+        let fetch = try await CLI.run(lib.r2up(["fetch", lib.dir, "--concurrency", "1"]), environment: env)
+        #expect(fetch.status == 3, "stderr: \(fetch.stderr)")
+        let lines = fetch.stderr.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2, "the stop, then the summary: \(fetch.stderr)")
+        #expect(lines.first?.hasPrefix("r2up: the endpoint refused the connection") == true, "\(fetch.stderr)")
+        #expect(lines.first?.hasSuffix("; 5 not tried, still cloud only") == true, "\(fetch.stderr)")
+        #expect(try PullFixtures.files(under: lib.dir).isEmpty)
+        let status = try await CLI.run(lib.r2up(["status", lib.dir, "--json"]), environment: lib.env)
+        #expect(Set(try PullFixtures.icons(status.stdout).values) == ["cloudOnly"])
+    }
+
     static func object(_ json: String) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
     }

@@ -26,6 +26,11 @@ public struct FetchSummary: Sendable {
     public var failed: [FetchOutcome] = []
     /// Tracks named whose file is on disk already (never replaced by a fetch).
     public var alreadyLocal = 0
+    /// The server down or refusing the run (connection refused, DNS, TLS, credentials): no
+    /// further track was tried; those stay cloud only, with no error recorded.
+    public var stoppedBy: Diagnosis?
+    /// Tracks not tried because the run stopped.
+    public var notTried = 0
 
     public var fetchedBytes: Int64 { fetched.reduce(0) { $0 + $1.size } }
     public var resumedBytes: Int64 { fetched.reduce(0) { $0 + $1.resumedBytes } }
@@ -36,7 +41,7 @@ public struct FetchSummary: Sendable {
             guard let error = outcome.error else { return .uploadFailed }
             if case .notFound = error { return .uploadFailed }
             return error.diagnosis.category
-        }.reduce(.success, max)
+        }.reduce(stoppedBy?.category ?? .success, max)
     }
 }
 
@@ -89,8 +94,8 @@ public struct Fetcher: Sendable {
             var summary = FetchSummary()
             var next = 0
             var inFlight = 0
-            while next < tracks.count || inFlight > 0 {
-                while next < tracks.count && inFlight < max(1, puller.concurrency) {
+            while (summary.stoppedBy == nil && next < tracks.count) || inFlight > 0 {
+                while summary.stoppedBy == nil && next < tracks.count && inFlight < max(1, puller.concurrency) {
                     let track = tracks[next]
                     next += 1
                     inFlight += 1
@@ -99,10 +104,26 @@ public struct Fetcher: Sendable {
                 guard let outcome = await group.next() else { break }
                 inFlight -= 1
                 if outcome.error == nil { summary.fetched.append(outcome) } else { summary.failed.append(outcome) }
+                if summary.stoppedBy == nil, let error = outcome.error { summary.stoppedBy = await stop(for: error) }
                 onOutcome(outcome)
             }
+            summary.notTried = tracks.count - next
             return summary
         }
+    }
+
+    /// The run's failure when `error` says every other track would meet it too: the endpoint
+    /// refusing the connection, not resolving, failing TLS, or refusing the credentials.
+    func stop(for error: DownloadError) async -> Diagnosis? {
+        guard Self.stopsRun(error), case .s3(_, let underlying) = error else { return nil }
+        return await service.diagnose(underlying, subject: nil)
+    }
+
+    /// Whether `error` stops a fetch (the stop's line then says it once, not one line per track).
+    public static func stopsRun(_ error: DownloadError) -> Bool {
+        guard case .s3(_, let underlying) = error else { return false }
+        let failure = Failure(underlying, subject: nil)
+        return failure.scope == .run || [.connectionRefused, .dnsFailure, .tlsFailure].contains(failure.kind)
     }
 
     /// Brings one track back. Its row changes only at the end (downloaded, or the error): a fetch
@@ -117,7 +138,10 @@ public struct Fetcher: Sendable {
         progress?.started(id: id, name: FilePath.name(track.path), size: track.size)
         func fail(_ error: DownloadError) -> FetchOutcome {
             progress?.finished(id: id, size: track.size, succeeded: false)
-            _ = try? puller.store?.failDownload(path: track.path, reason: error.diagnosis.message, cloud: cloud)
+            // A server down is the run's failure, not the track's: it stays cloud only (☁).
+            if !Self.stopsRun(error) {
+                _ = try? puller.store?.failDownload(path: track.path, reason: error.diagnosis.message, cloud: cloud)
+            }
             outcome.error = error
             return outcome
         }
