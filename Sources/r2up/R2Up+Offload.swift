@@ -78,6 +78,11 @@ enum OffloadFlags {
         guard let age = SyncDuration.parse(text), age >= .zero else {
             throw ValidationError("\(flag) '\(text)' is not a duration of 0 or more, like 90d, 12h or 30m")
         }
+        // A bare number would be seconds: `--older-than 90` meant as days would free far too much.
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        if age > .zero, let last = trimmed.last, last.isNumber || last == "." {
+            throw ValidationError("\(flag) '\(text)' needs a unit: \(trimmed)d (days), \(trimmed)h, \(trimmed)m or \(trimmed)s")
+        }
         return age
     }
 }

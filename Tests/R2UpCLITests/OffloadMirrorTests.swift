@@ -86,6 +86,21 @@ struct OffloadMirrorTests {
         #expect(Set(try PullFixtures.icons(status.stdout).values) == ["cloudOnly"])
     }
 
+    @Test("--older-than and --offload-after refuse a number without a unit (it would be seconds): exit 2, nothing removed")
+    func bareNumber() async throws {
+        let folder = try TemporaryFolder()
+        let lib = try await OffloadFixtures.library(folder, ["01.m4a"])
+        let offload = try await CLI.run(lib.r2up(["offload", lib.dir, "--older-than", "90"]), environment: lib.env)
+        #expect(offload.status == 2)
+        #expect(offload.stderr == "r2up: --older-than '90' needs a unit: 90d (days), 90h, 90m or 90s (see r2up offload --help)\n")
+        let sync = try await CLI.run(lib.r2up(["sync", lib.dir, "--prefix", lib.prefix, "--offload-after", "30"]), environment: lib.env)
+        #expect(sync.status == 2)
+        #expect(sync.stderr.hasPrefix("r2up: --offload-after '30' needs a unit"), "\(sync.stderr)")
+        let zero = try await CLI.run(lib.r2up(["offload", lib.dir, "--older-than", "0", "--dry-run"]), environment: lib.env)
+        #expect(zero.status == 0, "0 needs no unit: \(zero.stderr)")
+        #expect(try PullFixtures.files(under: lib.dir) == ["01.m4a"])
+    }
+
     static func object(_ json: String) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
     }
