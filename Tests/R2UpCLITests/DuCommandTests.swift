@@ -115,5 +115,12 @@ struct DuCommandTests {
         #expect(missing.stderr == "r2up: \(folder.path)/nope: no such folder\n")
         let prefix = try await CLI.run(["du", folder.path, "--prefix", "x/"] + db, environment: env)
         #expect(prefix.status == 2)
+        // A folder with no track: no prefix to list (not the whole bucket, every object "unknown").
+        let empty = folder.path + "/empty"
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+        let remote = try await CLI.run(["du", empty, "--remote"] + db, environment: env)
+        #expect(remote.status == 2, "stderr: \(remote.stderr)")
+        #expect(remote.stderr == "r2up: \(empty): r2up knows no track here, so --remote has no prefix to list; give --prefix\n")
+        #expect(remote.stdout.isEmpty)
     }
 }
