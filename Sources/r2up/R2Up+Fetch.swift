@@ -57,7 +57,7 @@ extension R2Up {
                 }
             }
             display?.finish()
-            summary.alreadyLocal = selection.alreadyLocal
+            summary.alreadyLocal += selection.alreadyLocal
             if json {
                 let rows = (summary.fetched + summary.failed).sorted { $0.path < $1.path }.map(FetchedTrack.init)
                 Terminal.output(JSONOutput.encode(rows))

@@ -101,6 +101,24 @@ struct OffloadMirrorTests {
         #expect(try PullFixtures.files(under: lib.dir) == ["01.m4a"])
     }
 
+    @Test("two fetches of one folder at once share the work: both exit 0, every track downloaded, none failed")
+    func twoFetches() async throws {
+        let folder = try TemporaryFolder()
+        let names = (1...16).map { String(format: "%02d.m4a", $0) }
+        let lib = try await OffloadFixtures.library(folder, names)
+        let offload = try await CLI.run(lib.r2up(["offload", lib.dir]), environment: lib.env)
+        #expect(offload.status == 0, "stderr: \(offload.stderr)")
+        async let first = CLI.run(lib.r2up(["fetch", lib.dir]), environment: lib.env)
+        async let second = CLI.run(lib.r2up(["fetch", lib.dir]), environment: lib.env)
+        for run in try await [first, second] {
+            #expect(run.status == 0, "stderr: \(run.stderr)")
+            #expect(!run.stderr.contains("failed"), "\(run.stderr)")
+        }
+        #expect(try PullFixtures.files(under: lib.dir) == names)
+        let status = try await CLI.run(lib.r2up(["status", lib.dir, "--json"]), environment: lib.env)
+        #expect(Set(try PullFixtures.icons(status.stdout).values) == ["downloaded"], "\(status.stdout)")
+    }
+
     static func object(_ json: String) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
     }

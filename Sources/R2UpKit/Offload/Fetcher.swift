@@ -18,6 +18,8 @@ public struct FetchOutcome: Sendable, Equatable {
     /// Bytes found verified on disk from an interrupted fetch.
     public var resumedBytes: Int64
     public var error: DownloadError?
+    /// Another r2up (a second fetch of the same track) put the file in place first.
+    public var fetchedElsewhere = false
 }
 
 /// A finished fetch.
@@ -103,6 +105,10 @@ public struct Fetcher: Sendable {
                 }
                 guard let outcome = await group.next() else { break }
                 inFlight -= 1
+                if outcome.fetchedElsewhere {
+                    summary.alreadyLocal += 1
+                    continue
+                }
                 if outcome.error == nil { summary.fetched.append(outcome) } else { summary.failed.append(outcome) }
                 if summary.stoppedBy == nil, let error = outcome.error { summary.stoppedBy = await stop(for: error) }
                 onOutcome(outcome)
@@ -117,6 +123,13 @@ public struct Fetcher: Sendable {
     func stop(for error: DownloadError) async -> Diagnosis? {
         guard Self.stopsRun(error), case .s3(_, let underlying) = error else { return nil }
         return await service.diagnose(underlying, subject: nil)
+    }
+
+    /// Whether the track's file is on disk as uploaded (size and mtime as recorded).
+    static func isInPlace(_ stored: StoredTrack) -> Bool {
+        var info = stat()
+        guard lstat(stored.track.path, &info) == 0 else { return false }
+        return Int64(info.st_size) == stored.track.size && LocalFile.nanoseconds(info.st_mtim) == stored.track.mtimeNs
     }
 
     /// Whether `error` stops a fetch (the stop's line then says it once, not one line per track).
@@ -136,8 +149,19 @@ public struct Fetcher: Sendable {
         let cloud = CloudCopy(bucket: service.bucket, key: key, etag: track.etag)
         let id = UUID()
         progress?.started(id: id, name: FilePath.name(track.path), size: track.size)
+        func elsewhere() -> FetchOutcome {
+            progress?.finished(id: id, size: track.size, succeeded: true)
+            outcome.fetchedElsewhere = true
+            return outcome
+        }
         func fail(_ error: DownloadError) -> FetchOutcome {
             progress?.finished(id: id, size: track.size, succeeded: false)
+            // Two fetches of one track share the temporary file: the one that lost the rename
+            // finds the track in place, fetched by the other (which recorded it), not failed.
+            if case .localFile = error, Self.isInPlace(stored) {
+                outcome.fetchedElsewhere = true
+                return outcome
+            }
             // A server down is the run's failure, not the track's: it stays cloud only (☁).
             if !Self.stopsRun(error) {
                 _ = try? puller.store?.failDownload(path: track.path, reason: error.diagnosis.message, cloud: cloud)
@@ -154,6 +178,11 @@ public struct Fetcher: Sendable {
         do { path = try DownloadPath.prepareFolder(for: name, in: folder) } catch { return fail(error) }
         let item = PullItem(key: key, size: track.size, etag: etag, lastModified: nil, relativePath: name)
         let temporary = DownloadPath.temporaryPaths(for: path).data
+        // Another r2up fetching this track now, or done since this run chose it: its work, not ours.
+        let lock = FetchLock.take(partPath: temporary)
+        defer { if case .held(let held) = lock { held.release() } }
+        if case .busy = lock { return elsewhere() }
+        if Self.isInPlace(stored) { return elsewhere() }
         let mtime = track.mtimeNs
         let digest = stored.digest
         do {
