@@ -37,6 +37,19 @@ struct OffloadMirrorTests {
         #expect(second.compactMap { $0["key"] as? String } == [lib.prefix + "a/01.m4a"])
     }
 
+    @Test("sync --delete of a folder whose every track is offloaded (empty now) is no unmounted disk: exit 0, nothing deleted")
+    func syncDeleteAllOffloaded() async throws {
+        let folder = try TemporaryFolder()
+        let lib = try await OffloadFixtures.library(folder, ["01.m4a", "02.m4a"])
+        let offload = try await CLI.run(lib.r2up(["offload", lib.dir]), environment: lib.env)
+        #expect(offload.status == 0, "stderr: \(offload.stderr)")
+        #expect(try PullFixtures.files(under: lib.dir).isEmpty)
+        let sync = try await CLI.run(lib.r2up(["sync", lib.dir, "--prefix", lib.prefix, "--delete", "--min-age", "0"]), environment: lib.env)
+        #expect(sync.status == 0, "stderr: \(sync.stderr)")
+        #expect(try await OffloadFixtures.objectExists(lib.prefix + "01.m4a"))
+        #expect(try await OffloadFixtures.objectExists(lib.prefix + "02.m4a"))
+    }
+
     @Test("an offloaded file named again is counted as cloud only: exit 0, nothing removed")
     func namedAgain() async throws {
         let folder = try TemporaryFolder()
