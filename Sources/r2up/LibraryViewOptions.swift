@@ -44,10 +44,18 @@ struct LibraryViewOptions<Help: LibraryViewHelp>: ParsableArguments {
     func listing<T>(
         _ global: GlobalOptions, _ body: (_ bucket: () throws -> UploadService) async throws -> T
     ) async throws(CommandFailure) -> T {
+        var made: UploadService?
         do {
-            return try await body { try UploadService(settings: try global.settings(), options: RunOptions()) }
+            return try await body {
+                let service = try UploadService(settings: try global.settings(), options: RunOptions())
+                made = service
+                return service
+            }
         } catch {
-            throw CommandFailure(DownloadFailure.diagnosis(error) ?? Diagnosis(error))
+            if let diagnosis = DownloadFailure.diagnosis(error) { throw CommandFailure(diagnosis) }
+            // An endpoint refusing before it ever answered is the setup's fault (exit 3, with the hint), as for push.
+            if let made { throw CommandFailure(await made.diagnose(error, subject: nil)) }
+            throw CommandFailure(Diagnosis(error))
         }
     }
 }

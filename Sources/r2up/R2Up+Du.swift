@@ -100,7 +100,13 @@ extension R2Up {
         }
 
         private func listRemote(root: String?, store: LocalStore?) async throws -> RemoteSpace {
-            try await view.listing(global) { bucket in
+            // No track here: no prefix to infer, and listing the whole bucket would call every object unknown.
+            if let root, view.prefix == nil, ((try? store?.tracks(under: root)) ?? nil)?.isEmpty ?? true {
+                throw CommandFailure(Diagnosis(
+                    category: .badInput,
+                    message: "\(TextColumns.printable(root)): r2up knows no track here, so --remote has no prefix to list; give --prefix"))
+            }
+            return try await view.listing(global) { bucket in
                 let known = try store?.tracks(under: root ?? "/") ?? []
                 // The folder's prefix when its tracks agree on one, else what all their keys share.
                 var listed = view.prefix ?? root.flatMap { CloudOnly.inferPrefix(folder: $0, tracks: known) } ?? RemoteSpace.commonPrefix(known)

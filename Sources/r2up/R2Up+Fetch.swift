@@ -48,6 +48,7 @@ extension R2Up {
             display?.start()
             var summary = await fetcher.run(selection.tracks, progress: display == nil ? nil : progress) { outcome in
                 if let error = outcome.error {
+                    guard !Fetcher.stopsRun(error) else { return }  // the stop's one line says it
                     let line = "r2up: \(TextColumns.printable(outcome.path)): \(TextColumns.printable(DownloadFailure.fetchMessage(error, key: outcome.key)))"
                     if let display { display.print(line, toStandardError: true) } else { Terminal.error(line) }
                 } else if !quiet {
@@ -56,12 +57,16 @@ extension R2Up {
                 }
             }
             display?.finish()
-            summary.alreadyLocal = selection.alreadyLocal
+            summary.alreadyLocal += selection.alreadyLocal
             if json {
                 let rows = (summary.fetched + summary.failed).sorted { $0.path < $1.path }.map(FetchedTrack.init)
                 Terminal.output(JSONOutput.encode(rows))
-            } else if !global.quiet {
-                Terminal.error(Self.line(summary))
+            } else {
+                if let stop = summary.stoppedBy {
+                    let left = summary.notTried > 0 ? "; \(summary.notTried) not tried, still cloud only" : ""
+                    Terminal.error("r2up: \(TextColumns.printable(stop.message))\(left)")
+                }
+                if !global.quiet { Terminal.error(Self.line(summary)) }
             }
             if summary.category != .success { throw CommandFailure(category: summary.category) }
         }

@@ -78,6 +78,11 @@ enum OffloadFlags {
         guard let age = SyncDuration.parse(text), age >= .zero else {
             throw ValidationError("\(flag) '\(text)' is not a duration of 0 or more, like 90d, 12h or 30m")
         }
+        // A bare number would be seconds: `--older-than 90` meant as days would free far too much.
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        if age > .zero, let last = trimmed.last, last.isNumber || last == "." {
+            throw ValidationError("\(flag) '\(text)' needs a unit: \(trimmed)d (days), \(trimmed)h, \(trimmed)m or \(trimmed)s")
+        }
         return age
     }
 }
@@ -94,7 +99,8 @@ enum OffloadReport {
         let summary = await offloader.run(tracks, options: options) { outcome in
             guard !json else { return }
             if let reason = outcome.kept {
-                if reason.isFailure, reason != .notChecked {
+                // A server's error waits for the end: when it stopped the run, the stop line says it once.
+                if reason.isFailure, reason != .notChecked, !reason.isServerError {
                     Terminal.error("r2up: \(TextColumns.printable(outcome.path)): kept: \(TextColumns.printable(reason.message))")
                 }
             } else if !quiet {
@@ -109,6 +115,10 @@ enum OffloadReport {
         }
         if let stop = summary.stoppedBy {
             Terminal.error("r2up: \(TextColumns.printable(stop.message)); the rest was kept")
+        } else {
+            for outcome in summary.kept where outcome.kept?.isServerError == true {
+                Terminal.error("r2up: \(TextColumns.printable(outcome.path)): kept: \(TextColumns.printable(outcome.kept?.message ?? ""))")
+            }
         }
         if !quiet { Terminal.error(line(summary)) }
         return summary
@@ -138,6 +148,12 @@ enum OffloadReport {
 }
 
 extension OffloadReason {
+    /// A server's error for the track's HEAD: when it stopped the run, the stop line names it.
+    var isServerError: Bool {
+        if case .server = self { return true }
+        return false
+    }
+
     /// Why the track was kept, after its path.
     var message: String {
         switch self {
@@ -284,7 +300,9 @@ extension OffloadAfterOptions {
     /// A watch's lines for one offload: each failed check, then the summary when anything happened.
     static func notices(_ summary: OffloadSummary) -> [String] {
         var lines = summary.kept.compactMap { outcome -> String? in
-            guard let reason = outcome.kept, reason.isFailure, reason != .notChecked else { return nil }
+            guard let reason = outcome.kept, reason.isFailure, reason != .notChecked,
+                summary.stoppedBy == nil || !reason.isServerError
+            else { return nil }
             return "\(outcome.path): kept: \(reason.message)"
         }
         if let stop = summary.stoppedBy { lines.append("offload: \(stop.message); the rest was kept") }

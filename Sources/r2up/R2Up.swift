@@ -25,6 +25,10 @@ struct R2Up: AsyncParsableCommand {
             Terminal.error("r2up: \(suggestion)")
             Foundation.exit(FailureCategory.badInput.exitCode)
         }
+        if let dashed = DashedName.message(for: Array(CommandLine.arguments.dropFirst())) {
+            Terminal.error("r2up: \(TextColumns.printable(dashed))")
+            Foundation.exit(FailureCategory.badInput.exitCode)
+        }
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {

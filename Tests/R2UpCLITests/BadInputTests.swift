@@ -268,6 +268,11 @@ extension BadInputRow {
     }
 
     static let all: [BadInputRow] = [
+        // argument-parser read -dash.wav as -d -a -s -h …: the help, exit 0, nothing uploaded.
+        BadInputRow(id: "a file name with a leading dash", status: 2, phrase: "'-dash.wav' is not an option; name a file that starts with '-' after -- (r2up push -- -dash.wav)") { c in
+            _ = try c.file("-dash.wav")
+            return BadInputSetup(["push", "-dash.wav", "--db", c.database], environment: c.environment, database: c.database)
+        },
         BadInputRow(id: "missing file", status: 2, phrase: "nope.m4a: no such file") { c in
             BadInputSetup(c.push(c.folder + "/nope.m4a"), environment: c.environment, database: c.database)
         },

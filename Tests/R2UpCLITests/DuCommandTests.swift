@@ -115,5 +115,25 @@ struct DuCommandTests {
         #expect(missing.stderr == "r2up: \(folder.path)/nope: no such folder\n")
         let prefix = try await CLI.run(["du", folder.path, "--prefix", "x/"] + db, environment: env)
         #expect(prefix.status == 2)
+        // A folder with no track: no prefix to list (not the whole bucket, every object "unknown").
+        let empty = folder.path + "/empty"
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+        let remote = try await CLI.run(["du", empty, "--remote"] + db, environment: env)
+        #expect(remote.status == 2, "stderr: \(remote.stderr)")
+        #expect(remote.stderr == "r2up: \(empty): r2up knows no track here, so --remote has no prefix to list; give --prefix\n")
+        #expect(remote.stdout.isEmpty)
+    }
+
+    @Test("--remote with the server down: one line with the hint, exit 3 as push (configuration), no table")
+    func remoteServerDown() async throws {
+        let folder = try TemporaryFolder()
+        let lib = try await OffloadFixtures.library(folder, ["01.m4a"])
+        var dead = lib.env
+        dead["R2UP_ENDPOINT"] = "http://127.0.0.1:9"  // discard port: nothing listens
+        let run = try await CLI.run(lib.r2up(["du", lib.dir, "--remote"]), environment: dead)
+        #expect(run.status == 3, "stderr: \(run.stderr)")
+        #expect(run.stderr.hasPrefix("r2up: the endpoint refused the connection"), "\(run.stderr)")
+        #expect(run.stderr.contains("is the server running?"), "\(run.stderr)")
+        #expect(run.stderr.split(separator: "\n").count == 1, "\(run.stderr)")
     }
 }

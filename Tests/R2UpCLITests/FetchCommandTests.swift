@@ -54,13 +54,13 @@ struct FetchCommandTests {
             "Fetched 1 file (8 bytes); 2 failed.",
         ])
         #expect(try PullFixtures.files(under: lib.dir) == ["fine.m4a"])
-        // A server that is down: one line per track, exit 1, still nothing at their paths.
+        // A server that is down stops the run: one line, exit 3 (as push and offload), still nothing at the path.
         var dead = lib.env
         dead["R2UP_ENDPOINT"] = "http://127.0.0.1:9"
         let down = try await CLI.run(lib.r2up(["fetch", lib.dir + "/gone.m4a"]), environment: dead)
-        #expect(down.status == 1, "stderr: \(down.stderr)")
-        #expect(down.stderr.hasPrefix("r2up: \(lib.dir)/gone.m4a: "), "\(down.stderr)")
-        #expect(down.stderr.contains("refused the connection"), "\(down.stderr)")
+        #expect(down.status == 3, "stderr: \(down.stderr)")
+        #expect(down.stderr.hasPrefix("r2up: the endpoint refused the connection"), "\(down.stderr)")
+        #expect(down.stderr.split(separator: "\n").count == 2, "the stop, then the summary: \(down.stderr)")
         #expect(try PullFixtures.files(under: lib.dir) == ["fine.m4a"])
         let unknown = try await CLI.run(lib.r2up(["fetch", folder.path + "/nowhere"]), environment: lib.env)
         #expect(unknown.status == 2)

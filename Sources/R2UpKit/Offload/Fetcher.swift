@@ -18,6 +18,8 @@ public struct FetchOutcome: Sendable, Equatable {
     /// Bytes found verified on disk from an interrupted fetch.
     public var resumedBytes: Int64
     package var error: DownloadError?
+    /// Another r2up (a second fetch of the same track) put the file in place first.
+    package var fetchedElsewhere = false
 
     /// Why the track was not fetched, in the words `r2up fetch` prints; nil when it was.
     public var failure: Diagnosis? {
@@ -34,13 +36,18 @@ public struct FetchSummary: Sendable {
     public var failed: [FetchOutcome] = []
     /// Tracks named whose file is on disk already (never replaced by a fetch).
     public var alreadyLocal = 0
+    /// The server down or refusing the run (connection refused, DNS, TLS, credentials): no
+    /// further track was tried; those stay cloud only, with no error recorded.
+    public var stoppedBy: Diagnosis?
+    /// Tracks not tried because the run stopped.
+    public var notTried = 0
 
     public var fetchedBytes: Int64 { fetched.reduce(0) { $0 + $1.size } }
     public var resumedBytes: Int64 { fetched.reduce(0) { $0 + $1.resumedBytes } }
 
     /// The run's outcome: the most serious of its failures (an object gone from the bucket is
     /// a failed transfer here, not a name typed wrong).
-    public var category: FailureCategory { failed.map { $0.failure?.category ?? .uploadFailed }.reduce(.success, max) }
+    public var category: FailureCategory { failed.map { $0.failure?.category ?? .uploadFailed }.reduce(stoppedBy?.category ?? .success, max) }
 }
 
 /// `r2up fetch`: brings offloaded (cloud only) tracks back to their own paths from their recorded
@@ -92,8 +99,8 @@ package struct Fetcher: Sendable {
             var summary = FetchSummary()
             var next = 0
             var inFlight = 0
-            while next < tracks.count || inFlight > 0 {
-                while next < tracks.count && inFlight < max(1, puller.concurrency) {
+            while (summary.stoppedBy == nil && next < tracks.count) || inFlight > 0 {
+                while summary.stoppedBy == nil && next < tracks.count && inFlight < max(1, puller.concurrency) {
                     let track = tracks[next]
                     next += 1
                     inFlight += 1
@@ -101,11 +108,38 @@ package struct Fetcher: Sendable {
                 }
                 guard let outcome = await group.next() else { break }
                 inFlight -= 1
+                if outcome.fetchedElsewhere {
+                    summary.alreadyLocal += 1
+                    continue
+                }
                 if outcome.error == nil { summary.fetched.append(outcome) } else { summary.failed.append(outcome) }
+                if summary.stoppedBy == nil, let error = outcome.error { summary.stoppedBy = await stop(for: error) }
                 onOutcome(outcome)
             }
+            summary.notTried = tracks.count - next
             return summary
         }
+    }
+
+    /// The run's failure when `error` says every other track would meet it too: the endpoint
+    /// refusing the connection, not resolving, failing TLS, or refusing the credentials.
+    func stop(for error: DownloadError) async -> Diagnosis? {
+        guard Self.stopsRun(error), case .s3(_, let underlying) = error else { return nil }
+        return await service.diagnose(underlying, subject: nil)
+    }
+
+    /// Whether the track's file is on disk as uploaded (size and mtime as recorded).
+    static func isInPlace(_ stored: StoredTrack) -> Bool {
+        var info = stat()
+        guard lstat(stored.track.path, &info) == 0 else { return false }
+        return Int64(info.st_size) == stored.track.size && LocalFile.nanoseconds(info.st_mtim) == stored.track.mtimeNs
+    }
+
+    /// Whether `error` stops a fetch (the stop's line then says it once, not one line per track).
+    package static func stopsRun(_ error: DownloadError) -> Bool {
+        guard case .s3(_, let underlying) = error else { return false }
+        let failure = Failure(underlying, subject: nil)
+        return failure.scope == .run || [.connectionRefused, .dnsFailure, .tlsFailure].contains(failure.kind)
     }
 
     /// Brings one track back. Its row changes only at the end (downloaded, or the error): a fetch
@@ -118,9 +152,23 @@ package struct Fetcher: Sendable {
         let cloud = CloudCopy(bucket: service.bucket, key: key, etag: track.etag)
         let id = UUID()
         progress?.started(id: id, name: FilePath.name(track.path), size: track.size)
+        func elsewhere() -> FetchOutcome {
+            progress?.finished(id: id, size: track.size, succeeded: true)
+            outcome.fetchedElsewhere = true
+            return outcome
+        }
         func fail(_ error: DownloadError) -> FetchOutcome {
             progress?.finished(id: id, size: track.size, succeeded: false)
-            _ = try? puller.store?.failDownload(path: track.path, reason: error.diagnosis.message, cloud: cloud)
+            // Two fetches of one track share the temporary file: the one that lost the rename
+            // finds the track in place, fetched by the other (which recorded it), not failed.
+            if case .localFile = error, Self.isInPlace(stored) {
+                outcome.fetchedElsewhere = true
+                return outcome
+            }
+            // A server down is the run's failure, not the track's: it stays cloud only (☁).
+            if !Self.stopsRun(error) {
+                _ = try? puller.store?.failDownload(path: track.path, reason: error.diagnosis.message, cloud: cloud)
+            }
             outcome.error = error
             return outcome
         }
@@ -133,6 +181,11 @@ package struct Fetcher: Sendable {
         do { path = try DownloadPath.prepareFolder(for: name, in: folder) } catch { return fail(error) }
         let item = PullItem(key: key, size: track.size, etag: etag, lastModified: nil, relativePath: name)
         let temporary = DownloadPath.temporaryPaths(for: path).data
+        // Another r2up fetching this track now, or done since this run chose it: its work, not ours.
+        let lock = FetchLock.take(partPath: temporary)
+        defer { if case .held(let held) = lock { held.release() } }
+        if case .busy = lock { return elsewhere() }
+        if Self.isInPlace(stored) { return elsewhere() }
         let mtime = track.mtimeNs
         let digest = stored.digest
         do {

@@ -34,6 +34,11 @@ package struct Offloader: Sendable {
             var info = stat()
             if lstat(path, &info) != 0 {
                 guard !stored.isEmpty else { throw .input(.noSuchPath(path)) }
+                // A track offloaded already: the run counts it as cloud only, no error.
+                if let track = stored.first(where: { $0.track.path == path }), track.track.key != nil {
+                    found[path] = track
+                    continue
+                }
             } else if (info.st_mode & S_IFMT) == S_IFREG {
                 guard let track = stored.first(where: { $0.track.path == path }), track.track.key != nil else {
                     throw .input(.neverUploaded(path))

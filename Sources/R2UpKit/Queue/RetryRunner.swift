@@ -64,8 +64,13 @@ package struct RetryRunner: Sendable {
                 case .success(let outcome):
                     onNotice(.pulled(path: outcome.path))
                 case .failure(let error):
-                    onNotice(.pullFailed(error.diagnosis))
-                    worst = max(worst, error.diagnosis.category)
+                    // A track's object gone from the bucket is a failed download (exit 1), not bad
+                    // input: the user named no key. The line names the track.
+                    var diagnosis = error.diagnosis
+                    if diagnosis.category == .badInput { diagnosis.category = .uploadFailed }
+                    if !diagnosis.message.hasPrefix(track.path) { diagnosis.message = "\(track.path): \(diagnosis.message)" }
+                    onNotice(.pullFailed(diagnosis))
+                    worst = max(worst, diagnosis.category)
                 }
             }
         }

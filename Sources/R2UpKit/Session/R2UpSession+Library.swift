@@ -63,7 +63,7 @@ extension R2UpSession {
             }
         }
         var summary = await fetcher.run(selection.tracks)
-        summary.alreadyLocal = selection.alreadyLocal
+        summary.alreadyLocal += selection.alreadyLocal
         return summary
     }
 }

@@ -101,8 +101,8 @@ extension SyncRunner {
         if summary.category == .success && !summary.failures.isEmpty { summary.category = .uploadFailed }
     }
 
-    /// The tracks whose files the pass found gone (not moved) and the old keys of moved tracks,
-    /// under the prefix; in a dry run the moves are not made yet, so their keys are named here.
+    /// The tracks whose files the pass found gone (not moved, not offloaded) and the old keys of
+    /// moved tracks, under the prefix; in a dry run the moves are not made yet, so their keys are named here.
     private func staleObjects(
         root: String, prefix: String, store: Store, options: SyncOptions, summary: SyncSummary
     ) throws -> [StaleObject] {
@@ -113,7 +113,9 @@ extension SyncRunner {
             guard object.key.hasPrefix(prefix), seen.insert(object.key).inserted else { return }
             stale.append(object)
         }
-        for track in summary.vanished where !moved.contains(track.path) {
+        // An offloaded track's file is gone on purpose: its object is its only copy, not stale.
+        let offloaded = summary.vanished.isEmpty ? [] : try store.offloadedPaths(under: root, bucket: service.bucket)
+        for track in summary.vanished where !moved.contains(track.path) && !offloaded.contains(track.path) {
             add(StaleObject(key: track.key, etag: track.etag, path: track.path, moved: false))
         }
         if options.dryRun && !options.deleteMoved {

@@ -20,7 +20,7 @@ package struct SyncRunner: Sendable {
     /// a file that fails is in the summary's failures.
     package func run(_ folder: String, options: SyncOptions) async throws -> SyncSummary {
         let started = ContinuousClock.now
-        try options.mirror.delete ? SyncError.checkFolderToMirror(folder, command: "sync") : SyncError.checkFolder(folder, command: "sync")
+        try checkFolder(folder, command: "sync", delete: options.mirror.delete)
         let root = URL(fileURLWithPath: folder).standardizedFileURL.path
 
         // A dry run changes nothing: no lock file, and no database made where none is.

@@ -84,7 +84,7 @@ package struct WatchRunner: Sendable {
         _ folders: [String], options: WatchOptions, stop: WatchStop,
         onEvent: @escaping @Sendable (WatchEvent) -> Void, settled: (@Sendable () async -> Void)? = nil
     ) async throws -> WatchSummary {
-        let roots = try Self.roots(folders, options: options)
+        let roots = try Self.roots(folders, options: options, sync: SyncRunner(service: service, databasePath: databasePath))
         let store = try Store(path: databasePath)
         let lockPath = SyncLock.path(forDatabase: databasePath)
         let lock = options.sync.waitForLock
@@ -108,11 +108,10 @@ package struct WatchRunner: Sendable {
     }
 
     /// The folders as sync spells them (the same track paths), none inside another.
-    private static func roots(_ folders: [String], options: WatchOptions) throws -> [String] {
+    private static func roots(_ folders: [String], options: WatchOptions, sync: SyncRunner) throws -> [String] {
         var roots: [String] = []
         for folder in folders {
-            try options.sync.mirror.delete
-                ? SyncError.checkFolderToMirror(folder, command: "watch") : SyncError.checkFolder(folder, command: "watch")
+            try sync.checkFolder(folder, command: "watch", delete: options.sync.mirror.delete)
             let root = URL(fileURLWithPath: folder).standardizedFileURL.path  // as sync spells it: the same track paths
             if let other = roots.first(where: { Self.contains($0, root) || Self.contains(root, $0) }) {
                 throw WatchError.overlapping(other, root)

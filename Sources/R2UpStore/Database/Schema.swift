@@ -18,6 +18,7 @@ enum Schema {
         migrator.registerMigration("v7-track-moves", migrate: v7TrackMoves)
         migrator.registerMigration("v8-genre-compilation", migrate: v8GenreCompilation)
         migrator.registerMigration("v9-copy-sent", migrate: v9CopySent)
+        migrator.registerMigration("v10-offloaded", migrate: v10Offloaded)
         return migrator
     }
 
@@ -196,5 +197,11 @@ enum Schema {
             ALTER TABLE jobs ADD COLUMN copySentSize INTEGER;
             ALTER TABLE jobs ADD COLUMN copySentETag TEXT;
             """)
+    }
+
+    /// The ETag of the cloud copy an offload left as a track's only copy: a file gone on purpose,
+    /// which `sync --delete` and `watch --delete` must not take for a file deleted by hand.
+    private static func v10Offloaded(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE tracks ADD COLUMN offloadedETag TEXT")
     }
 }

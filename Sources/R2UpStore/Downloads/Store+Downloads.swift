@@ -20,6 +20,9 @@ extension Store {
             track.mtimeNs = mtimeNs
             track.downloadState = .downloaded
             track.lastError = nil
+        } then: { db in
+            // The file is back: no longer an offloaded track's only copy.
+            try db.execute(sql: "UPDATE tracks SET offloadedETag = NULL WHERE path = ?", arguments: [path])
         }
     }
 
@@ -35,7 +38,8 @@ extension Store {
     /// One commit: the track at `path` (made with `size` and `mtimeNs` if new) changed by
     /// `change`, with its cloud copy and the time.
     private func updateDownload(
-        path: String, size: Int64, mtimeNs: Int64, cloud: CloudCopy, _ change: (inout TrackRecord) -> Void
+        path: String, size: Int64, mtimeNs: Int64, cloud: CloudCopy, _ change: (inout TrackRecord) -> Void,
+        then: (Database) throws -> Void = { _ in }
     ) throws(StoreError) -> TrackRecord {
         let time = now()
         return try write { db in
@@ -44,6 +48,7 @@ extension Store {
             track.setCloud(cloud)
             track.updatedAt = time
             try track.save(db)
+            try then(db)
             return track
         }
     }

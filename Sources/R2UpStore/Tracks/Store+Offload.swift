@@ -25,14 +25,33 @@ extension Store {
     /// Records that the tracks' local copies were removed on purpose, their cloud copies
     /// verified: each row (history, identity, key) stays, and a download state left from an
     /// earlier fetch is cleared, so the track shows cloud only (☁) until it is fetched again.
-    /// One transaction for all of `paths`: an offload records its removals in batches.
+    /// One transaction for all of `paths`: an offload records its removals in batches. The
+    /// cloud copy's ETag is kept as the mark that the file went on purpose (`offloadedPaths`).
     public func recordOffload(paths: [String]) throws(StoreError) {
         guard !paths.isEmpty else { return }
         let time = StoreDate.text(now())
         try write { db in
             let statement = try db.makeStatement(
-                sql: "UPDATE tracks SET downloadState = 'none', lastError = NULL, updatedAt = ? WHERE path = ?")
+                sql: "UPDATE tracks SET downloadState = 'none', lastError = NULL, offloadedETag = etag, updatedAt = ? WHERE path = ?")
             for path in paths { try statement.execute(arguments: [time, path]) }
+        }
+    }
+
+    /// The tracks under `folder` in `bucket` whose cloud copy is the one an offload left as their
+    /// only copy: their files are gone on purpose, and a mirror must keep their objects.
+    public func offloadedPaths(under folder: String, bucket: String) throws(StoreError) -> Set<String> {
+        var prefix = folder
+        while prefix.count > 1 && prefix.hasSuffix("/") { prefix.removeLast() }
+        if prefix == "/" { prefix = "" }
+        return try read { db in
+            let paths = try String.fetchAll(
+                db,
+                sql: """
+                    SELECT path FROM tracks WHERE path >= ? AND path < ? AND bucket = ?
+                    AND offloadedETag IS NOT NULL AND offloadedETag = etag
+                    """,
+                arguments: [prefix + "/", prefix + "0", bucket])
+            return Set(paths)
         }
     }
 }
