@@ -60,7 +60,7 @@ public enum DownloadError: Error, Sendable, Equatable, CustomStringConvertible {
             return Diagnosis(category: .badInput, message: description)
         case .s3(let key, let error):
             // The shared wording speaks of writing; a pull reads.
-            if case .service(let failure) = error, failure.code == "AccessDenied" {
+            if case .service(let failure) = error, failure.code == "AccessDenied", !failure.codeFromStatus {
                 return Diagnosis(
                     category: .configuration,
                     message: "access denied (AccessDenied); the credentials are not allowed to read this bucket")

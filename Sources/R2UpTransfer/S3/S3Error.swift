@@ -9,6 +9,9 @@ public struct S3ServiceError: Error, Sendable, Equatable, CustomStringConvertibl
     public var requestID: String?
     /// The server's `Date` header, used to correct clock skew.
     public var serverDate: String?
+    /// The code was named from the status alone: the reply had no body (a HEAD's), so it does
+    /// not say why (a 403 may be a wrong secret as well as a missing permission).
+    public var codeFromStatus = false
 
     public var description: String {
         let what = code.isEmpty ? "HTTP \(status)" : "\(code) (HTTP \(status))"
@@ -47,6 +50,7 @@ public struct S3ServiceError: Error, Sendable, Equatable, CustomStringConvertibl
             case 404: code = "NotFound"
             default: break
             }
+            codeFromStatus = !code.isEmpty
         }
     }
 

@@ -50,6 +50,12 @@ extension S3ClientError: ClassifiedError {
                 )
             case "ExpiredToken", "InvalidToken", "TokenRefreshRequired":
                 return (.configuration, "the session token is expired or invalid (\(failure.code)); get new credentials")
+            case "AccessDenied" where failure.codeFromStatus:
+                // A bodiless 403 (a HEAD's): a wrong secret looks just like a missing permission.
+                return (
+                    .configuration,
+                    "access denied (HTTP 403, no reason given): either the secret access key is wrong (check \(OptionName.secretAccessKey.variable) or the profile) or the credentials may not read this bucket"
+                )
             case "AccessDenied":
                 return (.configuration, "access denied (AccessDenied); the credentials are not allowed to write to this bucket")
             case "NoSuchBucket":

@@ -77,6 +77,12 @@ struct DownloadPathTests {
         #expect(DownloadError.objectChanged(key: "x").diagnosis.category == .uploadFailed)
         let denied = DownloadError.s3(key: "x", .service(S3ServiceError(status: 403, code: "AccessDenied", message: "no")))
         #expect(denied.diagnosis == Diagnosis(category: .configuration, message: "access denied (AccessDenied); the credentials are not allowed to read this bucket"))
+        // A HEAD's 403 has no body: a wrong secret looks the same as a missing permission.
+        var bodiless = S3ServiceError(status: 403, code: "AccessDenied", message: "")
+        bodiless.codeFromStatus = true
+        let said = "access denied (HTTP 403, no reason given): either the secret access key is wrong (check the secret access key setting or the profile) or the credentials may not read this bucket"
+        #expect(DownloadError.s3(key: "x", .service(bodiless)).diagnosis == Diagnosis(category: .configuration, message: said))
+        #expect(S3ClientError.service(bodiless).diagnosis(subject: nil) == Diagnosis(category: .configuration, message: said))
     }
 
     @Test("parts are 8 MiB, the last one shorter; an empty object has none")
