@@ -6,7 +6,8 @@
 #   benchmarks/wan.sh --full       # every round trip x reply delay x uplink x workload (hours)
 #   CELLS="small:40:0:0 album:40:0:20" TOOLS="r2up s5cmd" benchmarks/wan.sh
 #
-# R2UP_BIN=path uses that r2up instead of building this tree's release binary.
+# R2UP_BIN=path uses that r2up instead of building this tree's release binary; R2UP_ARGS adds
+# flags to its push (e.g. "--concurrency 128" to compare engines at one depth).
 # A cell is WORKLOAD:RTT_MS:REPLY_DELAY_MS:UPLINK_MBIT (0 = unlimited). Workloads (made once
 # in benchmarks/work/wan-data): small = 1,000 x 16 KiB; album = 48 x 3 MiB; big = one 200 MiB
 # file; mixed = an album folder (12 tracks of 6 MiB, cover art 1.5 MiB and 150 KiB, a cue
@@ -17,7 +18,7 @@
 # and deleted afterwards (SeaweedFS runs out of volumes after ~7 buckets with data). A run
 # that outlasts RUN_TIMEOUT seconds (900) is shown as such.
 # Prints a Markdown table (wall seconds, ratio to s5cmd and to the best peer, payload bytes
-# PUT twice as the relay counted them, requests, the client's peak RSS) and writes it to
+# PUT twice as the relay counted them, requests, the client's peak RSS and CPU seconds) and writes it to
 # benchmarks/work/wan-results.md.
 set -euo pipefail
 exec </dev/null
@@ -29,6 +30,7 @@ SETUP_RTTS=${SETUP_RTTS:-2}
 RUN_TIMEOUT=${RUN_TIMEOUT:-900}
 TOOLS=${TOOLS:-r2up s5cmd aws rclone}
 RELAY_WORKERS=${RELAY_WORKERS:-2}
+R2UP_ARGS=${R2UP_ARGS:-}
 QUICK="small:40:0:0 small:40:200:0 small:150:200:0 album:40:0:0 album:40:0:20 album:20:0:10 mixed:40:200:20 big:40:0:100 big:20:0:20"
 case "${1:-}" in
   --quick | "") CELLS=${CELLS:-$QUICK} ;;
@@ -97,7 +99,7 @@ run_tool() {
   case $tool in
     r2up)
       R2UP_ENDPOINT=$RELAY R2UP_BUCKET=$bucket R2UP_PUBLIC_URL="$RELAY/$bucket" \
-        "$BIN" push "$dir" --prefix "$prefix/" --db "$WORK/wan-r2up.sqlite" --quiet --verbose ;;
+        "$BIN" push "$dir" --prefix "$prefix/" --db "$WORK/wan-r2up.sqlite" --quiet --verbose $R2UP_ARGS ;;
     s5cmd) s5cmd --endpoint-url "$RELAY" cp "$dir/*" "s3://$bucket/$prefix/" ;;
     aws) aws --endpoint-url "$RELAY" s3 cp --recursive --only-show-errors "$dir" "s3://$bucket/$prefix/" ;;
     rclone)
@@ -134,8 +136,8 @@ for cell in $CELLS; do
     [ "$word" = PORT ] || { echo "wan: the relay did not start" >&2; cat "$WORK/wan-relay.err" >&2; exit 1; }
     RELAY=http://127.0.0.1:$port
     status=ok
-    if ! /usr/bin/time -f "%e %M" -o "$WORK/wan-time.out" timeout "$RUN_TIMEOUT" \
-      bash -c "$(declare -f run_tool); BIN=$BIN RCLONE_BIN=$RCLONE_BIN WORK=$WORK RELAY=$RELAY; run_tool $tool '$dir' $bucket" \
+    if ! /usr/bin/time -f "%e %M %U %S" -o "$WORK/wan-time.out" timeout "$RUN_TIMEOUT" \
+      bash -c "$(declare -f run_tool); BIN=$BIN RCLONE_BIN=$RCLONE_BIN WORK=$WORK RELAY=$RELAY R2UP_ARGS='$R2UP_ARGS'; run_tool $tool '$dir' $bucket" \
       >"$WORK/wan-cmd.out" 2>"$WORK/wan-cmd.err"; then
       status=failed
       grep -q "timed out\|^Command exited with non-zero status 124" "$WORK/wan-time.out" && status=timeout
@@ -143,7 +145,8 @@ for cell in $CELLS; do
     kill "$RELAY_PID" 2>/dev/null || true
     wait "$RELAY_PID" 2>/dev/null || true
     RELAY_PID=""
-    read -r wall rss < <(grep -v '^Command' "$WORK/wan-time.out" | tail -1)
+    read -r wall rss user sys < <(grep -v '^Command' "$WORK/wan-time.out" | tail -1)
+    cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
     got=$(aws --endpoint-url "$DIRECT" s3api list-objects-v2 --bucket "$bucket" \
       --query '[length(Contents || `[]`), sum(Contents[].Size || `[0]`)]' --output text | awk '{ n += $1; b += $2 } END { printf "%d %d", n, b }')
     [ "$status" = ok ] && [ "$got" != "$want_count $want_bytes" ] && status="wrong ($got)"
@@ -153,7 +156,7 @@ for cell in $CELLS; do
       read -r again payload requests < <(python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); print(s["put_payload_again"], s["put_payload"], s["requests"])' "$stats")
     fi
     aws --endpoint-url "$DIRECT" s3 rb --force "s3://$bucket" >/dev/null 2>&1 || echo "wan: could not delete $bucket" >&2
-    echo "$cell $tool $status $wall $rss $again $want_bytes $requests" | tee -a "$RESULTS" >&2
+    echo "$cell $tool $status $wall $rss $again $want_bytes $requests $cpu" | tee -a "$RESULTS" >&2
     # r2up's -v line: the depth it settled on, and why.
     [ "$tool" = r2up ] && grep -h "requests in flight" "$WORK/wan-cmd.err" | sed "s/^/  $cell /" >&2 || true
   done
@@ -170,20 +173,20 @@ for cell, tool, rest in rows:
     i = 1
     while not parts[i].replace(".", "").isdigit():  # "wrong (n b)" spans words
         status += " " + parts[i]; i += 1
-    wall, rss, again, total, requests = parts[i:i + 5]
-    cells.setdefault(cell, {})[tool] = (status, float(wall), int(rss), int(again), int(total), int(requests))
-print(f"| workload | RTT | reply delay | uplink | tool | wall s | vs s5cmd | vs best peer | sent twice | requests | peak RSS MiB |")
-print("|---|---|---|---|---|---|---|---|---|---|---|")
+    wall, rss, again, total, requests, cpu = parts[i:i + 6]
+    cells.setdefault(cell, {})[tool] = (status, float(wall), int(rss), int(again), int(total), int(requests), float(cpu))
+print(f"| workload | RTT | reply delay | uplink | tool | wall s | vs s5cmd | vs best peer | sent twice | requests | peak RSS MiB | client CPU s |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|")
 for cell, tools in cells.items():
     w, rtt, reply, up = cell.split(":")
     peers = [t[1] for name, t in tools.items() if name != "r2up" and t[0] == "ok"]
     best = min(peers) if peers else None
     s5 = tools.get("s5cmd")
-    for name, (status, wall, rss, again, total, requests) in tools.items():
+    for name, (status, wall, rss, again, total, requests, cpu) in tools.items():
         shown = f"{wall:.1f}" if status == "ok" else f"{status} ({wall:.0f})"
         vs5 = f"{wall / s5[1]:.2f}x" if s5 and s5[0] == "ok" and status == "ok" else "-"
         vbest = f"{wall / best:.2f}x" if best and status == "ok" else "-"
         print(f"| {names[w]} | {rtt} ms | {reply} ms | {up + ' Mbit/s' if up != '0' else 'unlimited'} | {name} | {shown} "
-              f"| {vs5} | {vbest} | {100 * again / total:.1f}% | {requests} | {rss / 1024:.0f} |")
+              f"| {vs5} | {vbest} | {100 * again / total:.1f}% | {requests} | {rss / 1024:.0f} | {cpu:.2f} |")
 print(f"\nEvery cell: connection set-up {sys.argv[2]} round trips; sent twice = payload bytes PUT again to the same key/part, as the relay counted them.")
 EOF

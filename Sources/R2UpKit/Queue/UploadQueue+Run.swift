@@ -174,8 +174,14 @@ extension UploadQueue {
                 return control.isStopped || Task.isCancelled ? nil : job
             }
             let slots = service.uploader.slots
+            var sized = false
             while true {
                 while running < slots.limit, let job = await take() {
+                    // The first file sizes the depth: unsized, 4 files ran alone until one ended.
+                    if !sized {
+                        sized = true
+                        service.uploader.prepareDepth(forFileOfSize: job.length)
+                    }
                     if job.length <= Self.transferThreadLimit {
                         group.addTask { await work(job) }
                     } else {

@@ -37,7 +37,7 @@ public final class TransferEngine: TaskExecutor, Sendable {
         public init() {}
     }
 
-    fileprivate struct Submission {
+    struct Submission {
         let id: UInt64
         let request: HTTPRequest
         let continuation: CheckedContinuation<HTTPResponse, any Error>
@@ -48,7 +48,7 @@ public final class TransferEngine: TaskExecutor, Sendable {
         var submissions: [Submission] = []
         var cancellations: Set<UInt64> = []
         var stopping = false
-        /// The loop is in (or about to enter) `curl_multi_poll`: only then does a submission need a wakeup.
+        /// The loop is in (or about to enter) its wait for sockets: only then does a submission need a wakeup.
         var polling = false
         /// Task jobs to run on the engine thread.
         var jobs: [UnownedJob] = []
@@ -56,8 +56,7 @@ public final class TransferEngine: TaskExecutor, Sendable {
         var finished = false
     }
 
-    /// The multi handle. Off the engine thread only `curl_multi_wakeup` touches it,
-    /// which libcurl documents as safe to call from any thread.
+    /// The multi handle; only the engine thread touches it (and `deinit`, after the loop ended).
     private struct MultiHandle: @unchecked Sendable {
         let pointer: UnsafeMutableRawPointer
     }
@@ -67,6 +66,8 @@ public final class TransferEngine: TaskExecutor, Sendable {
     static let idleHandleLimit = 64
     private let inbox = Mutex(Inbox())
     private let multi: MultiHandle
+    /// The loop's wake pipe and socket set: other threads only `wake`.
+    private let descriptors: EngineDescriptors
     /// The engine thread, once it runs (tests check that tasks run there).
     private let loopThread = Mutex<pthread_t?>(nil)
 
@@ -80,10 +81,16 @@ public final class TransferEngine: TaskExecutor, Sendable {
         guard CurlRuntime.initialized, let pointer = curl_multi_init() else {
             throw TransferError(kind: .other, message: "libcurl could not be initialised")
         }
+        guard let descriptors = EngineDescriptors() else {
+            curl_multi_cleanup(pointer)
+            throw TransferError(kind: .other, message: "the transfer engine could not open its wake pipe")
+        }
         self.options = options
+        self.descriptors = descriptors
         multi = MultiHandle(pointer: pointer)
         guard r2_multi_setopt_long(pointer, CURLMOPT_MAXCONNECTS, options.maxConnections) == CURLM_OK else {
             curl_multi_cleanup(pointer)
+            descriptors.closeAll()
             throw TransferError(kind: .other, message: "libcurl refused the connection limit \(options.maxConnections)")
         }
         // TLS sessions and DNS answers shared by every handle: a connection opened when the depth
@@ -94,7 +101,7 @@ public final class TransferEngine: TaskExecutor, Sendable {
             _ = r2_share_setopt_long(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_SSL_SESSION.rawValue))
             _ = r2_share_setopt_long(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_DNS.rawValue))
         }
-        let loop = EngineLoop(multi: pointer, share: share, options: options)
+        let loop = EngineLoop(multi: pointer, share: share, options: options, descriptors: descriptors)
         let thread = Thread { [self] in
             loopThread.withLock { $0 = pthread_self() }
             loop.run(engine: self)
@@ -106,6 +113,7 @@ public final class TransferEngine: TaskExecutor, Sendable {
     deinit {
         // The loop holds a strong reference until stop, so deinit only runs after it ended.
         curl_multi_cleanup(multi.pointer)
+        descriptors.closeAll()
     }
 
     /// Performs one HTTP exchange. Throws `TransferError` when no response came,
@@ -127,14 +135,14 @@ public final class TransferEngine: TaskExecutor, Sendable {
                 }
                 if let wake = accepted {
                     // A busy loop takes the inbox on its next turn; a wakeup costs two syscalls.
-                    if wake { curl_multi_wakeup(multi.pointer) }
+                    if wake { descriptors.wake() }
                 } else {
                     continuation.resume(throwing: TransferError(kind: .cancelled, message: "the transfer engine has stopped"))
                 }
             }
         } onCancel: {
             withInbox { _ = $0.cancellations.insert(id) }
-            curl_multi_wakeup(multi.pointer)
+            descriptors.wake()
         }
     }
 
@@ -147,7 +155,7 @@ public final class TransferEngine: TaskExecutor, Sendable {
             return inbox.polling
         }
         switch wake {
-        case true?: curl_multi_wakeup(multi.pointer)
+        case true?: descriptors.wake()
         case false?: break
         case nil:
             // The loop is gone (a task outlived its service): run the job on a thread of its own.
@@ -158,7 +166,7 @@ public final class TransferEngine: TaskExecutor, Sendable {
     /// Ends the engine thread once running transfers are done; new ones are refused.
     public func shutdown() {
         withInbox { $0.stopping = true }
-        curl_multi_wakeup(multi.pointer)
+        descriptors.wake()
     }
 
     /// The inbox under its lock, the hand-off told to ThreadSanitizer (`RaceDetector`).
@@ -168,7 +176,7 @@ public final class TransferEngine: TaskExecutor, Sendable {
 
     /// Called by the loop before it polls: false when something arrived meanwhile, so it
     /// loops again instead; true means later submissions will wake it.
-    fileprivate func mayPoll() -> Bool {
+    func mayPoll() -> Bool {
         withInbox { inbox in
             guard inbox.submissions.isEmpty, inbox.cancellations.isEmpty, inbox.jobs.isEmpty else { return false }
             inbox.polling = true
@@ -177,7 +185,7 @@ public final class TransferEngine: TaskExecutor, Sendable {
     }
 
     /// Runs the task jobs queued so far (they may queue requests and more jobs).
-    fileprivate func runJobs() {
+    func runJobs() {
         let jobs = withInbox { inbox in
             defer { inbox.jobs.removeAll(keepingCapacity: true) }
             return inbox.jobs
@@ -186,7 +194,7 @@ public final class TransferEngine: TaskExecutor, Sendable {
     }
 
     /// Called by a stopping loop with no transfer left: true (and no more jobs taken) when no job is queued.
-    fileprivate func finishIfIdle() -> Bool {
+    func finishIfIdle() -> Bool {
         withInbox { inbox in
             guard inbox.jobs.isEmpty, inbox.submissions.isEmpty else { return false }
             inbox.finished = true
@@ -194,151 +202,13 @@ public final class TransferEngine: TaskExecutor, Sendable {
         }
     }
 
-    fileprivate func takeInbox() -> (submissions: [Submission], cancellations: Set<UInt64>, stopping: Bool) {
+    func takeInbox() -> (submissions: [Submission], cancellations: Set<UInt64>, stopping: Bool) {
         withInbox { inbox in
             defer {
                 inbox.submissions.removeAll()
                 inbox.cancellations.removeAll()
             }
             return (inbox.submissions, inbox.cancellations, inbox.stopping)
-        }
-    }
-
-    /// State that lives on the engine thread only.
-    private final class EngineLoop: @unchecked Sendable {
-        let multi: UnsafeMutableRawPointer
-        let share: UnsafeMutableRawPointer?
-        let options: Options
-        var active: [UInt64: CurlTransfer] = [:]
-        var byHandle: [UnsafeMutableRawPointer: UInt64] = [:]
-        var unmatchedCancellations: Set<UInt64> = []
-        var bucket: TokenBucket?
-        var paused: [UInt64] = []
-        /// Reset easy handles ready for the next transfer.
-        var idleHandles: [UnsafeMutableRawPointer] = []
-
-        init(multi: UnsafeMutableRawPointer, share: UnsafeMutableRawPointer?, options: Options) {
-            self.multi = multi
-            self.share = share
-            self.options = options
-            if let limit = options.bandwidthLimit, limit > 0 {
-                bucket = TokenBucket(rate: limit, now: DispatchTime.now().uptimeNanoseconds)
-            }
-        }
-
-        func run(engine: TransferEngine) {
-            while true {
-                engine.runJobs()
-                let (submissions, cancellations, stopping) = engine.takeInbox()
-                for submission in submissions { start(submission) }
-                for id in cancellations.union(unmatchedCancellations) {
-                    if let transfer = active[id] {
-                        remove(transfer)
-                        transfer.finish(throwing: CancellationError())
-                        recycle(transfer.handle)
-                        unmatchedCancellations.remove(id)
-                    } else {
-                        unmatchedCancellations.insert(id)
-                    }
-                }
-                if active.isEmpty { unmatchedCancellations.removeAll() }
-
-                var running: Int32 = 0
-                _ = curl_multi_perform(multi, &running)
-                collectFinished()
-                if stopping && active.isEmpty && engine.finishIfIdle() {
-                    releaseIdleHandles()
-                    if let share { curl_share_cleanup(share) }
-                    break
-                }
-                var timeout: Int32 = 1000
-                if let bucket, !paused.isEmpty {
-                    // Wake when a chunk's worth has come in, not on every tick.
-                    let wait = bucket.wait(now: DispatchTime.now().uptimeNanoseconds)
-                    if wait == 0 { resumePaused() }
-                    timeout = max(1, wait)
-                }
-                if engine.mayPoll() { _ = curl_multi_poll(multi, nil, 0, timeout, nil) }
-            }
-        }
-
-        private func start(_ submission: Submission) {
-            // A finished transfer's handle is reused: curl_easy_init and curl_easy_cleanup for
-            // every small file cost more than the request's own setup.
-            guard let handle = idleHandles.popLast() ?? curl_easy_init() else {
-                submission.continuation.resume(
-                    throwing: TransferError(kind: .other, message: "libcurl could not create a transfer handle"))
-                return
-            }
-            do {
-                let transfer = try CurlTransfer(
-                    id: submission.id, handle: handle, request: submission.request, options: options, share: share,
-                    continuation: submission.continuation)
-                if bucket != nil {
-                    transfer.bandwidthGrant = { [unowned self, id = submission.id] wanted in
-                        let granted = self.bucket!.take(wanted, now: DispatchTime.now().uptimeNanoseconds)
-                        if granted == 0 { self.paused.append(id) }
-                        return granted
-                    }
-                }
-                let added = curl_multi_add_handle(multi, transfer.handle)
-                guard added == CURLM_OK else {
-                    // Never started: the caller gets an error, not a request that waits forever.
-                    throw TransferError(
-                        kind: .other, message: "libcurl could not start the request: \(String(cString: curl_multi_strerror(added)))")
-                }
-                active[submission.id] = transfer
-                byHandle[transfer.handle] = submission.id
-            } catch {
-                recycle(handle)
-                submission.continuation.resume(throwing: error)
-            }
-        }
-
-        private func remove(_ transfer: CurlTransfer) {
-            _ = curl_multi_remove_handle(multi, transfer.handle)
-            active[transfer.id] = nil
-            byHandle[transfer.handle] = nil
-        }
-
-        /// Resets a handle whose transfer is over (its results read) and keeps it for the next one.
-        /// At most `idleHandleLimit` wait: each keeps its buffers (16 KiB to receive, up to the
-        /// upload buffer), so a burst of hundreds in flight does not stay in memory after it.
-        private func recycle(_ handle: UnsafeMutableRawPointer) {
-            curl_easy_reset(handle)
-            if idleHandles.count < max(4, min(TransferEngine.idleHandleLimit, options.maxConnections)) {
-                idleHandles.append(handle)
-            } else {
-                curl_easy_cleanup(handle)
-            }
-        }
-
-        func releaseIdleHandles() {
-            for handle in idleHandles { curl_easy_cleanup(handle) }
-            idleHandles.removeAll()
-        }
-
-        private func collectFinished() {
-            var queued: Int32 = 0
-            while let message = curl_multi_info_read(multi, &queued) {
-                guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle,
-                    let id = byHandle[handle], let transfer = active[id]
-                else { continue }
-                let code = message.pointee.data.result
-                remove(transfer)
-                transfer.finish(code: code)
-                recycle(transfer.handle)
-            }
-        }
-
-        private func resumePaused() {
-            let ids = paused
-            paused.removeAll()
-            for id in ids {
-                if let transfer = active[id] {
-                    _ = curl_easy_pause(transfer.handle, CURLPAUSE_CONT)
-                }
-            }
         }
     }
 }

@@ -73,6 +73,12 @@ public struct FileUploader: Sendable {
         self.profile = profile
     }
 
+    /// Sizes the run's adaptive depth to a file's requests (the whole file, or a part of a big
+    /// one) before its first request goes out (`TransferSlots.prepare`).
+    public func prepareDepth(forFileOfSize size: Int64) {
+        slots.prepare(bytes: size <= settings.multipartThreshold ? size : settings.partSize)
+    }
+
     /// Uploads `file` to `bucket`/`key`. `checkpoint` resumes an earlier multipart upload.
     /// `condition` is what the key must hold for the write to replace it (nil: anything).
     public func upload(
@@ -156,10 +162,17 @@ public struct FileUploader: Sendable {
 
     /// HEAD of the key; `unknown` when it cannot tell (a write-only token, a HEAD that fails):
     /// then the write itself carries the condition, and its answer says what is wrong.
-    func head(bucket: String, key: String) async -> Presence {
+    /// `slotted: false` for a HEAD made inside a write's slot (after its 412): a second slot
+    /// could wait forever at a depth of 1.
+    func head(bucket: String, key: String, slotted: Bool = true) async -> Presence {
         do {
+            // In a slot: a burst of HEADs (the first files, before a reply names the server) is
+            // requests in flight like any other, and a 503 on one is throttling the depth must see.
             let info = try await withRetries("HEAD \(key)") { () throws(UploadError) -> ObjectInfo? in
-                do { return try await client.headObject(bucket: bucket, key: key) } catch { throw .s3(S3ClientError(error)) }
+                let request = { () async throws(UploadError) -> ObjectInfo? in
+                    do { return try await self.client.headObject(bucket: bucket, key: key) } catch { throw .s3(S3ClientError(error)) }
+                }
+                return slotted ? try await slots.withTypedSlot(timed: false, request) : try await request()
             }
             return info.map(Presence.found) ?? .missing
         } catch {
@@ -257,7 +270,7 @@ public struct FileUploader: Sendable {
                     // The condition refused the write: the object there may be this file's, stored
                     // by an attempt whose reply was lost. The HEAD is retried like any request.
                     if condition != nil, case .service(let refused) = failure, refused.status == 412,
-                        case .found(let info) = await head(bucket: bucket, key: key), let adopted = await own?(info)
+                        case .found(let info) = await head(bucket: bucket, key: key, slotted: false), let adopted = await own?(info)
                     {
                         sent.add(file.size)
                         return adopted

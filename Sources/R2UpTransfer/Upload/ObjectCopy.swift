@@ -47,7 +47,7 @@ extension FileUploader {
                             let failure = S3ClientError(error)
                             // The condition refused the copy: the object there may be this very copy.
                             if condition != nil, case .service(let refused) = failure, refused.status == 412,
-                                case .found(let info) = await head(bucket: bucket, key: key), let adopted = await own?(info)
+                                case .found(let info) = await head(bucket: bucket, key: key, slotted: false), let adopted = await own?(info)
                             {
                                 return adopted
                             }

@@ -40,6 +40,19 @@ public final class TransferSlots: Sendable {
     /// What the depth settled on and why, for summaries.
     public var depthReport: DepthReport { state.withLock { DepthReport($0.controller) } }
 
+    /// Sizes an adaptive depth's start before the first request goes out (`bytes`: its body), so
+    /// a dispatcher that reads `limit` starts that many at once. Unsized, the depth is 4 until the
+    /// first PUT takes a slot, and a push ran 4 files alone (a HEAD and a PUT each, ~0.8 s with
+    /// 200 ms replies) before the rest went out.
+    public func prepare(bytes: Int64) {
+        let now = clock()
+        let controller = state.withLock { state in
+            state.controller.start(requestBytes: bytes, now: now)
+            return state.controller
+        }
+        tuning?.update(controller)
+    }
+
     /// Waits for a free slot; `bytes` (the request body) sizes an adaptive depth's start.
     public func acquire(bytes: Int64 = 0) async {
         let now = clock()
@@ -91,12 +104,16 @@ public final class TransferSlots: Sendable {
 
     /// One request in a slot: a free one is waited for, and the depth is told how it went
     /// (a cancelled request only gives its slot back).
-    private func inSlot<T: Sendable, E: ClassifiedError>(bytes: Int64, _ body: () async throws(E) -> T) async throws(E) -> T {
+    /// `timed: false` (a HEAD before a write): its reply time and byte count say nothing about
+    /// the writes' pipe, so only throttling and failures reach the depth.
+    private func inSlot<T: Sendable, E: ClassifiedError>(
+        bytes: Int64, timed: Bool = true, _ body: () async throws(E) -> T
+    ) async throws(E) -> T {
         await acquire(bytes: bytes)
         let start = clock()
         do {
             let value = try await body()
-            release(bytes: bytes, seconds: clock() - start, outcome: .completed)
+            if timed { release(bytes: bytes, seconds: clock() - start, outcome: .completed) } else { release() }
             return value
         } catch {
             let kind = error.failureKind
@@ -158,7 +175,9 @@ public final class TransferTuning: Sendable {
 
 extension TransferSlots {
     /// Runs one request in a slot and tells the depth how it went (`bytes`: its body).
-    func withTypedSlot<T: Sendable>(bytes: Int64 = 0, _ body: () async throws(UploadError) -> T) async throws(UploadError) -> T {
-        try await inSlot(bytes: bytes, body)
+    func withTypedSlot<T: Sendable>(
+        bytes: Int64 = 0, timed: Bool = true, _ body: () async throws(UploadError) -> T
+    ) async throws(UploadError) -> T {
+        try await inSlot(bytes: bytes, timed: timed, body)
     }
 }

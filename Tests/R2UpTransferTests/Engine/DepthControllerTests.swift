@@ -108,6 +108,22 @@ struct DepthControllerTests {
         #expect(controller.settledDepth == 199)
     }
 
+    @Test("small requests to a busy server (each reply twice the luckiest): deep enough for its full rate")
+    func smallRequestsOnABusyServer() {
+        var controller = DepthController()
+        controller.start(requestBytes: 16_384, now: 0)
+        // One lucky 45 ms reply; after it the server answers in 90 ms and at most 400 a second.
+        controller.record(bytes: 16_384, seconds: 0.045, outcome: .completed, inFlight: 128, now: 0.045)
+        let server = Link(latency: 0.09 - 1 / 400, rate: 400 * 16_384, bytes: 16_384)
+        _ = server.run(&controller, from: 0.045, until: 3)
+        // Full rate takes 400/s × 90 ms = 36 in flight; 4 × 400/s × 45 ms = 72 keeps it. The 1.25
+        // for big requests would settle at 1.25 × 45/90 of the depth each window: the floor.
+        #expect(controller.depth >= 36)
+        #expect(controller.depth <= 90)
+        #expect(controller.reason == .full)
+        #expect(controller.settledDepth >= 36)
+    }
+
     @Test("3 MiB files on a 20 Mbit/s uplink, 40 ms: two in flight (one sends, one waits for its reply)")
     func bigRequestsOnASlowLink() {
         var controller = DepthController()

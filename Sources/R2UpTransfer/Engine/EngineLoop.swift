@@ -1,0 +1,169 @@
+internal import CCurl
+import Foundation
+
+/// The curl loop and the state that lives on the engine thread only.
+///
+/// It drives curl through `curl_multi_socket_action`: curl names the sockets and the timer it
+/// waits on (`SocketWatch`), and each wake-up hands it only the sockets that are ready, so a
+/// wake-up costs the same at 4 transfers in flight as at 200.
+final class EngineLoop: @unchecked Sendable {
+    let multi: UnsafeMutableRawPointer
+    let share: UnsafeMutableRawPointer?
+    let options: TransferEngine.Options
+    let watch: SocketWatch
+    var active: [UInt64: CurlTransfer] = [:]
+    var byHandle: [UnsafeMutableRawPointer: UInt64] = [:]
+    var unmatchedCancellations: Set<UInt64> = []
+    var bucket: TokenBucket?
+    var paused: [UInt64] = []
+    /// Reset easy handles ready for the next transfer.
+    var idleHandles: [UnsafeMutableRawPointer] = []
+
+    init(
+        multi: UnsafeMutableRawPointer, share: UnsafeMutableRawPointer?, options: TransferEngine.Options,
+        descriptors: EngineDescriptors
+    ) {
+        self.multi = multi
+        self.share = share
+        self.options = options
+        watch = SocketWatch(descriptors: descriptors)
+        if let limit = options.bandwidthLimit, limit > 0 {
+            bucket = TokenBucket(rate: limit, now: DispatchTime.now().uptimeNanoseconds)
+        }
+    }
+
+    func run(engine: TransferEngine) {
+        watch.attach(multi)
+        while true {
+            engine.runJobs()
+            let (submissions, cancellations, stopping) = engine.takeInbox()
+            for submission in submissions { start(submission) }
+            cancel(cancellations)
+            runDueTimer()
+            collectFinished()
+            if stopping && active.isEmpty && engine.finishIfIdle() {
+                watch.detach(multi)
+                releaseIdleHandles()
+                if let share { curl_share_cleanup(share) }
+                break
+            }
+            var timeout: Int32 = 1000
+            if let bucket, !paused.isEmpty {
+                // Wake when a chunk's worth has come in, not on every tick.
+                let wait = bucket.wait(now: DispatchTime.now().uptimeNanoseconds)
+                if wait == 0 { resumePaused() }
+                timeout = max(1, wait)
+            }
+            // After any resume: curl sets its timer to run an unpaused transfer at once.
+            timeout = watch.timerWait(now: DispatchTime.now().uptimeNanoseconds, cap: timeout)
+            // Something queued meanwhile: look at the sockets without waiting, then take it.
+            let ready = watch.wait(milliseconds: engine.mayPoll() ? timeout : 0)
+            var running: Int32 = 0
+            for socket in ready {
+                _ = curl_multi_socket_action(multi, socket.socket, socket.events, &running)
+            }
+            runDueTimer()
+            collectFinished()
+        }
+    }
+
+    /// Runs curl's timeouts (new transfers start there) once its timer is due.
+    private func runDueTimer() {
+        guard watch.takeDueTimer(now: DispatchTime.now().uptimeNanoseconds) else { return }
+        var running: Int32 = 0
+        _ = curl_multi_socket_action(multi, r2_socket_timeout, 0, &running)
+    }
+
+    private func cancel(_ cancellations: Set<UInt64>) {
+        for id in cancellations.union(unmatchedCancellations) {
+            if let transfer = active[id] {
+                remove(transfer)
+                transfer.finish(throwing: CancellationError())
+                recycle(transfer.handle)
+                unmatchedCancellations.remove(id)
+            } else {
+                unmatchedCancellations.insert(id)
+            }
+        }
+        if active.isEmpty { unmatchedCancellations.removeAll() }
+    }
+
+    private func start(_ submission: TransferEngine.Submission) {
+        // A finished transfer's handle is reused: curl_easy_init and curl_easy_cleanup for
+        // every small file cost more than the request's own setup.
+        guard let handle = idleHandles.popLast() ?? curl_easy_init() else {
+            submission.continuation.resume(
+                throwing: TransferError(kind: .other, message: "libcurl could not create a transfer handle"))
+            return
+        }
+        do {
+            let transfer = try CurlTransfer(
+                id: submission.id, handle: handle, request: submission.request, options: options, share: share,
+                continuation: submission.continuation)
+            if bucket != nil {
+                transfer.bandwidthGrant = { [unowned self, id = submission.id] wanted in
+                    let granted = self.bucket!.take(wanted, now: DispatchTime.now().uptimeNanoseconds)
+                    if granted == 0 { self.paused.append(id) }
+                    return granted
+                }
+            }
+            let added = curl_multi_add_handle(multi, transfer.handle)
+            guard added == CURLM_OK else {
+                // Never started: the caller gets an error, not a request that waits forever.
+                throw TransferError(
+                    kind: .other, message: "libcurl could not start the request: \(String(cString: curl_multi_strerror(added)))")
+            }
+            active[submission.id] = transfer
+            byHandle[transfer.handle] = submission.id
+        } catch {
+            recycle(handle)
+            submission.continuation.resume(throwing: error)
+        }
+    }
+
+    private func remove(_ transfer: CurlTransfer) {
+        _ = curl_multi_remove_handle(multi, transfer.handle)
+        active[transfer.id] = nil
+        byHandle[transfer.handle] = nil
+    }
+
+    /// Resets a handle whose transfer is over (its results read) and keeps it for the next one.
+    /// At most `idleHandleLimit` wait: each keeps its buffers (16 KiB to receive, up to the
+    /// upload buffer), so a burst of hundreds in flight does not stay in memory after it.
+    private func recycle(_ handle: UnsafeMutableRawPointer) {
+        curl_easy_reset(handle)
+        if idleHandles.count < max(4, min(TransferEngine.idleHandleLimit, options.maxConnections)) {
+            idleHandles.append(handle)
+        } else {
+            curl_easy_cleanup(handle)
+        }
+    }
+
+    func releaseIdleHandles() {
+        for handle in idleHandles { curl_easy_cleanup(handle) }
+        idleHandles.removeAll()
+    }
+
+    private func collectFinished() {
+        var queued: Int32 = 0
+        while let message = curl_multi_info_read(multi, &queued) {
+            guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle,
+                let id = byHandle[handle], let transfer = active[id]
+            else { continue }
+            let code = message.pointee.data.result
+            remove(transfer)
+            transfer.finish(code: code)
+            recycle(transfer.handle)
+        }
+    }
+
+    private func resumePaused() {
+        let ids = paused
+        paused.removeAll()
+        for id in ids {
+            if let transfer = active[id] {
+                _ = curl_easy_pause(transfer.handle, CURLPAUSE_CONT)
+            }
+        }
+    }
+}
