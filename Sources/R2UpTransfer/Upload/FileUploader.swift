@@ -113,10 +113,16 @@ public struct FileUploader: Sendable {
         _ write: (WriteCondition?) async throws(UploadError) -> T
     ) async throws(UploadError) -> T {
         guard let condition else { return try await write(nil) }
-        let known = profile.value ?? ServerProfile.identify(endpoint: client.endpoint, serverHeader: nil)
+        // The first request of a run to an unnamed server is a HEAD sent alone (`nameServer`).
+        var probed: Presence?
+        if knownServer == .unknown, profile.value == nil, client.server == nil {
+            probed = await profile.nameServer { await head(bucket: bucket, key: key) }
+        }
+        let known = knownServer
         let honoured = copy ? known.honoursOnCopy(condition) : known.honours(condition, multipart: multipart)
         if condition.header == nil || !honoured {
-            switch await head(bucket: bucket, key: key) {
+            let presence = if let probed { probed } else { await head(bucket: bucket, key: key) }
+            switch presence {
             case .unknown:
                 break  // HEAD not allowed: the write itself carries the condition and says what is wrong
             case .missing:
@@ -151,6 +157,12 @@ public struct FileUploader: Sendable {
     }
 
     enum Presence { case found(ObjectInfo), missing, unknown }
+
+    /// The server as far as the endpoint and the replies so far name it (any reply's `Server`
+    /// header: a HEAD's names it as well as a PUT's).
+    private var knownServer: ServerProfile {
+        profile.value ?? ServerProfile.identify(endpoint: client.endpoint, serverHeader: client.server)
+    }
 
     /// Whether the object is this file as it is (size and MD5 ETag): what an earlier attempt
     /// whose reply was lost stored.

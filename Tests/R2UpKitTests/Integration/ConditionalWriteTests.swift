@@ -124,6 +124,45 @@ struct ConditionalWriteTests {
         }
     }
 
+    @Test("a first wave to a server no reply has named yet: one request names it, an object at a key is refused, never replaced")
+    func firstWaveNamesTheServer() async throws {
+        let server = try TestServer.require()
+        let directory = try TestDirectory()
+        let prefix = server.scratchPrefix("conditional-wave")
+        let other = try directory.makeFile("other.m4a", size: 3000, seed: 40)
+        // Another writer's object at one of the keys, put through another client.
+        let another = try server.service()
+        _ = try await Self.uploader(another, knowing: nil).upload(
+            try LocalFile(path: other.path), bucket: server.bucket, key: prefix + "track 7.m4a", attributes: ObjectAttributes())
+        let service = try server.service()
+        #expect(service.client.server == nil)
+        let uploader = Self.uploader(service, knowing: nil)
+        let files = try (0..<20).map { try directory.makeFile("track \($0).m4a", size: 3000, seed: UInt64(50 + $0)) }
+        let locals = try files.map { try LocalFile(path: $0.path) }
+        let results = await withTaskGroup(of: (Int, UploadError?).self) { group in
+            for (index, local) in locals.enumerated() {
+                group.addTask {
+                    do throws(UploadError) {
+                        _ = try await uploader.upload(
+                            local, bucket: server.bucket, key: prefix + "track \(index).m4a", attributes: ObjectAttributes(),
+                            condition: .absent)
+                        return (index, nil)
+                    } catch { return (index, error) }
+                }
+            }
+            return await group.reduce(into: [Int: UploadError?]()) { $0[$1.0] = $1.1 }
+        }
+        // The server's 412, or the HEAD's finding when this key's file was the one that named the server.
+        guard case .keyConflict(_, let reason)?? = results[7] else { Issue.record("track 7: \(String(describing: results[7]))"); return }
+        #expect(reason.contains("412 PreconditionFailed") || reason.contains("already holds an object (ETag"), "\(reason)")
+        #expect(results.filter { $0.value != nil }.count == 1, "\(results)")
+        #expect(uploader.profile.value == .seaweedFS)
+        let keys = files.indices.map { prefix + "track \($0).m4a" }
+        let stored = try await IndependentClient.fetch(keys, bucket: server.bucket, server: server)
+        #expect(stored[prefix + "track 7.m4a"]?.sha256 == other.sha256)
+        for index in files.indices where index != 7 { #expect(stored[keys[index]]?.sha256 == files[index].sha256) }
+    }
+
     /// A journal for a job whose key holds another track's upload.
     struct KeyOfAnotherTrack: UploadJournal {
         func multipartStarted(uploadID: String, partSize: Int64) async throws(JournalError) {}

@@ -11,6 +11,8 @@ final class WanRelay: @unchecked Sendable {
     /// What the relay counted over its life (its --stats file).
     struct Stats {
         var requests: Int
+        /// PUT requests (single PUTs and parts): `requests - puts` are the HEADs, lists, creates and completions.
+        var puts: Int
         var putPayload: Int
         var putPayloadAgain: Int
         var faults503: Int
@@ -52,12 +54,12 @@ final class WanRelay: @unchecked Sendable {
         process.waitUntilExit()
         let data = try Data(contentsOf: URL(fileURLWithPath: statsPath))
         guard let object = try JSONSerialization.jsonObject(with: data) as? [String: Any],
-            let requests = object["requests"] as? Int, let payload = object["put_payload"] as? Int,
+            let requests = object["requests"] as? Int, let puts = object["puts"] as? Int, let payload = object["put_payload"] as? Int,
             let again = object["put_payload_again"] as? Int, let faults = object["faults"] as? [String: Int],
             let timeline = object["in_flight_per_100ms"] as? [[Double]]
         else { throw TestSetupError("wanrelay's stats are not what it writes: \(String(decoding: data, as: UTF8.self))") }
         return Stats(
-            requests: requests, putPayload: payload, putPayloadAgain: again, faults503: faults["503"] ?? 0,
+            requests: requests, puts: puts, putPayload: payload, putPayloadAgain: again, faults503: faults["503"] ?? 0,
             faults429: faults["429"] ?? 0, firstFaultAt: object["first_fault_at"] as? Double,
             inFlight: timeline.compactMap { $0.count == 2 ? ($0[0], Int($0[1])) : nil })
     }

@@ -70,6 +70,19 @@ struct WideAreaTests {
         print("wan 503: \(run.stats.requests) requests, \(run.stats.faults503) 503s, in flight \(before) before, \(after) after; depth \(run.depth); \(run.seconds) s")
     }
 
+    @Test("the first wave goes as conditional PUTs: one HEAD names the server, not one per file")
+    func firstWaveWithoutHeads() async throws {
+        let run = try await syncThroughRelay(
+            "wanwave", files: Self.smallFiles(300, size: 4096),
+            relayArguments: ["--rtt-ms", "40", "--setup-rtts", "2", "--reply-delay-ms", "200"])
+        #expect(run.status == 0, "stderr: \(run.stderr)")
+        #expect(run.stats.puts == 300)
+        // The one HEAD that named SeaweedFS (which honours If-None-Match) and the folder's listing.
+        #expect(run.stats.requests - run.stats.puts <= 3, "\(run.stats.requests) requests, \(run.stats.puts) PUTs")
+        #expect(run.stats.putPayloadAgain == 0)
+        print("wan wave: \(run.stats.requests) requests, \(run.stats.puts) PUTs; depth \(run.depth); \(run.seconds) s")
+    }
+
     @Test("503 SlowDown every 20th and 429 on a key written within a second: exit 0, every object right")
     func tooManyRequestsPerKey() async throws {
         let run = try await syncThroughRelay(
