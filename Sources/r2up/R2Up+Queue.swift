@@ -131,7 +131,14 @@ extension R2Up {
     struct Retry: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Requeue failed uploads and run them now; with --all, pull failed downloads again too.",
-            discussion: "Interrupted uploads (their run was killed or stopped) resume too.")
+            discussion: """
+                Interrupted uploads (their run was killed or stopped) resume too. With --all, a failed \
+                fetch (a track r2up uploaded or offloaded) is fetched again as r2up fetch does: from \
+                its recorded key, checked against the size, ETag and content digest recorded at upload, \
+                in place only when complete; an object replaced since is refused again, never brought \
+                back as the track. A failed pull is pulled again as r2up pull does: the object now at \
+                its key. A file at a failed fetch's path is never fetched over.
+                """)
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var transfer: TransferOptions
@@ -170,6 +177,10 @@ extension R2Up {
                             if !quiet { Terminal.output(path) }
                         case .pullFailed(let diagnosis):
                             Terminal.error("r2up: \(TextColumns.printable(diagnosis.message))")
+                        case .onDisk(let path):
+                            if !quiet {
+                                Terminal.error("r2up: \(TextColumns.printable(path)): a file is at its path; not fetched over (see r2up status)")
+                            }
                         }
                     }
                 ) { event in

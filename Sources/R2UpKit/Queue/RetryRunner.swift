@@ -3,17 +3,21 @@ package import R2UpStore
 import R2UpTransfer
 
 /// `retry`: requeues the failed and interrupted uploads (all, or the jobs named by id) and runs
-/// them, after pulling the failed downloads again (`all` only). It prints nothing: what a user
-/// should read comes to `onNotice` in order; the uploads' events to `onEvent`.
+/// them, after bringing the failed downloads back (`all` only): a failed fetch through the
+/// `Fetcher` (the recorded key, size, ETag and digest; the file in place only when complete),
+/// a failed pull through the `Puller` (the object now at its key). It prints nothing: what a
+/// user should read comes to `onNotice` in order; the uploads' events to `onEvent`.
 package struct RetryRunner: Sendable {
     /// Something the user should read, in the order it happened.
     package enum Notice: Sendable {
         /// No upload or download has failed or was interrupted.
         case nothingToRetry
-        /// A failed download, pulled again to this path.
+        /// A failed download, pulled (or fetched) again to this path.
         case pulled(path: String)
-        /// A failed download that failed again.
+        /// A failed download that failed again (or a fetch stopped by the server).
         case pullFailed(Diagnosis)
+        /// A failed fetch whose path holds a file now: never fetched over.
+        case onDisk(path: String)
     }
 
     /// Why the retry stopped before its uploads (an unknown id, the store): the line and its category.
@@ -57,6 +61,8 @@ package struct RetryRunner: Sendable {
             return Summary(run: nil, category: .success)
         }
         var worst = FailureCategory.success
+        for path in plan.onDisk { onNotice(.onDisk(path: path)) }
+        if !plan.fetches.isEmpty { worst = await fetch(plan.fetches, onNotice: onNotice) }
         if !plan.downloads.isEmpty {
             let puller = Puller(service: service, store: store)
             for track in plan.downloads {
@@ -87,5 +93,24 @@ package struct RetryRunner: Sendable {
         }
         if !summary.heldElsewhere.isEmpty { worst = max(worst, .locked) }
         return Summary(run: summary, category: max(worst, summary.category))
+    }
+
+    /// Failed fetches, brought back as `r2up fetch` does, one line each that fails; returns
+    /// their outcome (a server down stops them: one line, the rest left cloud only).
+    private func fetch(_ tracks: [StoredTrack], onNotice: (Notice) -> Void) async -> FailureCategory {
+        let summary = await Fetcher(puller: Puller(service: service, store: store)).run(tracks)
+        for outcome in (summary.fetched + summary.failed).sorted(by: { $0.path < $1.path }) {
+            guard let error = outcome.error, let failure = outcome.failure else {
+                onNotice(.pulled(path: outcome.path))
+                continue
+            }
+            guard !Fetcher.stopsRun(error) else { continue }  // the stop's one line says it
+            onNotice(.pullFailed(Diagnosis(category: failure.category, message: "\(outcome.path): \(failure.message)")))
+        }
+        if var stop = summary.stoppedBy {
+            if summary.notTried > 0 { stop.message += "; \(summary.notTried) not tried, still cloud only" }
+            onNotice(.pullFailed(stop))
+        }
+        return summary.category
     }
 }

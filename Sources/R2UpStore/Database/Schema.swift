@@ -1,3 +1,4 @@
+import Foundation
 internal import GRDB
 
 /// The database schema as a list of migrations.
@@ -19,6 +20,7 @@ enum Schema {
         migrator.registerMigration("v8-genre-compilation", migrate: v8GenreCompilation)
         migrator.registerMigration("v9-copy-sent", migrate: v9CopySent)
         migrator.registerMigration("v10-offloaded", migrate: v10Offloaded)
+        migrator.registerMigration("v11-offloaded-before-v10", migrate: v11OffloadedBeforeV10)
         return migrator
     }
 
@@ -203,5 +205,39 @@ enum Schema {
     /// which `sync --delete` and `watch --delete` must not take for a file deleted by hand.
     private static func v10Offloaded(_ db: Database) throws {
         try db.execute(sql: "ALTER TABLE tracks ADD COLUMN offloadedETag TEXT")
+    }
+
+    /// Tracks an offload removed before v10 carry no mark: their rows read as files deleted by
+    /// hand (uploaded, file gone), and `sync --delete` would delete their only copy. Nothing an
+    /// offload wrote then tells them apart (it cleared the download state and error, as a track
+    /// never downloaded has them), so the files are asked: an uploaded track whose file is gone
+    /// while the folders above it are there, on the device the file was on, is marked offloaded.
+    /// A file deleted by hand before this upgrade is marked too: its object is kept (`rm` deletes
+    /// it), never an only copy lost. A volume not mounted (the nearest folder there on another
+    /// device) is left unmarked, so its files deleted by hand later are still mirrored.
+    private static func v11OffloadedBeforeV10(_ db: Database) throws {
+        let rows = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT id, path, device FROM tracks
+                WHERE uploadState = 'uploaded' AND "key" IS NOT NULL AND etag IS NOT NULL AND offloadedETag IS NULL
+                """)
+        let mark = try db.makeStatement(sql: "UPDATE tracks SET offloadedETag = etag WHERE id = ?")
+        for row in rows where isGoneOnItsDevice(path: row["path"], device: row["device"]) {
+            try mark.execute(arguments: [row["id"] as Int64])
+        }
+    }
+
+    /// Whether nothing is at `path` while the nearest folder above it that exists is on `device`
+    /// (any device when none was recorded).
+    static func isGoneOnItsDevice(path: String, device: Int64?) -> Bool {
+        var info = stat()
+        guard lstat(path, &info) != 0, errno == ENOENT || errno == ENOTDIR else { return false }
+        var folder = (path as NSString).deletingLastPathComponent
+        while stat(folder, &info) != 0 {
+            guard errno == ENOENT || errno == ENOTDIR, folder != "/", !folder.isEmpty else { return false }
+            folder = (folder as NSString).deletingLastPathComponent
+        }
+        return device.map { Int64(truncatingIfNeeded: info.st_dev) == $0 } ?? true
     }
 }

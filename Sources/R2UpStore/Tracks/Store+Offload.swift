@@ -13,12 +13,29 @@ extension Store {
             FROM tracks t WHERE t.path = ? OR (t.path >= ? AND t.path < ?) ORDER BY t.path
             """
         return try read { db in
-            let rows = try Row.fetchAll(db, sql: sql, arguments: [prefix, prefix + "/", prefix + "0"])
-            return try rows.map { row in
-                let track = try TrackRecord(row: row)
-                let uploaded: Date? = try row.decode(forColumn: "uploadedAt")
-                return StoredTrack(track: track, digest: try row.decode(forColumn: "digest"), uploadedAt: uploaded ?? track.updatedAt)
-            }
+            try Row.fetchAll(db, sql: sql, arguments: [prefix, prefix + "/", prefix + "0"]).map(Self.storedTrack)
+        }
+    }
+
+    /// A track row read with its `uploadedAt` (the newest history row of its key).
+    private static func storedTrack(_ row: Row) throws -> StoredTrack {
+        let track = try TrackRecord(row: row)
+        let uploaded: Date? = try row.decode(forColumn: "uploadedAt")
+        return StoredTrack(track: track, digest: try row.decode(forColumn: "digest"), uploadedAt: uploaded ?? track.updatedAt)
+    }
+
+    /// The tracks in `bucket` whose last download failed and whose file r2up had as a copy it
+    /// uploaded or offloaded (a failed `fetch`, or a pull over such a track), with digest and
+    /// upload date: `r2up retry` brings them back as `fetch` does, against what was recorded,
+    /// never as whatever object is at the key now. A track a pull made stays a pull's.
+    public func failedFetches(bucket: String) throws(StoreError) -> [StoredTrack] {
+        let sql = """
+            SELECT t.*, (SELECT MAX(h.uploadDate) FROM history h WHERE h.bucket = t.bucket AND h.r2Key = t."key") AS uploadedAt
+            FROM tracks t WHERE t.downloadState = 'error' AND t."key" IS NOT NULL AND t.bucket = ?
+            AND (t.uploadState = 'uploaded' OR t.offloadedETag IS NOT NULL) ORDER BY t.path
+            """
+        return try read { db in
+            try Row.fetchAll(db, sql: sql, arguments: [bucket]).map(Self.storedTrack)
         }
     }
 
