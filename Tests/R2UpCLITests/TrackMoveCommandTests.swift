@@ -126,10 +126,11 @@ struct TrackMoveCommandTests {
         #expect(status.status == 0, "stderr: \(status.stderr)")
         #expect(status.stdout.contains("\"key\" : \"\(prefix)\\/Other\\/single.mp3\"") || status.stdout.contains("\"key\" : \"\(prefix)/Other/single.mp3\""), "\(status.stdout)")
         #expect(status.stdout.contains("\"uploadState\" : \"uploaded\""), "\(status.stdout)")
-        let history = try await CLI.run(["history", "--db", db], environment: env)
+        // 42 rows (21 uploads, 21 copies made at once, in any order): more than history's default 20.
+        let history = try await CLI.run(["history", "--limit", "100", "--db", db], environment: env)
         let copyRow = history.stdout.split(separator: "\n").first { $0.contains("\(prefix)/Other/single.mp3") }
         #expect(copyRow?.hasSuffix("(copy of \(prefix)/Singles/single.mp3)") == true, "\(history.stdout)")
-        let json = try await CLI.run(["history", "--json", "--db", db], environment: env)
+        let json = try await CLI.run(["history", "--json", "--limit", "100", "--db", db], environment: env)
         #expect(json.stdout.contains("\"copiedFrom\" : \"\(prefix)/Singles/single.mp3\""), "\(json.stdout)")
     }
 
