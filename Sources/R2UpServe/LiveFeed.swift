@@ -119,11 +119,13 @@ final class LiveFeed: Service, Sendable {
         for task in actions.withLock({ Array($0.values) }) { task.cancel() }
     }
 
-    /// Waits for the uploads the pages started to end (after ``stop()`` cancelled them).
-    func drain() async {
-        while let task = actions.withLock({ $0.values.first }) {
-            await task.value
-            try? await Task.sleep(for: .milliseconds(10))
+    /// Waits for the uploads the pages started to end (after ``stop()`` cancelled them), for at
+    /// most `limit`: a stop must end the server even when a cancelled upload does not answer
+    /// (its job stays queued and resumes with the next run, as after a kill).
+    func drain(limit: Duration = .seconds(10)) async {
+        let deadline = ContinuousClock.now.advanced(by: limit)
+        while actions.withLock({ !$0.isEmpty }), ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
         }
     }
 
