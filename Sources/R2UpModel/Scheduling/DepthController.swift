@@ -53,11 +53,11 @@ public struct DepthController: Sendable, Equatable {
     /// The most memory the requests in flight may take: each costs `requestOverhead` (its
     /// connection, handle and task) plus its upload buffer (up to `bufferCap`). Measured
     /// 2026-11-26, release build, 1,000 x 16 KiB: 45 MiB at 16 in flight, 64 MiB at 256, 85 MiB
-    /// at 512, so ~75 KiB each; on 2026-11-27 a 2,000-file push peaked at 67 MiB with 199 in
-    /// flight (~90 KiB each beside its queue): r2up's ~44-50 MiB at rest plus this budget stays
-    /// within 64 MiB.
+    /// at 512, so ~75 KiB each; on 2026-11-27 a 2,000-file push on loopback took ~110 KiB a
+    /// request beside its queue (67 MiB with 199 in flight, 64 MiB with 139): r2up's ~44-50 MiB
+    /// at rest plus this budget stays within 64 MiB.
     public static let bufferBudget: Int64 = 12 << 20
-    public static let requestOverhead: Int64 = 72 << 10
+    public static let requestOverhead: Int64 = 96 << 10
     public static let bufferCap: Int64 = 512 << 10
     public static let recoverySeconds = 5.0
     /// Requests this small spend next to nothing on the wire: their reply time is latency.
