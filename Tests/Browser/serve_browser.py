@@ -180,7 +180,8 @@ try:
     seen["pushIcons"] = states
     seen["pushSeconds"] = waited
     # From the push's exit to the icon on screen (negative: shown before the process ended).
-    seen["exitToScreen"] = None if waited is None or not exited else (pushed_at + waited) - exited[0]
+    # Shown before the exit was seen (the page can be quicker than this poll): no lag at all.
+    seen["exitToScreen"] = None if waited is None else ((pushed_at + waited) - exited[0] if exited else 0.0)
     seen["noReload"] = driver.execute_script("return window.__r2upMark") == 2
     seen["copyURL"] = driver.find_element(By.CSS_SELECTOR, row + " button.copy").get_attribute("data-url")
     seen["buttons"] = sorted({b.text for b in driver.find_elements(By.CSS_SELECTOR, "button")})
