@@ -29,10 +29,7 @@ extension ServeCommandTests {
             from selenium.webdriver.chrome.service import Service
             from selenium.webdriver.common.by import By
             url, prefix = sys.argv[1], sys.argv[2]; origin = url.split("/?")[0]; seen = {}
-            options = webdriver.ChromeOptions()
-            for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
-                options.add_argument(flag)
-            driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+            \(ServeCommandTests.headlessChrome)
             def links():
                 return [a.text for a in driver.find_elements(By.CSS_SELECTOR, "ul.folders a")]
             try:

@@ -27,10 +27,7 @@ extension ServeCommandTests {
             from selenium.webdriver.support import expected_conditions
             from selenium.webdriver.support.ui import WebDriverWait
             url, group = sys.argv[1], sys.argv[2]; origin = url.split("/?")[0]; seen = {}
-            options = webdriver.ChromeOptions()
-            for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
-                options.add_argument(flag)
-            driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+            \(ServeCommandTests.headlessChrome)
             def entries():
                 # One read inside the document: the live stream may redraw the list between WebDriver calls.
                 return driver.execute_script(
@@ -149,10 +146,7 @@ extension ServeCommandTests {
             from selenium.webdriver.chrome.service import Service
             from selenium.webdriver.common.by import By
             u = urllib.parse.urlsplit(sys.argv[1]); seen = {}
-            options = webdriver.ChromeOptions()
-            for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
-                options.add_argument(flag)
-            driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+            \(ServeCommandTests.headlessChrome)
             try:
                 driver.get(sys.argv[1]); time.sleep(1)
                 for image in driver.find_elements(By.CSS_SELECTOR, "section.group img.art"):

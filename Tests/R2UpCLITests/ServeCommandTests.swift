@@ -49,6 +49,14 @@ struct ServeCommandTests {
         }
     }
 
+    /// The Python lines that start headless Chromium as `driver` (for the scripts the tests embed).
+    static let headlessChrome = """
+        options = webdriver.ChromeOptions()
+        for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
+            options.add_argument(flag)
+        driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+        """
+
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Browser/serve_browser.py").path
 

@@ -20,10 +20,7 @@ extension ServeCommandTests {
             from selenium import webdriver
             from selenium.webdriver.chrome.service import Service
             url, binary, path, prefix = sys.argv[1:5]; seen = {"samples": []}
-            options = webdriver.ChromeOptions()
-            for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
-                options.add_argument(flag)
-            driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+            \(ServeCommandTests.headlessChrome)
             def sample():
                 # One read inside the document: the live stream may redraw the row between WebDriver calls.
                 return driver.execute_script(

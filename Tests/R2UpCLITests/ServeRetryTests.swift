@@ -32,10 +32,7 @@ extension ServeCommandTests {
             from selenium.webdriver.chrome.service import Service
             from selenium.webdriver.common.by import By
             url, group = sys.argv[1], sys.argv[2]; seen = {}
-            options = webdriver.ChromeOptions()
-            for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
-                options.add_argument(flag)
-            driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+            \(ServeCommandTests.headlessChrome)
             def icons():
                 # One read inside the document: the live stream may redraw a row between WebDriver calls.
                 return driver.execute_script(
