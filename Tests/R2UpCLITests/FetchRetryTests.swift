@@ -63,4 +63,58 @@ struct FetchRetryTests {
         #expect(retry.stderr == "r2up: \(path): a file is at its path; not fetched over (see r2up status)\n")
         #expect(PullFixtures.text(path) == "mine")
     }
+
+    @Test(
+        "a pulled track offloaded before schema v10 is retried as a fetch after the upgrade: an object replaced since is refused, not pulled",
+        arguments: [false, true])
+    func pulledOffloadedBeforeV10(upgradeAfterFailedFetch: Bool) async throws {
+        let folder = try TemporaryFolder()
+        let prefix = PullFixtures.scratchPrefix("fetch-pulled")
+        let key = prefix + "01.m4a"
+        try await PullFixtures.put([(key, .text("01.m4a")), (prefix + "02.m4a", .text("02.m4a"))])
+        let env = try PullFixtures.env(folder)
+        let db = folder.path + "/db.sqlite"
+        let dir = folder.path + "/lib"
+        let path = dir + "/01.m4a"
+        let pull = try await CLI.run(PullFixtures.pull([prefix, dir], folder), environment: env)
+        #expect(pull.status == 0, "stderr: \(pull.stderr)")
+        let mtime = try StatusFiles.mtimeNs(path)
+        let offload = try await CLI.run(["offload", path, "--db", db], environment: env)
+        #expect(offload.status == 0, "stderr: \(offload.stderr)")
+        // What an offload before v10 left: no mark; v12 not run yet.
+        let forget = """
+            import sqlite3, sys
+            c = sqlite3.connect(sys.argv[1])
+            c.execute("UPDATE tracks SET offloadedETag = NULL")
+            c.execute("DELETE FROM grdb_migrations WHERE identifier = 'v12-pulled-offloaded-before-v10'")
+            c.commit()
+            """
+        func upgrade() async throws {
+            let reset = try await ProcessRunner.run("/usr/bin/env", ["python3", "-c", forget, db], environment: ProcessInfo.processInfo.environment)
+            #expect(reset.status == 0, "\(reset.stderr)")
+        }
+        if !upgradeAfterFailedFetch { try await upgrade() }
+        // Other bytes of the same size behind r2up's back: only the ETag tells.
+        try await OffloadFixtures.boto("s3.put_object(Bucket=b, Key=a[0], Body=b'XXXXXX')", [key])
+        let refused = "r2up: \(path): its object '\(key)' was replaced since its upload (the ETag is not the recorded one); nothing fetched"
+        let fetch = try await CLI.run(["fetch", path, "--db", db], environment: env)
+        #expect(fetch.status == 1, "stderr: \(fetch.stderr)")
+        #expect(fetch.stderr.split(separator: "\n").first.map(String.init) == refused, "\(fetch.stderr)")
+        // Its failed fetch recorded before the upgrade (a download error, no mark).
+        if upgradeAfterFailedFetch { try await upgrade() }
+
+        let retry = try await CLI.run(["retry", "--all", "--db", db], environment: env)
+        #expect(retry.status == 1, "stderr: \(retry.stderr)")
+        #expect(retry.stderr == refused + "\n")
+        #expect(try PullFixtures.files(under: dir) == ["02.m4a"], "the replaced object is not brought back as the track")
+
+        try await OffloadFixtures.boto("s3.put_object(Bucket=b, Key=a[0], Body=a[1].encode())", [key, "01.m4a"])
+        let again = try await CLI.run(["retry", "--all", "--db", db], environment: env)
+        #expect(again.status == 0, "stderr: \(again.stderr)")
+        #expect(again.stdout == path + "\n")
+        #expect(PullFixtures.text(path) == "01.m4a")
+        #expect(try StatusFiles.mtimeNs(path) == mtime, "its mtime of download back")
+        let status = try await CLI.run(["status", dir, "--json", "--db", db], environment: env)
+        #expect(try PullFixtures.icons(status.stdout)[path] == "downloaded", "\(status.stdout)")
+    }
 }

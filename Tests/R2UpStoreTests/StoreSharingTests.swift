@@ -16,7 +16,7 @@ struct StoreSharingTests {
             }
             return try await group.reduce(into: []) { $0.append($1) }
         }
-        #expect(migrations == Array(repeating: ["v1", "v2", "v3-leases", "v4-deletions", "v5-audio", "v6-track-keys", "v7-track-moves", "v8-genre-compilation", "v9-copy-sent", "v10-offloaded", "v11-offloaded-before-v10"], count: 4))
+        #expect(migrations == Array(repeating: ["v1", "v2", "v3-leases", "v4-deletions", "v5-audio", "v6-track-keys", "v7-track-moves", "v8-genre-compilation", "v9-copy-sent", "v10-offloaded", "v11-offloaded-before-v10", "v12-pulled-offloaded-before-v10"], count: 4))
     }
 
     @Test("concurrent writes from two stores never see 'database is locked'")

@@ -21,6 +21,7 @@ enum Schema {
         migrator.registerMigration("v9-copy-sent", migrate: v9CopySent)
         migrator.registerMigration("v10-offloaded", migrate: v10Offloaded)
         migrator.registerMigration("v11-offloaded-before-v10", migrate: v11OffloadedBeforeV10)
+        migrator.registerMigration("v12-pulled-offloaded-before-v10", migrate: v12PulledOffloadedBeforeV10)
         return migrator
     }
 
@@ -221,6 +222,28 @@ enum Schema {
             sql: """
                 SELECT id, path, device FROM tracks
                 WHERE uploadState = 'uploaded' AND "key" IS NOT NULL AND etag IS NOT NULL AND offloadedETag IS NULL
+                """)
+        let mark = try db.makeStatement(sql: "UPDATE tracks SET offloadedETag = etag WHERE id = ?")
+        for row in rows where isGoneOnItsDevice(path: row["path"], device: row["device"]) {
+            try mark.execute(arguments: [row["id"] as Int64])
+        }
+    }
+
+    /// v11 for tracks a pull made (never uploaded) that an offload removed before v10: without a
+    /// mark a failed fetch of one was retried as a pull, taking whatever object is at its key now.
+    /// Such a row is told by its download state: none is what an offload left (a pull leaves
+    /// downloaded, downloading or error), error a failed fetch after it, the file's mtime of its
+    /// download still there (a pull that failed before any file was made has none). Its file must
+    /// be gone on its device, as in v11. Marked, it is retried as a fetch, against its key and ETag.
+    /// (An uploaded track edited since, then deleted by hand, reads the same and is marked too:
+    /// a fetch of it checks the object against the ETag recorded, as `fetch` does.)
+    private static func v12PulledOffloadedBeforeV10(_ db: Database) throws {
+        let rows = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT id, path, device FROM tracks
+                WHERE uploadState NOT IN ('uploaded', 'uploading') AND downloadState IN ('none', 'error') AND mtimeNs != 0
+                AND "key" IS NOT NULL AND etag IS NOT NULL AND offloadedETag IS NULL
                 """)
         let mark = try db.makeStatement(sql: "UPDATE tracks SET offloadedETag = etag WHERE id = ?")
         for row in rows where isGoneOnItsDevice(path: row["path"], device: row["device"]) {
