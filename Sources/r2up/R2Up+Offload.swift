@@ -166,9 +166,10 @@ extension OffloadReason {
         case .notRegularFile: "not a regular file"
         case .unreadable(let reason): "cannot be read: \(reason)"
         case .folderNotWritable(let reason): "its folder may not be written (\(reason))"
-        case .objectMissing(let key): "the object '\(key)' is no longer in the bucket"
+        // `sync` trusts the store and sends neither again: the line names what does.
+        case .objectMissing(let key): "the object '\(key)' is no longer in the bucket (r2up push uploads it again)"
         case .objectReplaced(let key, let field, let recorded, let found):
-            "the object '\(key)' was replaced: its \(field) is \(found), the upload's was \(recorded)"
+            "the object '\(key)' was replaced: its \(field) is \(found), the upload's was \(recorded) (r2up push --overwrite uploads this file over it)"
         case .server(let diagnosis): diagnosis.message
         case .notChecked: "not checked: the run stopped"
         case .removeFailed(let reason): "cannot be removed: \(reason)"

@@ -152,14 +152,14 @@ struct OffloadFaultTests {
 
     @Test("an object deleted behind r2up's back")
     func objectDeleted() async throws {
-        try await expectKept(status: 1, line: { "r2up: \($0.dir)/01.m4a: kept: the object '\($0.prefix)01.m4a' is no longer in the bucket" }) { lib in
+        try await expectKept(status: 1, line: { "r2up: \($0.dir)/01.m4a: kept: the object '\($0.prefix)01.m4a' is no longer in the bucket (r2up push uploads it again)" }) { lib in
             try await OffloadFixtures.boto("s3.delete_object(Bucket=b, Key=a[0])", [lib.prefix + "01.m4a"])
         }
     }
 
     @Test("an object replaced with other bytes of another size")
     func objectReplacedSize() async throws {
-        try await expectKept(status: 1, line: { "r2up: \($0.dir)/01.m4a: kept: the object '\($0.prefix)01.m4a' was replaced: its size is 12, the upload's was 6" }) { lib in
+        try await expectKept(status: 1, line: { "r2up: \($0.dir)/01.m4a: kept: the object '\($0.prefix)01.m4a' was replaced: its size is 12, the upload's was 6 (r2up push --overwrite uploads this file over it)" }) { lib in
             try await OffloadFixtures.boto("s3.put_object(Bucket=b, Key=a[0], Body=b'other bytes!')", [lib.prefix + "01.m4a"])
         }
     }
@@ -168,10 +168,33 @@ struct OffloadFaultTests {
     func etagMismatch() async throws {
         try await expectKept(status: 1, line: { lib in
             let md5 = OffloadFixtures.md5("XX.m4a")
-            return "r2up: \(lib.dir)/01.m4a: kept: the object '\(lib.prefix)01.m4a' was replaced: its ETag is \(md5), the upload's was \(OffloadFixtures.md5("01.m4a"))"
+            return "r2up: \(lib.dir)/01.m4a: kept: the object '\(lib.prefix)01.m4a' was replaced: its ETag is \(md5), the upload's was \(OffloadFixtures.md5("01.m4a")) (r2up push --overwrite uploads this file over it)"
         }) { lib in
             try await OffloadFixtures.boto("s3.put_object(Bucket=b, Key=a[0], Body=b'XX.m4a')", [lib.prefix + "01.m4a"])
         }
+    }
+
+    @Test("the lines of an object deleted or replaced name what puts it back: push (--overwrite), after which offload frees the files")
+    func objectPutBack() async throws {
+        let folder = try TemporaryFolder()
+        let lib = try await OffloadFixtures.library(folder, ["01.m4a", "02.m4a"])
+        try await OffloadFixtures.boto("s3.delete_object(Bucket=b, Key=a[0])", [lib.prefix + "01.m4a"])
+        try await OffloadFixtures.boto("s3.put_object(Bucket=b, Key=a[0], Body=b'XX.m4a')", [lib.prefix + "02.m4a"])
+        let kept = try await CLI.run(lib.r2up(["offload", lib.dir]), environment: lib.env)
+        #expect(kept.status == 1, "stderr: \(kept.stderr)")
+        #expect(kept.stderr.contains("(r2up push uploads it again)") && kept.stderr.contains("(r2up push --overwrite uploads this file over it)"), "\(kept.stderr)")
+        // sync trusts the store: it sends neither, so the lines name push.
+        let sync = try await CLI.run(lib.r2up(["sync", lib.dir, "--prefix", lib.prefix, "--min-age", "0"]), environment: lib.env)
+        #expect(sync.status == 0 && (sync.stdout + sync.stderr).contains("sync: 0 uploaded"), "\(sync.stdout) \(sync.stderr)")
+        let missing = try await CLI.run(lib.r2up(["push", lib.dir + "/01.m4a", "--prefix", lib.prefix]), environment: lib.env)
+        #expect(missing.status == 0, "stderr: \(missing.stderr)")
+        let replaced = try await CLI.run(lib.r2up(["push", lib.dir + "/02.m4a", "--prefix", lib.prefix, "--overwrite"]), environment: lib.env)
+        #expect(replaced.status == 0, "stderr: \(replaced.stderr)")
+        let freed = try await CLI.run(lib.r2up(["offload", lib.dir]), environment: lib.env)
+        #expect(freed.status == 0, "stderr: \(freed.stderr)")
+        #expect(try PullFixtures.files(under: lib.dir).isEmpty)
+        #expect(try await OffloadFixtures.objectText(lib.prefix + "01.m4a") == "01.m4a")
+        #expect(try await OffloadFixtures.objectText(lib.prefix + "02.m4a") == "02.m4a")
     }
 
     @Test("a server that is down: the run stops at once and keeps everything")
