@@ -58,17 +58,8 @@ enum Html {
         return html
     }
 
-    /// "12.3 MB" (decimal units, as `history` prints them).
-    static func size(_ bytes: Int64) -> String {
-        let units = ["B", "kB", "MB", "GB", "TB"]
-        var value = Double(bytes)
-        var unit = 0
-        while value >= 1000 && unit < units.count - 1 {
-            value /= 1000
-            unit += 1
-        }
-        return unit == 0 ? "\(bytes) B" : String(format: "%.1f %@", value, units[unit])
-    }
+    /// "2.4 MB": the sizes `history`, `status` and `offload` print (seed 002's table).
+    static func size(_ bytes: Int64) -> String { ByteCount.string(bytes) }
 
     /// A date as ISO 8601 UTC (what `history --json` gives), for a `<time>` element.
     static func date(_ date: Date) -> String {

@@ -157,10 +157,10 @@ struct ServeCommandTests {
         // Offload: the track's file is gone once its copy was verified, ☁ on the page and in
         // `status`; then the group's; a file edited since its upload is kept, with why.
         #expect(seen["offloadSeconds"] is Double, "\(seen["offloadNotice"] ?? "")")
-        #expect(seen["offloadNotice"] as? String == "Offloaded 1 track (70.0 kB freed).")
+        #expect(seen["offloadNotice"] as? String == "Offloaded 1 track (68.4 KB freed).")
         #expect(seen["offloadButtonsAfter"] as? [String] == ["Copy URL", "Download"])
         #expect(!FileManager.default.fileExists(atPath: music + "/\(a)/a1.mp3"))
-        #expect(seen["groupOffloadNotice"] as? String == "Offloaded 2 tracks (140.0 kB freed).")
+        #expect(seen["groupOffloadNotice"] as? String == "Offloaded 2 tracks (136.7 KB freed).")
         #expect(seen["editedOffloadStatus"] as? Int == 303)
         #expect(seen["editedOffloadNotice"] as? String == "Offloaded 0 tracks (0 B freed). Kept 1: c1.mp3: changed since its upload.")
         let offloaded = seen["afterOffload"] as? [String: String] ?? [:]
