@@ -151,6 +151,8 @@ let package = Package(
             dependencies: ["r2up", "R2UpKit", "R2UpModel", "R2UpStore", "R2UpTransfer", "R2UpTestSupport", "SigV4"],
             swiftSettings: strictSettings
         ),
+        // The web app's parts that need no browser (the tasks the pages start and a stop waits for).
+        .testTarget(name: "R2UpServeTests", dependencies: ["R2UpServe"], swiftSettings: strictSettings),
         .testTarget(
             name: "R2UpCLITests",
             dependencies: ["R2UpKit", "R2UpModel", "R2UpStore", "R2UpTransfer", "R2UpTestSupport"],

@@ -24,7 +24,7 @@ final class LiveFeed: Service, Sendable {
     private let work = DispatchQueue(label: "r2up.serve.library")
     /// A full read started by a page load is under way.
     private let refreshing = Mutex(false)
-    private let actions = Mutex<[UUID: Task<Void, Never>]>([:])
+    private let actions = ServerTasks()
 
     init(library: Library) {
         self.library = library
@@ -78,12 +78,7 @@ final class LiveFeed: Service, Sendable {
 
     /// Runs `work` as the server's: cancelled (uploads left resumable) when the server stops.
     func start(_ work: @escaping @Sendable () async -> Void) {
-        let id = UUID()
-        let task = Task { [weak self] in
-            await work()
-            _ = self?.actions.withLock { $0.removeValue(forKey: id) }
-        }
-        actions.withLock { $0[id] = task }
+        actions.start(work)
     }
 
     func run() async throws {
@@ -116,17 +111,15 @@ final class LiveFeed: Service, Sendable {
     /// Ends every page's stream and cancels the server's uploads, then waits for them.
     private func stop() {
         states.close()
-        for task in actions.withLock({ Array($0.values) }) { task.cancel() }
+        actions.cancelAll()
     }
 
-    /// Waits for the uploads the pages started to end (after ``stop()`` cancelled them), for at
-    /// most `limit`: a stop must end the server even when a cancelled upload does not answer
-    /// (its job stays queued and resumes with the next run, as after a kill).
+    /// Waits for the uploads the pages started to end (after ``stop()`` cancelled them; a
+    /// cancelled push ends within milliseconds), for at most `limit`: a bound, so a stop ends
+    /// the server even if one never answered (its job stays queued and resumes with the next
+    /// run, as after a kill).
     func drain(limit: Duration = .seconds(10)) async {
-        let deadline = ContinuousClock.now.advanced(by: limit)
-        while actions.withLock({ !$0.isEmpty }), ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(20))
-        }
+        await actions.drain(limit: limit)
     }
 
     /// The server-sent events of a page that shows version `since` (nil: nothing of the
