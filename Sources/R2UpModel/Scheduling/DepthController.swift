@@ -50,14 +50,15 @@ public struct DepthController: Sendable, Equatable {
     public static let maximumDepth = 512
     /// Bytes in flight a run starts with: 2 MiB (128 small files, the floor of big ones).
     public static let startingBytes: Int64 = 2 << 20
-    /// The most memory the requests in flight may take: each costs `requestOverhead` (its
-    /// connection, handle and task) plus its upload buffer (up to `bufferCap`). Measured
-    /// 2026-11-26, release build, 1,000 x 16 KiB: 45 MiB at 16 in flight, 64 MiB at 256, 85 MiB
-    /// at 512, so ~75 KiB each; on 2026-11-27 a 2,000-file push on loopback took ~110 KiB a
-    /// request beside its queue (67 MiB with 199 in flight, 64 MiB with 139): r2up's ~44-50 MiB
-    /// at rest plus this budget stays within 64 MiB.
+    /// The most memory the requests in flight may take: each costs `requestOverhead` plus its
+    /// upload buffer (up to `bufferCap`). Measured 2026-11-27 (release build, heaptrack and peak
+    /// RSS): a small request in flight takes ~58 KiB of its own (curl's handle and 16 KiB upload
+    /// buffer with a 4 KiB receive buffer ~30 KiB, its task's async frames ~28 KiB), and a
+    /// 2,000 x 16 KiB push takes ~56 MiB besides (libraries, its queue); the overhead counts a
+    /// request's own ~42 KiB and a share of that queue, so 128 small requests keep that push
+    /// within 64 MiB (it was 96 KiB, 109 requests, while the receive buffer was 16 KiB).
     public static let bufferBudget: Int64 = 12 << 20
-    public static let requestOverhead: Int64 = 96 << 10
+    public static let requestOverhead: Int64 = 80 << 10
     public static let bufferCap: Int64 = 512 << 10
     public static let recoverySeconds = 5.0
     /// Requests this small spend next to nothing on the wire: their reply time is latency.

@@ -50,7 +50,7 @@ struct DepthControllerTests {
         let end = Link(latency: 0.04, rate: 1e9, bytes: 0).run(&controller, from: 0, until: 30)
         #expect(end >= 30)
         #expect(controller.depth >= 4)
-        #expect(controller.peakDepth >= 109)
+        #expect(controller.peakDepth >= 128)
     }
 
     @Test("the low-speed limit follows the measured link: a 64th of a request's share, so a link at a tenth of its rate trips nothing")
@@ -77,8 +77,8 @@ struct DepthControllerTests {
             controller.start(requestBytes: bytes, now: 0)
             return controller.depth
         }
-        #expect(start(1) == 109)
-        #expect(start(16_384) == 109)
+        #expect(start(1) == 128)
+        #expect(start(16_384) == 128)
         #expect(start(65_536) == 32)
         #expect(start(256 << 10) == 8)
         #expect(start(1 << 20) == 4)
@@ -92,9 +92,9 @@ struct DepthControllerTests {
         #expect(DepthController.floor(meanBytes: 16_384) == 4)
         #expect(DepthController.floor(meanBytes: Double(3 << 20)) == 2)
         #expect(DepthController.floor(meanBytes: Double(8 << 20)) == 2)
-        // 12 MiB over (96 KiB + the upload buffer, 16-512 KiB).
-        #expect(DepthController.memoryCap(meanBytes: 16_384) == 109)
-        #expect(DepthController.memoryCap(meanBytes: Double(256 << 10)) == 34)
+        // 12 MiB over (80 KiB + the upload buffer, 16-512 KiB).
+        #expect(DepthController.memoryCap(meanBytes: 16_384) == 128)
+        #expect(DepthController.memoryCap(meanBytes: Double(256 << 10)) == 36)
         #expect(DepthController.memoryCap(meanBytes: Double(3 << 20)) == 20)
     }
 
@@ -103,9 +103,9 @@ struct DepthControllerTests {
         var controller = DepthController()
         controller.start(requestBytes: 16_384, now: 0)
         _ = Link(latency: 0.24, rate: 1e10, bytes: 16_384).run(&controller, from: 0, until: 3)
-        #expect(controller.depth == 109)
+        #expect(controller.depth == 128)
         #expect(controller.reason == .memory)
-        #expect(controller.settledDepth == 109)
+        #expect(controller.settledDepth == 128)
     }
 
     @Test("small requests to a busy server (each reply twice the luckiest): deep enough for its full rate")
@@ -174,28 +174,28 @@ struct DepthControllerTests {
     func throttled() {
         var controller = DepthController()
         controller.start(requestBytes: 16_384, now: 0)
-        #expect(controller.depth == 109)
+        #expect(controller.depth == 128)
         controller.record(bytes: 16_384, seconds: 0.04, outcome: .throttled, inFlight: 128, now: 0.04)
-        #expect(controller.depth == 54)
+        #expect(controller.depth == 64)
         #expect(controller.reason == .throttled)
         // The replies to requests sent before the cut say nothing new.
         controller.record(bytes: 16_384, seconds: 0.04, outcome: .throttled, inFlight: 200, now: 0.5)
-        #expect(controller.depth == 54)
+        #expect(controller.depth == 64)
         controller.record(bytes: 16_384, seconds: 0.04, outcome: .throttled, inFlight: 64, now: 1.05)
-        #expect(controller.depth == 27)
+        #expect(controller.depth == 32)
         #expect(controller.throttledReplies == 3)
         #expect(controller.cuts == 2)
         // A timeout cuts by a quarter.
         controller.record(bytes: 16_384, seconds: 30, outcome: .failed, inFlight: 32, now: 2.1)
-        #expect(controller.depth == 20)
+        #expect(controller.depth == 24)
         // Then, within the recovery time, +1 a window while every slot is busy.
         let end = Link(latency: 0.04, rate: 1e10, bytes: 16_384).run(&controller, from: 2.1, until: 2.6)
         #expect(controller.reason == .recovering)
         // At most one a window of at least 50 ms: ten in half a second.
-        #expect(controller.depth > 20 && controller.depth <= 31)
+        #expect(controller.depth > 24 && controller.depth <= 35)
         // After it, growth by a quarter a window again.
         _ = Link(latency: 0.04, rate: 1e10, bytes: 16_384).run(&controller, from: end, until: 9)
-        #expect(controller.depth == 109)
+        #expect(controller.depth == 128)
         #expect(DepthReport(controller).line.contains("3 throttled replies, 1 timeouts or resets, 3 cuts"))
     }
 
@@ -208,6 +208,6 @@ struct DepthControllerTests {
             now += 0.01
             controller.record(bytes: 16_384, seconds: 0.04, outcome: .completed, inFlight: 3, now: now)
         }
-        #expect(controller.depth == 109)
+        #expect(controller.depth == 128)
     }
 }

@@ -140,6 +140,26 @@ struct TransferEngineTests {
         }
     }
 
+    @Test("handles reused after failed transfers switch between a 4 KiB (PUT, HEAD) and a 16 KiB (GET) receive buffer")
+    func receiveBufferOnReusedHandles() async throws {
+        let server = try TestServer.require()
+        // One request at a time: each takes the handle the one before it left.
+        let client = try Self.client(server, endpoint: server.endpoint)
+        defer { client.engine.shutdown() }
+        let key = server.scratchPrefix("rcvbuf") + "obj"
+        let bytes = (0..<(100 << 10)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+        for round in 0..<3 {
+            // A failure leaves curl holding the handle's receive buffer: it refuses a new size there.
+            await #expect(throws: (any Error).self) {
+                _ = try await client.engine.perform(HTTPRequest(method: round == 1 ? "PUT" : "GET", url: "http://no-such-host.invalid/b/k"))
+            }
+            let etag = try await client.putObject(bucket: server.bucket, key: key, body: .bytes(bytes), contentMD5: nil)
+            #expect(try await client.headObject(bucket: server.bucket, key: key)?.etag == etag)
+            let fetched = try await client.getObject(bucket: server.bucket, key: key, sink: .memory(limit: 1 << 20))
+            #expect(fetched.body == bytes, "round \(round)")
+        }
+    }
+
     @Test("a 5 MiB PUT is sent without Expect: 100-continue")
     func noExpectContinue() async throws {
         let sink = try await HeaderSink()
