@@ -2,8 +2,9 @@
 # scripts/mutate-run.sh — r2up through randomly mutated replies (issue 28 item 4).
 #
 #   scripts/mutate-run.sh --runs 40 --seed 1 [--rate 0.25] [--from K] [--workers N]
-#                         [--delay-seconds S] [--results FILE.jsonl] [--keep]
-#   (--from K --runs K replays run K alone with the same seed and operation)
+#                         [--delay-seconds S] [--results FILE.jsonl] [--only K,L,...] [--keep]
+#   (--from K --runs K replays run K alone with the same seed and operation; --only K,L,...
+#   replays just those runs of the seed, in one server start)
 #
 # Starts a private SeaweedFS (scripts/seaweedfs.sh), writes the files, and hands runs FROM..RUNS
 # to tools/mutateproxy.py's runner, tools/mutaterun.py: each of N workers (default 1; at most
@@ -29,7 +30,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT=$PWD
-RUNS=20 SEED=1 RATE=0.25 KEEP=0 FROM=1 WORKERS=1 DELAY=35 RESULTS=""
+RUNS=20 SEED=1 RATE=0.25 KEEP=0 FROM=1 WORKERS=1 DELAY=35 RESULTS="" ONLY=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) RUNS=$2; shift 2 ;;
@@ -39,6 +40,7 @@ while [ $# -gt 0 ]; do
     --workers) WORKERS=$2; shift 2 ;;
     --delay-seconds) DELAY=$2; shift 2 ;;
     --results) RESULTS=$2; shift 2 ;;
+    --only) ONLY=$2; shift 2 ;;
     --keep) KEEP=1; shift ;;
     *) echo "mutate-run.sh: unknown argument $1" >&2; exit 2 ;;
   esac
@@ -70,5 +72,5 @@ PULL_PREFIX=mutate-pull/
 
 # Each worker keeps one relay and one checker for all its runs (tools/mutaterun.py).
 python3 "$ROOT/tools/mutaterun.py" --work "$WORK" --bin "$BIN" --seed "$SEED" --from "$FROM" --runs "$RUNS" \
-  --rate "$RATE" --workers "$WORKERS" --delay-seconds "$DELAY" ${RESULTS:+--results "$RESULTS"} \
+  --rate "$RATE" --workers "$WORKERS" --delay-seconds "$DELAY" ${RESULTS:+--results "$RESULTS"} ${ONLY:+--only "$ONLY"} \
   $( [ "$KEEP" = 1 ] && echo --keep )

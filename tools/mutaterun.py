@@ -241,12 +241,16 @@ def main():
     ap.add_argument("--delay-share", type=float, default=0.2)
     ap.add_argument("--timeout", type=float, default=300.0)
     ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--only", help="comma list of run numbers: replay just these (within --from..--runs)")
     ap.add_argument("--results", help="also append each run's result as a JSON line here")
     ap.add_argument("--keep", action="store_true", help="keep every run's files and objects")
     a = ap.parse_args()
     ctx = multiprocessing.get_context("fork")
     runs, results = ctx.Queue(), ctx.Queue()
     wanted = list(range(a.first, a.runs + 1))
+    if a.only:
+        only = {int(n) for n in a.only.split(",") if n.strip()}
+        wanted = [run for run in wanted if run in only]
     for run in wanted:
         runs.put(run)
     workers = [ctx.Process(target=worker, args=(a, i, runs, results), daemon=True)
@@ -291,7 +295,8 @@ def main():
     for w in workers:
         w.join()
     wall = time.monotonic() - started
-    summary = (f"runs {a.first}-{a.runs} (seed {a.seed}, rate {a.rate}): {clean} exit 0, {errors} clear errors; "
+    which = f"runs {a.only}" if a.only else f"runs {a.first}-{a.runs}"
+    summary = (f"{which} (seed {a.seed}, rate {a.rate}): {clean} exit 0, {errors} clear errors; "
                f"{crashes} crashes, {hangs} hangs, {wrong} wrong objects or states; {failed} failed checks; "
                f"exit codes:" + "".join(f" {k}×{v}" for k, v in sorted(exits.items())) +
                f"; {len(wanted)} runs in {wall:.0f} s with {len(workers)} workers "
