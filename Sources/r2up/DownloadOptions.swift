@@ -22,7 +22,7 @@ struct DownloadOptions: ParsableArguments {
 
     /// The run's options from the flags (checked by `validate()`).
     var runOptions: RunOptions {
-        var options = RunOptions()
+        var options = RunOptions.forTransfers()
         options.concurrency = concurrency
         options.bandwidthLimit = bwlimit.flatMap(ByteSize.parse)
         return options

@@ -45,3 +45,18 @@ extension SettingsResolver {
             locations: ConfigLocations(environment: environment, homeDirectory: homeDirectory))
     }
 }
+
+extension RunOptions {
+    /// The options a transfer command starts from: the defaults, but for test runs only
+    /// (scripts/mutate-run.sh) R2UP_TEST_LOW_SPEED_SECONDS (1-30) shortens the 30 s a request
+    /// may go without a byte, so replies held past it cost seconds, not half a minute.
+    static func forTransfers(environment: [String: String] = ProcessInfo.processInfo.environment) -> RunOptions {
+        var options = RunOptions()
+        if let text = environment["R2UP_TEST_LOW_SPEED_SECONDS"], let seconds = Int(text),
+            (1...options.lowSpeedTimeSeconds).contains(seconds)
+        {
+            options.lowSpeedTimeSeconds = seconds
+        }
+        return options
+    }
+}

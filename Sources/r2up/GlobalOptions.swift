@@ -151,7 +151,7 @@ struct TransferOptions: ParsableArguments {
     }
 
     var runOptions: RunOptions {
-        var options = RunOptions()
+        var options = RunOptions.forTransfers()
         options.concurrency = concurrency
         options.bandwidthLimit = bwlimit.flatMap(ByteSize.parse)
         if let size = partSize.flatMap(ByteSize.parse) { options.partSize = size }

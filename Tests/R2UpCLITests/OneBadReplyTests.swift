@@ -37,6 +37,34 @@ struct OneBadReplyTests {
         #expect(rows.count == 1 && rows.first?["r2Key"] as? String == key, "\(history.stdout)")
     }
 
+    @Test("a PUT stored but its reply lost, the retry's 412 and the HEAD after it answered 404 once: the object is taken, exit 0, one history row")
+    func lostReplyThenBadHeadAdopted() async throws {
+        let server = try CoreServer.named(CoreServer.seaweedFS)
+        let folder = try TemporaryFolder()
+        let bytes = TwoServerCoreTests.bytes(70_000, seed: 24)
+        let source = folder.path + "/a.m4a"
+        try bytes.write(to: URL(fileURLWithPath: source))
+        let log = folder.path + "/faults.jsonl"
+        // Requests: 1 the HEAD naming the server, 2 the PUT (stored, reply reset), 3 its retry
+        // (412: the key holds it now), 4 the HEAD after the 412 (answered 404), 5 a HEAD again.
+        let proxy = try await IntegrityCommandTests.proxy(server, ["--script", "2=reset-after,4=error:404:NoSuchKey", "--log-all"], log: log)
+        defer { proxy.stop() }
+        var env = server.environment(home: folder.path)
+        env["R2UP_ENDPOINT"] = proxy.endpoint
+        let key = Self.key("a.m4a")
+        let db = folder.path + "/db.sqlite"
+        let push = try await CLI.run(["push", source, "--key", key, "--db", db], environment: env)
+        let requests = Self.requests(log)
+        #expect(IntegrityCommandTests.faults(log, "reset-after") == 1 && IntegrityCommandTests.faults(log, "error") == 1, "\(requests)")
+        #expect(requests.filter { $0.contains("\"status\": 412") }.count == 1, "the retried PUT met its own object: \(requests)")
+        #expect(push.status == 0, "\(push.stderr)")
+        #expect(!push.stderr.contains("already holds"), "\(push.stderr)")
+        #expect(try await server.stored(under: key) == [key: TwoServerCoreTests.fingerprint(bytes)])
+        let history = try await CLI.run(["history", "--json", "--db", db], environment: env)
+        let rows = try JSONSerialization.jsonObject(with: Data(history.stdout.utf8)) as? [[String: Any]] ?? []
+        #expect(rows.count == 1 && rows.first?["r2Key"] as? String == key, "\(history.stdout)")
+    }
+
     @Test("a multipart push whose verifying HEAD always answers 503 ends: exit 1, one line naming the HEAD, not started over; r2up retry then takes the object")
     func headAlways503() async throws {
         let server = try CoreServer.named(CoreServer.seaweedFS)

@@ -6,8 +6,9 @@ public final class FaultProxy: @unchecked Sendable {
     public let endpoint: String
     public let logPath: String
 
-    /// Starts the proxy with extra arguments (`--script 1=corrupt-body`, rates, a seed…).
-    public init(server: TestServer, arguments: [String]) async throws {
+    /// Starts the proxy with extra arguments (`--script 1=corrupt-body`, rates, a seed…);
+    /// `tool` may be tools/mutateproxy.py, which takes the same --upstream, --log, --max-seconds.
+    public init(server: TestServer, arguments: [String], tool: String = "faultproxy.py") async throws {
         let upstream = server.endpoint.replacingOccurrences(of: "http://", with: "")
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
@@ -15,7 +16,7 @@ public final class FaultProxy: @unchecked Sendable {
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments =
-            ["python3", root.path + "/tools/faultproxy.py", "--upstream", upstream, "--log", logPath, "--max-seconds", "600"]
+            ["python3", root.path + "/tools/" + tool, "--upstream", upstream, "--log", logPath, "--max-seconds", "600"]
             + arguments
         let out = Pipe()
         process.standardOutput = out

@@ -155,7 +155,16 @@ extension ObjectDownloader {
     }
 
     /// The part sizes of a `count`-part object, asked of the server; nil when it does not tell.
+    /// Asked up to 3 times: one bad reply (a 403 for `partNumber`, a length cut) must not leave
+    /// the bytes checked by size only.
     private func partLayout(_ item: PullItem, count: Int) async -> [Int64]? {
+        for _ in 1...3 {
+            if let parts = await partLayoutOnce(item, count: count) { return parts }
+        }
+        return nil
+    }
+
+    private func partLayoutOnce(_ item: PullItem, count: Int) async -> [Int64]? {
         guard let first = try? await retrying({ () throws(S3ClientError) in
             try await client.headDetails(bucket: bucket, key: item.key, partNumber: 1)
         }),

@@ -194,7 +194,7 @@ package final class ObjectDownloader: Sendable {
             do {
                 let response = try await client.getObject(
                     bucket: bucket, key: item.key, range: ranged ? part.range : nil,
-                    sink: .file(descriptor: descriptor, offset: part.offset))
+                    sink: .file(descriptor: descriptor, offset: part.offset, limit: ranged ? part.length : nil))
                 let etag = S3Client.etag(response)
                 if !etag.isEmpty && etag != item.etag { return .objectChanged(key: item.key) }
                 if ranged && response.status != 206 {

@@ -207,7 +207,7 @@ final class CurlTransfer {
             buffer.withMemoryRebound(to: UInt8.self, capacity: count) {
                 responseBody.append(contentsOf: UnsafeBufferPointer(start: $0, count: count))
             }
-        case .file(let descriptor, let offset):
+        case .file(let descriptor, let offset, let limit):
             // An error reply goes to memory so it can be parsed, not into the user's file.
             if !(200..<300).contains(status) {
                 // The first MiB says what went wrong; the rest is dropped, not a failed write
@@ -231,6 +231,12 @@ final class CurlTransfer {
                     }
                 }
                 writeCredit -= count
+            }
+            // Bytes past the range asked for would land in the next range's place in the file.
+            if let limit, responseBytes + Int64(count) > limit {
+                callbackFailure = TransferError(
+                    kind: .responseLongerThanAsked, message: "the server's reply was longer than the \(limit) bytes asked for")
+                return 0
             }
             var done = 0
             while done < count {

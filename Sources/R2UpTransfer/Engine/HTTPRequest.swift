@@ -33,8 +33,9 @@ public enum RequestBody: Sendable, Equatable {
 public enum ResponseSink: Sendable, Equatable {
     /// Kept in memory; a body over `limit` bytes fails the transfer (an S3 reply is small).
     case memory(limit: Int)
-    /// Written with `pwrite` into an open file starting at `offset`.
-    case file(descriptor: Int32, offset: Int64)
+    /// Written with `pwrite` into an open file starting at `offset`; at most `limit` bytes: a
+    /// longer body (a range's reply with broken framing) fails the transfer, never written past.
+    case file(descriptor: Int32, offset: Int64, limit: Int64? = nil)
 }
 
 /// One HTTP exchange for the engine. The URL is already encoded exactly as it was signed.

@@ -7,6 +7,8 @@ public struct TransferError: Error, Sendable, Equatable, CustomStringConvertible
     public enum Kind: String, Sendable, Equatable {
         case connectionRefused, connectionReset, timeout, dnsFailure, tlsFailure
         case malformedURL, responseTooLarge, fileReadFailed, fileShorterThanExpected, fileWriteFailed
+        /// A reply body longer than the bytes asked for (`ResponseSink.file`'s limit).
+        case responseLongerThanAsked
         case cancelled, other
     }
 

@@ -25,6 +25,7 @@ extension S3ClientError: ClassifiedError {
             case .fileReadFailed: return .fileUnreadable
             case .fileShorterThanExpected: return .fileChanged
             case .cancelled: return .cancelled
+            case .responseLongerThanAsked: return .malformedReply(failure.message)
             case .malformedURL, .responseTooLarge, .fileWriteFailed, .other: return .other(failure.message)
             }
         }

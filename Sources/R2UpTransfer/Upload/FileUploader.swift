@@ -148,8 +148,11 @@ public struct FileUploader: Sendable {
             case .etag:
                 if case .missing = await head(bucket: bucket, key: key) { return try await write(.absent) }
             case .absent:
-                if let replacing, case .found(let info) = await head(bucket: bucket, key: key), replacing(info), !info.etag.isEmpty {
-                    return try await write(.etag(info.etag))
+                // Looked at again: the write's own HEAD after its 412 may have met a bad reply
+                // (a 404 or 400 for the object an earlier try stored) and not taken it.
+                if adopting != nil || replacing != nil, case .found(let info) = await head(bucket: bucket, key: key) {
+                    if let adopted = await adopting?(info) { return adopted }
+                    if replacing?(info) == true, !info.etag.isEmpty { return try await write(.etag(info.etag)) }
                 }
             }
             throw .keyConflict(key: conflictKey, reason: reason)

@@ -113,6 +113,37 @@ struct S3ClientTests {
         #expect(Array(written.dropFirst(10)) == Array(bytes[99_000...99_999]))
     }
 
+    @Test("a range's reply with a chunk size 7 bytes too long fails the GET and writes nothing past the range")
+    func rangeReplyLongerThanAsked() async throws {
+        let server = try TestServer.require()
+        let key = server.scratchPrefix("overrun") + "track.bin"
+        let bytes = Self.pattern(100_000)
+        let direct = try Self.client(server)
+        defer { direct.engine.shutdown() }
+        _ = try await direct.putObject(bucket: server.bucket, key: key, body: .bytes(bytes), contentMD5: nil)
+        // mutateproxy's seed 365 at rate 0.5 sends the first reply chunked, its chunk size 7 too
+        // large (the body, then "\r\n0\r\n\r\n" read as data): a random run's pull met it.
+        let relay = try await FaultProxy(server: server, arguments: ["--seed", "365", "--rate", "0.5"], tool: "mutateproxy.py")
+        defer { relay.process.terminate() }
+        let client = try Self.client(server, endpoint: relay.endpoint)
+        defer { client.engine.shutdown() }
+        let directory = try TestDirectory()
+        let path = directory.path + "/two-ranges.bin"
+        // The next range's place already holds its bytes (fetched first, as parallel ranges may be).
+        try Data(repeating: 0xAA, count: 2000).write(to: URL(fileURLWithPath: path))
+        let descriptor = open(path, O_RDWR)
+        #expect(descriptor >= 0)
+        defer { close(descriptor) }
+        await #expect(throws: S3ClientError.self) {
+            _ = try await client.getObject(
+                bucket: server.bucket, key: key, range: 1000...1999, sink: .file(descriptor: descriptor, offset: 0, limit: 1000))
+        }
+        let mutations = ((try? String(contentsOfFile: relay.logPath, encoding: .utf8)) ?? "")
+        #expect(mutations.contains("\"wrong-size\""), "\(mutations)")
+        let written = try #require(FileManager.default.contents(atPath: path))
+        #expect(written.count == 2000 && Array(written.dropFirst(1000)) == [UInt8](repeating: 0xAA, count: 1000), "nothing written past the range")
+    }
+
     @Test("DeleteObject removes the key: HeadObject then answers nil")
     func deleteThenHead() async throws {
         let server = try TestServer.require()
