@@ -37,6 +37,9 @@ public final class R2UpSession: Sendable {
         self.service = service
     }
 
+    /// Closes the store's idle read connections and their page caches (a server, once idle).
+    package func releaseMemory() { store.releaseMemory() }
+
     /// The bucket's public URL of `key` (the configured public base, or a path-style URL).
     public func publicURL(for key: String) -> String { service.publicURL(for: key) }
 
