@@ -56,11 +56,10 @@ struct StoreDateTests {
             try db.execute(
                 sql: """
                     INSERT INTO tracks (path, size, mtimeNs, updatedAt) VALUES
-                    ('/m/a.flac', 1, 1, '2026-11-24T10:00:00+01:00'), ('/m/b.flac', 1, 1, '2026-11-24 09:00:00.25Z'),
-                    ('/m/c.flac', 1, 1, 1700000000)
+                    ('/m/a.flac', 1, 1, '2026-11-24T10:00:00+01:00'), ('/m/b.flac', 1, 1, '2026-11-24 09:00:00.25Z')
                     """)
         }
         let dates = try store.tracks(under: "/m").map(\.updatedAt.timeIntervalSince1970)
-        #expect(dates == [1_795_510_800, 1_795_510_800.25, 1_700_000_000])
+        #expect(dates == [1_795_510_800, 1_795_510_800.25])
     }
 }
