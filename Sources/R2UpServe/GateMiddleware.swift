@@ -9,8 +9,16 @@ struct GateMiddleware: RouterMiddleware {
     let gate: ServeGate
     /// Host header values accepted (lowercased).
     let hosts: Set<String>
+    /// Told when each request starts and ends.
+    let idle: IdleRelease
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        idle.began()
+        defer { idle.ended() }
+        return try await admit(request, context: context, next: next)
+    }
+
+    private func admit(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard let host = request.head.authority?.lowercased(), hosts.contains(host) else {
             return Pages.refusal(.misdirectedRequest, "This server answers only to the address r2up serve printed.")
         }

@@ -26,8 +26,12 @@ final class LiveFeed: Service, Sendable {
     private let refreshing = Mutex(false)
     private let actions = ServerTasks()
 
-    init(library: Library) {
+    /// When the requests stopped: see ``run()``.
+    private let idle: IdleRelease
+
+    init(library: Library, idle: IdleRelease = IdleRelease()) {
         self.library = library
+        self.idle = idle
         let states = LiveStates(session: library.session)
         let current = Box<LibrarySnapshot?>(nil)
         self.states = states
@@ -76,6 +80,19 @@ final class LiveFeed: Service, Sendable {
         }
     }
 
+    /// Closes the store's idle read connections and hands freed memory back, on the reads'
+    /// queue (after the read before it, never during one).
+    private func releaseInTurn() async {
+        let session = library.session
+        await withCheckedContinuation { continuation in
+            work.async {
+                session.releaseMemory()
+                Routes.releaseFreedMemory()
+                continuation.resume()
+            }
+        }
+    }
+
     /// Runs `work` as the server's: cancelled (uploads left resumable) when the server stops.
     func start(_ work: @escaping @Sendable () async -> Void) {
         actions.start(work)
@@ -92,6 +109,13 @@ final class LiveFeed: Service, Sendable {
                 do {
                     for try await _ in session.storeChanges() { tick.yield() }
                 } catch {}
+            }
+            group.addTask {
+                // A second after the last request of a burst: its memory goes back.
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(1))
+                    if self.idle.due(quiet: .seconds(1)) { await self.releaseInTurn() }
+                }
             }
             group.addTask {
                 for await _ in ticks.cancelOnGracefulShutdown() {

@@ -108,10 +108,11 @@ extension R2Up {
             var pending: String?
             var empty = true
             var totals = StatusTotals()
-            if !view.json { for track in tracks { totals.add(track) } }
             StatusReport.forEachFolderGroup(tracks, isLocal: { $0.isOnDisk }) { group in
                 empty = false
                 guard view.json else {
+                    // Counted here, not in a pass of its own (each read of a scanned track makes its record).
+                    for track in group.tracks { totals.add(track.record) }
                     Terminal.output(StatusReport.lines(of: group, style: style).joined(separator: "\n"))
                     return
                 }

@@ -83,7 +83,8 @@ package struct SpaceUsage: Sendable {
             let entry = scanned.entries[position]
             let size: Int64? = entry.size < 0 ? nil : entry.size
             // A path is made only when tags may regroup it: 100,000 files by folder make none.
-            if !named.isEmpty, let name = named[scanned.folders[Int(entry.folder)] + "/" + entry.name] {
+            if !named.isEmpty, let name = named[scanned.folders[Int(entry.folder)] + "/" + String(decoding: scanned.name(entry), as: UTF8.self)]
+            {
                 byName[name, default: SpaceCounts()].add(scanned[position], diskSize: size)
             } else {
                 byFolder[Int(entry.folder)].add(scanned[position], diskSize: size)

@@ -37,6 +37,11 @@ public final class R2UpSession: Sendable {
         self.service = service
     }
 
+    /// Closes the database's idle read connections and empties their page caches: what a
+    /// long-running app (a server, once its requests stop) no longer needs after a burst of
+    /// reads. Waits for the reads under way; the next read opens a connection again.
+    public func releaseMemory() { store.releaseMemory() }
+
     /// The bucket's public URL of `key` (the configured public base, or a path-style URL).
     public func publicURL(for key: String) -> String { service.publicURL(for: key) }
 

@@ -31,7 +31,7 @@ package struct SyncFilter: Sendable, Equatable {
 
     /// Whether the file at `relativePath` (NFC, `/` separators) takes part in the sync.
     package func accepts(_ relativePath: String) -> Bool {
-        let name = relativePath.lastIndex(of: "/").map { String(relativePath[relativePath.index(after: $0)...]) } ?? relativePath
+        let name = Self.name(relativePath)
         if !includeMatchers.isEmpty && !includeMatchers.contains(where: { $0.matches(path: relativePath, name: name) }) {
             return false
         }
@@ -41,8 +41,13 @@ package struct SyncFilter: Sendable, Equatable {
     /// Whether an exclude takes the folder at `relativePath` whole: its name matches a name
     /// pattern, or a path pattern matches what lies under it ("lost+found/*", "lost+found").
     package func excludesFolder(_ relativePath: String) -> Bool {
-        let name = relativePath.lastIndex(of: "/").map { String(relativePath[relativePath.index(after: $0)...]) } ?? relativePath
+        let name = Self.name(relativePath)
         return excludeMatchers.contains { $0.matches(path: relativePath, name: name) || $0.matches(path: relativePath + "/x", name: name) }
+    }
+
+    /// What follows the last "/": a slice, not a copy (`status DIR` asks for every file it meets).
+    private static func name(_ relativePath: String) -> Substring {
+        relativePath.utf8.lastIndex(of: 0x2F).map { relativePath[relativePath.utf8.index(after: $0)...] } ?? relativePath[...]
     }
 
     package static func == (lhs: SyncFilter, rhs: SyncFilter) -> Bool {
@@ -86,12 +91,12 @@ package struct SyncFilter: Sendable, Equatable {
             suffix = isSuffix ? Array(tail.utf8) : nil
         }
 
-        func matches(path: String, name: String) -> Bool {
-            let subject = onPath ? path : name
+        func matches(path: String, name: Substring) -> Bool {
+            let subject = onPath ? path[...] : name
             if let suffix {
                 return subject.utf8.count >= suffix.count && subject.utf8.suffix(suffix.count).elementsEqual(suffix)
             }
-            return fnmatch(pattern, subject, 0) == 0
+            return fnmatch(pattern, String(subject), 0) == 0
         }
     }
 }

@@ -71,6 +71,11 @@ public final class Store: Sendable {
         }
     }
 
+    /// Closes the idle read connections and empties the writer's page cache (GRDB's
+    /// `releaseMemory`): what a long-running reader such as `r2up serve` no longer needs after a
+    /// burst of reads. Waits for the reads under way; the next read opens a connection again.
+    package func releaseMemory() { pool.releaseMemory() }
+
     /// The rule of the read-only commands (history, status, queue, copy-url): the database at
     /// `path`, or nil when its file does not exist yet. Reading never creates the database
     /// (nor its folder); an absent one is an empty store.

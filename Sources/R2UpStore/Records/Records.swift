@@ -142,7 +142,7 @@ extension TrackRecord: FetchableRecord, MutablePersistableRecord {
             uploadState: try row.decode(forColumn: "uploadState"), downloadState: try row.decode(forColumn: "downloadState"),
             bucket: try row.decode(forColumn: "bucket"), key: try row.decode(forColumn: "key"),
             etag: try row.decode(forColumn: "etag"), lastError: try row.decode(forColumn: "lastError"),
-            updatedAt: try row.decode(forColumn: "updatedAt"))
+            updatedAt: try row.storeDate(forColumn: "updatedAt"))
     }
 
     public func encode(to container: inout PersistenceContainer) throws {
@@ -183,11 +183,11 @@ extension UploadJob: FetchableRecord, PersistableRecord {
         uploadID = try row.decode(forColumn: "uploadID")
         partSize = try row.decode(forColumn: "partSize")
         attempts = try row.decode(forColumn: "attempts")
-        nextAttemptAt = try row.decode(forColumn: "nextAttemptAt")
+        nextAttemptAt = try row.optionalStoreDate(forColumn: "nextAttemptAt")
         lastError = try row.decode(forColumn: "lastError")
         bytesSent = try row.decode(forColumn: "bytesSent")
-        createdAt = try row.decode(forColumn: "createdAt")
-        updatedAt = try row.decode(forColumn: "updatedAt")
+        createdAt = try row.storeDate(forColumn: "createdAt")
+        updatedAt = try row.storeDate(forColumn: "updatedAt")
         copySourceKey = try row.decode(forColumn: "copySourceKey")
         copySourceETag = try row.decode(forColumn: "copySourceETag")
         copySentSize = try row.decode(forColumn: "copySentSize")
@@ -196,7 +196,7 @@ extension UploadJob: FetchableRecord, PersistableRecord {
         let ownerPID: Int32? = try row.decode(forColumn: "ownerPID")
         if let ownerPID {
             let start: Int64? = try row.decode(forColumn: "ownerStartTime")
-            let beat: Date? = try row.decode(forColumn: "heartbeatAt")
+            let beat = try row.optionalStoreDate(forColumn: "heartbeatAt")
             lease = JobLease(
                 owner: ProcessIdentity(pid: ownerPID, startTime: start ?? 0), heartbeatAt: beat ?? .distantPast)
         }

@@ -18,7 +18,7 @@ extension UploadItem: FetchableRecord, PersistableRecord {
             fileName: try row.decode(forColumn: "fileName"),
             fileSize: try row.decode(forColumn: "fileSize"),
             r2Key: try row.decode(forColumn: "r2Key"),
-            uploadDate: try row.decode(forColumn: "uploadDate"),
+            uploadDate: try row.storeDate(forColumn: "uploadDate"),
             publicURL: url,
             bucket: try row.decode(forColumn: "bucket"),
             etag: try row.decode(String?.self, forColumn: "etag"),
