@@ -292,10 +292,11 @@ def main():
     relay.cut = False
     changes_ended = time.monotonic() - started
 
-    # Settle: until every file is in the bucket with its bytes and the queue is empty, or --settle.
-    expected = {}
+    # Settle: until every file is in the bucket with its size, or --settle.
+    expected, sizes = {}, {}
     for path in tree.files():
         expected[prefix + os.path.relpath(path, tree.root)] = sha(path)
+        sizes[prefix + os.path.relpath(path, tree.root)] = os.path.getsize(path)
     s3 = boto3.client("s3", endpoint_url=server_env()["R2UP_ENDPOINT"], region_name="us-east-1",
                       aws_access_key_id=env["AWS_ACCESS_KEY_ID"], aws_secret_access_key=env["AWS_SECRET_ACCESS_KEY"],
                       config=Config(s3={"addressing_style": "path"}, retries={"max_attempts": 5}))
@@ -305,7 +306,8 @@ def main():
         for page in s3.get_paginator("list_objects_v2").paginate(Bucket=env["R2UP_BUCKET"], Prefix=prefix):
             for o in page.get("Contents", []):
                 present[o["Key"]] = o["Size"]
-        return [k for k in expected if k not in present]
+        # A key holding another size is not settled either (a file appended in the last seconds).
+        return [k for k in expected if present.get(k) != sizes[k]]
 
     deadline = time.monotonic() + a.settle
     while time.monotonic() < deadline:
