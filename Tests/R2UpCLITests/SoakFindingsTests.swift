@@ -64,6 +64,48 @@ struct SoakFindingsTests {
         #expect(queue.stdout.hasPrefix("0 queued · 0 uploading · 0 failed"), "\(queue.stdout)")
     }
 
+    @Test("watch: a job failed by the server whose file is deleted before its retry is dropped, not left failed")
+    func failedThenGone() async throws {
+        let folder = try TemporaryFolder()
+        let library = folder.path + "/library"
+        try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
+        // 503 to the first 6 PUTs: one go of a.m4a (--retries 1: two tries of two requests), then b's first try.
+        let log = folder.path + "/faults.jsonl"
+        let relay = try await HelperServer.start(
+            "faultproxy.py",
+            ["--upstream", try Self.upstream(), "--only-methods", "PUT", "--error-rate", "1.0", "--error-statuses", "503",
+             "--max-faults", "6", "--log", log, "--max-seconds", "300"])
+        defer { relay.stop() }
+        var env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
+        env["R2UP_ENDPOINT"] = relay.endpoint
+        let scope = Self.prefix("gone") + "/"
+        let db = folder.path + "/db.sqlite"
+        let watch = try WatchProcess(
+            ["watch", library, "--prefix", scope, "--db", db, "--json", "--min-age", "0s", "--retries", "1"],
+            environment: env, in: folder.path)
+        defer { watch.kill() }
+        try await watch.waitFor("watching") { $0.contains { $0["event"] as? String == "watching" } }
+        _ = folder.write("library/a.m4a", "deleted before its retry")
+        try await watch.waitFor("the failure") { $0.contains { $0["event"] as? String == "failed" } }
+        // Gone before its next try (2 s away), as a file renamed or moved out during a cut.
+        try FileManager.default.removeItem(atPath: library + "/a.m4a")
+        _ = folder.write("library/b.m4a", "uploaded once the server answers")
+        try await watch.waitFor("b's upload", timeout: .seconds(45)) { $0.contains { $0["event"] as? String == "uploaded" } }
+        // a's retry comes 2-4 s after its failure: then its job must be gone from the queue.
+        var counts: [String: Any] = [:]
+        for _ in 0..<40 {
+            let queue = try await CLI.run(["queue", "--json", "--db", db], environment: env)
+            let json = try JSONSerialization.jsonObject(with: Data(queue.stdout.utf8)) as? [String: Any]
+            counts = json?["counts"] as? [String: Any] ?? [:]
+            if counts["failed"] as? Int == 0 { break }
+            try await Task.sleep(for: .milliseconds(500))
+        }
+        #expect(counts["failed"] as? Int == 0, "\(counts)")
+        #expect(try await TrackIdentityCommandTests.boto3(["get", scope + "b.m4a"]) == "uploaded once the server answers")
+        watch.signal(SIGTERM)
+        #expect(try await watch.exit() == 0)
+    }
+
     @Test("a moved track appended before its copy ran: the file's new bytes are uploaded, the old object is not copied")
     func movedThenAppended() async throws {
         let folder = try TemporaryFolder()

@@ -116,6 +116,20 @@ extension SyncRunner {
         return jobs.count - gone.count
     }
 
+    /// Jobs waiting for their next try whose files are gone since (renamed, moved away, deleted:
+    /// the soak met it after a cut) have nothing left to upload: dropped, as a job found so at its
+    /// start is, rather than shown failed for good. A batch looks at its own paths, a full pass at
+    /// every such job under the folder.
+    func dropGoneJobs(root: String, only paths: [String]?, store: Store) async throws {
+        let folder = root.hasSuffix("/") ? root : root + "/"
+        let wanted = paths.map(Set.init)
+        let waiting = try store.jobs(in: [.failedRetryable]).filter { job in
+            wanted.map { $0.contains(job.path) } ?? job.path.hasPrefix(folder)
+        }
+        guard !waiting.isEmpty else { return }
+        _ = try await settleDeferred(waiting, store: store)
+    }
+
     /// Whether the file still has the size and mtime its job was queued with.
     static func isAsQueued(_ job: UploadJob) -> Bool {
         var info = stat()

@@ -65,6 +65,7 @@ package struct SyncRunner: Sendable {
                      CloudCopy(bucket: service.bucket, key: object.key, etag: object.etag), object.size)
                 })
             }
+            try await dropGoneJobs(root: root, only: paths, store: store)
             var options = options
             // Tags of what is uploaded are read (or found unchanged) and stored whether or not they are sent.
             let tagged = tags.attributes(options.attributes, forPaths: plan.uploads.map(\.file.path))

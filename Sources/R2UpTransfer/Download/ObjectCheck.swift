@@ -106,7 +106,7 @@ extension S3Client {
         if let partNumber { call.query = [("partNumber", String(partNumber))] }
         if checksums { call.headers = [("x-amz-checksum-mode", "ENABLED")] }
         let response = try await send(call)
-        guard let length = response.header("content-length").flatMap({ Int64($0) }), length >= 0 else {
+        guard let length = response.header("content-length").flatMap({ HeaderNumber.parse($0) }) else {
             throw .transfer(TransferError(kind: .connectionReset, message: "the HEAD reply came without Content-Length (cut short?)"))
         }
         var checksum: PayloadChecksum?
@@ -117,7 +117,7 @@ extension S3Client {
             checksum = .crc32(value)
         }
         return PartOrChecksumInfo(
-            size: length, partsCount: response.header("x-amz-mp-parts-count").flatMap { Int($0) }, checksum: checksum,
+            size: length, partsCount: response.header("x-amz-mp-parts-count").flatMap(HeaderNumber.parse).map { Int($0) }, checksum: checksum,
             server: response.header("server"), etag: Self.etag(response))
     }
 }

@@ -21,7 +21,7 @@ extension S3Client {
         } catch .service(let failure) where failure.status == 404 && failure.code != "NoSuchBucket" {
             return nil
         }
-        guard let length = response.header("content-length").flatMap({ Int64($0) }), length >= 0 else {
+        guard let length = response.header("content-length").flatMap({ HeaderNumber.parse($0) }) else {
             throw .unexpectedResponse("a HEAD of '\(key)' came back without a Content-Length")
         }
         var metadata: [String: String] = [:]

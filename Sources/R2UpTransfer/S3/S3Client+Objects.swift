@@ -114,7 +114,7 @@ extension S3Client {
     /// block cut short, which libcurl accepts) the reply says nothing about the object: never
     /// read it as a 0-byte one. A retryable transfer error, as a broken connection is.
     static func objectInfo(_ response: HTTPResponse) throws(S3ClientError) -> ObjectInfo {
-        guard let length = response.header("content-length").flatMap({ Int64($0) }), length >= 0,
+        guard let length = response.header("content-length").flatMap({ HeaderNumber.parse($0) }),
             !Self.etag(response).isEmpty
         else {
             throw .transfer(
@@ -238,15 +238,31 @@ extension S3Client {
     }
 }
 
-/// `Content-Range: bytes START-END/TOTAL` of a 206 reply.
+/// `Content-Range: bytes START-END/TOTAL` of a 206 reply (RFC 9110: the positions and the
+/// length are digits, the length may be `*`).
 enum ContentRange {
     static func matches(_ header: String, _ range: ClosedRange<Int64>) -> Bool {
         let text = header.trimmingCharacters(in: .whitespaces)
         guard text.hasPrefix("bytes ") else { return false }
-        let span = text.dropFirst(6).split(separator: "/", maxSplits: 1).first ?? ""
-        let ends = span.split(separator: "-", omittingEmptySubsequences: false)
-        guard ends.count == 2, let start = Int64(ends[0]), let end = Int64(ends[1]) else { return false }
+        let halves = text.dropFirst(6).split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
+        guard halves.count == 2 else { return false }
+        let ends = halves[0].split(separator: "-", omittingEmptySubsequences: false)
+        guard ends.count == 2, let start = HeaderNumber.parse(ends[0]), let end = HeaderNumber.parse(ends[1]) else {
+            return false
+        }
+        if halves[1] != "*" {
+            guard let total = HeaderNumber.parse(halves[1]), total > end else { return false }
+        }
         return start == range.lowerBound && end == range.upperBound
+    }
+}
+
+/// A number in a header (Content-Length, Content-Range): ASCII digits only. `Int64(_:)` alone
+/// would also take a sign ("+4"), which no header number has.
+enum HeaderNumber {
+    static func parse(_ text: some StringProtocol) -> Int64? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+        return Int64(text)
     }
 }
 

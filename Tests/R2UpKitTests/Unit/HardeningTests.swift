@@ -98,6 +98,24 @@ struct HardeningTests {
         #expect(!ContentRange.matches("", 0...4))
         #expect(!ContentRange.matches("bytes 0-99999999999999999999/11", 0...4))
         #expect(!ContentRange.matches("items 0-4/11", 0...4))
+        // Found by scripts/fuzz.sh reply-head: Int64("+4") is 4, so a signed position was taken.
+        #expect(ContentRange.matches("bytes 0-04/11", 0...4))
+        #expect(!ContentRange.matches("bytes 0-+4/11", 0...4))
+        #expect(!ContentRange.matches("bytes +0-4/11", 0...4))
+        #expect(!ContentRange.matches("bytes 0-4", 0...4))
+        #expect(!ContentRange.matches("bytes 0-4/4", 0...4))
+        #expect(!ContentRange.matches("bytes 0-4/+11", 0...4))
+        #expect(!ContentRange.matches("bytes 0-4/", 0...4))
+    }
+
+    @Test("a HEAD's Content-Length is digits only: a signed one is no length")
+    func signedContentLength() {
+        func head(_ length: String) -> HTTPResponse {
+            HTTPResponse(status: 200, headers: [("content-length", length), ("etag", "\"abc\"")], body: [], bodyBytesReceived: 0)
+        }
+        #expect((try? S3Client.objectInfo(head("5")))?.size == 5)
+        #expect((try? S3Client.objectInfo(head("+5"))) == nil)
+        #expect((try? S3Client.objectInfo(head("-0"))) == nil)
     }
 
     @Test("a listing that says truncated without a token, or an entry without a key or size, is refused")
