@@ -143,6 +143,43 @@ struct SoakFindingsTests {
         #expect(queue.stdout.hasPrefix("0 queued · 0 uploading · 0 failed"), "\(queue.stdout)")
     }
 
+    @Test("an appended file whose failed job was dropped while it was moved out: moved back, its new bytes are uploaded")
+    func appendedDroppedThenBack() async throws {
+        let folder = try TemporaryFolder()
+        let library = folder.path + "/lib"
+        try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
+        _ = folder.write("lib/take.m4a", "first take")
+        let db = folder.path + "/db.sqlite"
+        let prefix = Self.prefix("dropped")
+        let env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
+        let sync = ["sync", library, "--prefix", prefix, "--min-age", "0", "--db", db, "--retries", "0"]
+        #expect(try await CLI.run(sync, environment: env).status == 0)
+
+        // The append's upload fails (500, a server restarting): its job waits for a retry.
+        try Self.append(", and more", to: library + "/take.m4a")
+        let failing = try await HelperServer.start(
+            "faultproxy.py",
+            ["--upstream", try Self.upstream(), "--only-methods", "PUT", "--error-rate", "1.0", "--error-statuses", "500",
+             "--max-seconds", "120"])
+        var failingEnv = env
+        failingEnv["R2UP_ENDPOINT"] = failing.endpoint
+        let refused = try await CLI.run(sync, environment: failingEnv)
+        failing.stop()
+        #expect(refused.status == 1, "stdout: \(refused.stdout) stderr: \(refused.stderr)")
+
+        // Its folder moved out: the next pass drops the job (nothing to send); then it comes back.
+        try FileManager.default.moveItem(atPath: library + "/take.m4a", toPath: folder.path + "/take.m4a")
+        let away = try await CLI.run(sync, environment: env)
+        #expect(away.status == 0, "stdout: \(away.stdout) stderr: \(away.stderr)")
+        try FileManager.default.moveItem(atPath: folder.path + "/take.m4a", toPath: library + "/take.m4a")
+        let back = try await CLI.run(sync, environment: env)
+        #expect(back.status == 0, "stdout: \(back.stdout) stderr: \(back.stderr)")
+        #expect(back.stdout.hasPrefix("sync: 1 uploaded (20 bytes), 0 failed"), "\(back.stdout)")
+        #expect(try await TrackIdentityCommandTests.boto3(["get", "\(prefix)/take.m4a"]) == "first take, and more")
+        let queue = try await CLI.run(["queue", "--db", db], environment: env)
+        #expect(queue.stdout.hasPrefix("0 queued · 0 uploading · 0 failed"), "\(queue.stdout)")
+    }
+
     @Test("a copy of a multipart track whose reply was cut off: its retry takes the object the copy made, no 412, 0 bytes sent")
     func copyReplyCut() async throws {
         let folder = try TemporaryFolder()

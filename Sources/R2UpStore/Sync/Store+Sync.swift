@@ -91,7 +91,10 @@ extension Store {
 
     /// Forgets queued jobs whose file is gone (deleted between a sync's scan and its upload):
     /// nothing is left to send. A track that was never uploaded goes too; one with a cloud copy
-    /// keeps it. Returns the multipart uploads those jobs had begun, to abort.
+    /// keeps it, with that copy's size and no mtime: queueing wrote the changed file's size and
+    /// mtime on the track, and a file moved back in with them would pass as uploaded while the
+    /// bucket holds the old bytes (the soak's lost appends). Returns the multipart uploads those
+    /// jobs had begun, to abort.
     public func dropJobs(_ ids: [UUID]) throws(StoreError) -> [(key: String, uploadID: String)] {
         let time = now()
         return try write { db in
@@ -103,8 +106,13 @@ extension Store {
                 try db.execute(sql: "DELETE FROM jobs WHERE id = ?", arguments: [id.uuidString])
                 try db.execute(sql: #"DELETE FROM tracks WHERE path = ? AND "key" IS NULL"#, arguments: [job.path])
                 try db.execute(
-                    sql: "UPDATE tracks SET uploadState = 'uploaded', lastError = NULL, updatedAt = ? WHERE path = ?",
-                    arguments: [StoreDate.text(time), job.path])
+                    sql: #"""
+                        UPDATE tracks SET uploadState = ?, lastError = NULL, updatedAt = ?, mtimeNs = 0,
+                            size = COALESCE((SELECT fileSize FROM history WHERE r2Key = tracks."key" AND bucket = tracks.bucket
+                                AND etag = tracks.etag ORDER BY uploadDate DESC LIMIT 1), size)
+                        WHERE path = ?
+                        """#,
+                    arguments: [UploadState.uploaded.rawValue, StoreDate.text(time), job.path])
             }
             return abandoned
         }
