@@ -4,7 +4,7 @@
 #   benchmarks/soak.sh                      # the full soak: 30 minutes, server restarted every 5,
 #                                           # two 30 s cuts (about 40 minutes with the settling)
 #   benchmarks/soak.sh --minutes 3 --restart-every 60 --cut-seconds 15 --settle 240   # the short
-#                                           # version (.ci/run runs it)
+#                                           # version (for CI, once its descriptor bound holds)
 #   BIN=.build/release/r2up benchmarks/soak.sh ...
 #
 # A private SeaweedFS (scripts/seaweedfs.sh), then benchmarks/soak.py: watch over a tree changed
