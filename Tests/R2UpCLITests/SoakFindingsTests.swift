@@ -27,6 +27,14 @@ struct SoakFindingsTests {
         try handle.close()
     }
 
+    /// tools/faultproxy.py answering `status` to PUTs: the first `faults` of them, or every one.
+    static func failingPUTs(_ status: Int, faults: Int? = nil, log: String? = nil) async throws -> HelperServer {
+        var arguments = ["--upstream", try upstream(), "--only-methods", "PUT", "--error-rate", "1.0", "--error-statuses", "\(status)"]
+        if let faults { arguments += ["--max-faults", "\(faults)"] }
+        if let log { arguments += ["--log", log] }
+        return try await HelperServer.start("faultproxy.py", arguments + ["--max-seconds", "300"])
+    }
+
     @Test("watch: uploads failed by a server that answered 503 are tried again within seconds once it answers, not at the rescan")
     func watchRetriesSoon() async throws {
         let folder = try TemporaryFolder()
@@ -36,10 +44,7 @@ struct SoakFindingsTests {
         // jobs takes (--retries 1: two requests a try, two tries a go). (A refused connection stops
         // the watch, for its service manager to restart it; a reset before the request curl retries itself.)
         let log = folder.path + "/faults.jsonl"
-        let relay = try await HelperServer.start(
-            "faultproxy.py",
-            ["--upstream", try Self.upstream(), "--only-methods", "PUT", "--error-rate", "1.0", "--error-statuses", "503",
-             "--max-faults", "12", "--log", log, "--max-seconds", "300"])
+        let relay = try await Self.failingPUTs(503, faults: 12, log: log)
         defer { relay.stop() }
         var env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
         env["R2UP_ENDPOINT"] = relay.endpoint
@@ -71,10 +76,7 @@ struct SoakFindingsTests {
         try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
         // 503 to the first 6 PUTs: one go of a.m4a (--retries 1: two tries of two requests), then b's first try.
         let log = folder.path + "/faults.jsonl"
-        let relay = try await HelperServer.start(
-            "faultproxy.py",
-            ["--upstream", try Self.upstream(), "--only-methods", "PUT", "--error-rate", "1.0", "--error-statuses", "503",
-             "--max-faults", "6", "--log", log, "--max-seconds", "300"])
+        let relay = try await Self.failingPUTs(503, faults: 6, log: log)
         defer { relay.stop() }
         var env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
         env["R2UP_ENDPOINT"] = relay.endpoint
@@ -109,30 +111,15 @@ struct SoakFindingsTests {
     @Test("a moved track appended before its copy ran: the file's new bytes are uploaded, the old object is not copied")
     func movedThenAppended() async throws {
         let folder = try TemporaryFolder()
-        let library = folder.path + "/lib"
-        try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
-        _ = folder.write("lib/take.m4a", "first take")
-        let db = folder.path + "/db.sqlite"
-        let prefix = Self.prefix("appended")
-        let env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
-        let sync = ["sync", library, "--prefix", prefix, "--min-age", "0", "--db", db, "--retries", "0"]
-        #expect(try await CLI.run(sync, environment: env).status == 0)
+        let take = try await SyncedTake("appended", in: folder)
+        let (library, db, prefix, env) = (take.library, take.db, take.prefix, take.env)
         try FileManager.default.moveItem(atPath: library + "/take.m4a", toPath: library + "/take 2.m4a")
-
         // The copy's PUT answered 500: its job waits, retryably, as a copy.
-        let failing = try await HelperServer.start(
-            "faultproxy.py",
-            ["--upstream", try Self.upstream(), "--only-methods", "PUT", "--error-rate", "1.0", "--error-statuses", "500",
-             "--max-seconds", "120"])
-        var failingEnv = env
-        failingEnv["R2UP_ENDPOINT"] = failing.endpoint
-        let refused = try await CLI.run(sync, environment: failingEnv)
-        failing.stop()
-        #expect(refused.status == 1, "stdout: \(refused.stdout) stderr: \(refused.stderr)")
+        try await take.syncRefused()
 
         // Then the file grows: the copy would put the old bytes at the new key.
         try Self.append(", and more", to: library + "/take 2.m4a")
-        let run = try await CLI.run(sync, environment: env)
+        let run = try await CLI.run(take.sync, environment: env)
         #expect(run.status == 0, "stdout: \(run.stdout) stderr: \(run.stderr)")
         #expect(run.stdout.hasPrefix("sync: 1 uploaded (20 bytes), 0 failed"), "\(run.stdout)")
         #expect(try await TrackIdentityCommandTests.boto3(["get", "\(prefix)/take 2.m4a"]) == "first take, and more")
@@ -146,37 +133,23 @@ struct SoakFindingsTests {
     @Test("an appended file whose failed job was dropped while it was moved out: moved back, its new bytes are uploaded")
     func appendedDroppedThenBack() async throws {
         let folder = try TemporaryFolder()
-        let library = folder.path + "/lib"
-        try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
-        _ = folder.write("lib/take.m4a", "first take")
-        let db = folder.path + "/db.sqlite"
-        let prefix = Self.prefix("dropped")
-        let env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
-        let sync = ["sync", library, "--prefix", prefix, "--min-age", "0", "--db", db, "--retries", "0"]
-        #expect(try await CLI.run(sync, environment: env).status == 0)
-
+        let take = try await SyncedTake("dropped", in: folder)
+        let (library, prefix, env) = (take.library, take.prefix, take.env)
+        let away = folder.path + "/take.m4a"
         // The append's upload fails (500, a server restarting): its job waits for a retry.
         try Self.append(", and more", to: library + "/take.m4a")
-        let failing = try await HelperServer.start(
-            "faultproxy.py",
-            ["--upstream", try Self.upstream(), "--only-methods", "PUT", "--error-rate", "1.0", "--error-statuses", "500",
-             "--max-seconds", "120"])
-        var failingEnv = env
-        failingEnv["R2UP_ENDPOINT"] = failing.endpoint
-        let refused = try await CLI.run(sync, environment: failingEnv)
-        failing.stop()
-        #expect(refused.status == 1, "stdout: \(refused.stdout) stderr: \(refused.stderr)")
+        try await take.syncRefused()
 
         // Its folder moved out: the next pass drops the job (nothing to send); then it comes back.
-        try FileManager.default.moveItem(atPath: library + "/take.m4a", toPath: folder.path + "/take.m4a")
-        let away = try await CLI.run(sync, environment: env)
-        #expect(away.status == 0, "stdout: \(away.stdout) stderr: \(away.stderr)")
-        try FileManager.default.moveItem(atPath: folder.path + "/take.m4a", toPath: library + "/take.m4a")
-        let back = try await CLI.run(sync, environment: env)
+        try FileManager.default.moveItem(atPath: library + "/take.m4a", toPath: away)
+        let gone = try await CLI.run(take.sync, environment: env)
+        #expect(gone.status == 0, "stdout: \(gone.stdout) stderr: \(gone.stderr)")
+        try FileManager.default.moveItem(atPath: away, toPath: library + "/take.m4a")
+        let back = try await CLI.run(take.sync, environment: env)
         #expect(back.status == 0, "stdout: \(back.stdout) stderr: \(back.stderr)")
         #expect(back.stdout.hasPrefix("sync: 1 uploaded (20 bytes), 0 failed"), "\(back.stdout)")
         #expect(try await TrackIdentityCommandTests.boto3(["get", "\(prefix)/take.m4a"]) == "first take, and more")
-        let queue = try await CLI.run(["queue", "--db", db], environment: env)
+        let queue = try await CLI.run(["queue", "--db", take.db], environment: env)
         #expect(queue.stdout.hasPrefix("0 queued · 0 uploading · 0 failed"), "\(queue.stdout)")
     }
 
@@ -218,5 +191,34 @@ struct SoakFindingsTests {
         #expect(queue.stdout.hasPrefix("0 queued · 0 uploading · 0 failed"), "\(queue.stdout)")
         let state = try await WatchState.read(database: db, prefix: prefix + "/")
         #expect(state.objects[prefix + "/mix (final).flac"] == WatchState.Object(size: bytes.count, sha256: WatchState.sha256(bytes)))
+    }
+}
+
+/// A library holding take.m4a ("first take"), synced once with `--retries 0`.
+struct SyncedTake {
+    let library: String
+    let db: String
+    let prefix: String
+    let env: [String: String]
+    var sync: [String] { ["sync", library, "--prefix", prefix, "--min-age", "0", "--db", db, "--retries", "0"] }
+
+    init(_ label: String, in folder: borrowing TemporaryFolder) async throws {
+        library = folder.path + "/lib"
+        try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
+        _ = folder.write("lib/take.m4a", "first take")
+        db = folder.path + "/db.sqlite"
+        prefix = SoakFindingsTests.prefix(label)
+        env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
+        #expect(try await CLI.run(sync, environment: env).status == 0)
+    }
+
+    /// The sync through a relay answering 500 to every PUT: exit 1, its job failed retryably.
+    func syncRefused() async throws {
+        let failing = try await SoakFindingsTests.failingPUTs(500)
+        defer { failing.stop() }
+        var failingEnv = env
+        failingEnv["R2UP_ENDPOINT"] = failing.endpoint
+        let refused = try await CLI.run(sync, environment: failingEnv)
+        #expect(refused.status == 1, "stdout: \(refused.stdout) stderr: \(refused.stderr)")
     }
 }
