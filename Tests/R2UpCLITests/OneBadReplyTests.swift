@@ -13,22 +13,32 @@ struct OneBadReplyTests {
         ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
     }
 
+    /// A push of `bytes` (as a.m4a) through tools/faultproxy.py with `arguments`, logging to
+    /// faults.jsonl in `folder`: the run, its key and database, and the environment it used.
+    static func pushThroughProxy(
+        _ server: CoreServer, _ arguments: [String], bytes: Data, in folder: borrowing TemporaryFolder,
+        extra: [String: String] = [:]
+    ) async throws -> (push: CLI.Run, key: String, db: String, env: [String: String], log: String) {
+        let source = folder.path + "/a.m4a"
+        try bytes.write(to: URL(fileURLWithPath: source))
+        let log = folder.path + "/faults.jsonl"
+        let proxy = try await IntegrityCommandTests.proxy(server, arguments, log: log)
+        defer { proxy.stop() }
+        var env = server.environment(home: folder.path).merging(extra) { $1 }
+        env["R2UP_ENDPOINT"] = proxy.endpoint
+        let key = Self.key("a.m4a")
+        let db = folder.path + "/db.sqlite"
+        let push = try await CLI.run(["push", source, "--key", key, "--db", db], environment: env)
+        return (push, key, db, env, log)
+    }
+
     @Test("one PUT reply without its ETag is tried again: exit 0, the file's bytes, one history row")
     func oneReplyWithoutETagRetried() async throws {
         let server = try CoreServer.named(CoreServer.seaweedFS)
         let folder = try TemporaryFolder()
         let bytes = TwoServerCoreTests.bytes(70_000, seed: 21)
-        let source = folder.path + "/a.m4a"
-        try bytes.write(to: URL(fileURLWithPath: source))
-        let log = folder.path + "/faults.jsonl"
-        let proxy = try await IntegrityCommandTests.proxy(
-            server, ["--only-methods", "PUT", "--drop-etag", "1.0", "--max-faults", "1"], log: log)
-        defer { proxy.stop() }
-        var env = server.environment(home: folder.path)
-        env["R2UP_ENDPOINT"] = proxy.endpoint
-        let key = Self.key("a.m4a")
-        let db = folder.path + "/db.sqlite"
-        let push = try await CLI.run(["push", source, "--key", key, "--db", db], environment: env)
+        let (push, key, db, env, log) = try await Self.pushThroughProxy(
+            server, ["--only-methods", "PUT", "--drop-etag", "1.0", "--max-faults", "1"], bytes: bytes, in: folder)
         #expect(IntegrityCommandTests.faults(log, "drop-etag") == 1)
         #expect(push.status == 0, "\(push.stderr)")
         #expect(try await server.stored(under: key) == [key: TwoServerCoreTests.fingerprint(bytes)])
@@ -42,18 +52,10 @@ struct OneBadReplyTests {
         let server = try CoreServer.named(CoreServer.seaweedFS)
         let folder = try TemporaryFolder()
         let bytes = TwoServerCoreTests.bytes(70_000, seed: 24)
-        let source = folder.path + "/a.m4a"
-        try bytes.write(to: URL(fileURLWithPath: source))
-        let log = folder.path + "/faults.jsonl"
         // Requests: 1 the HEAD naming the server, 2 the PUT (stored, reply reset), 3 its retry
         // (412: the key holds it now), 4 the HEAD after the 412 (answered 404), 5 a HEAD again.
-        let proxy = try await IntegrityCommandTests.proxy(server, ["--script", "2=reset-after,4=error:404:NoSuchKey", "--log-all"], log: log)
-        defer { proxy.stop() }
-        var env = server.environment(home: folder.path)
-        env["R2UP_ENDPOINT"] = proxy.endpoint
-        let key = Self.key("a.m4a")
-        let db = folder.path + "/db.sqlite"
-        let push = try await CLI.run(["push", source, "--key", key, "--db", db], environment: env)
+        let (push, key, db, env, log) = try await Self.pushThroughProxy(
+            server, ["--script", "2=reset-after,4=error:404:NoSuchKey", "--log-all"], bytes: bytes, in: folder)
         let requests = Self.requests(log)
         #expect(IntegrityCommandTests.faults(log, "reset-after") == 1 && IntegrityCommandTests.faults(log, "error") == 1, "\(requests)")
         #expect(requests.filter { $0.contains("\"status\": 412") }.count == 1, "the retried PUT met its own object: \(requests)")

@@ -10,19 +10,10 @@ struct TestLowSpeedTimeTests {
         let server = try CoreServer.named(CoreServer.seaweedFS)
         let folder = try TemporaryFolder()
         let bytes = TwoServerCoreTests.bytes(70_000, seed: 28)
-        let source = folder.path + "/a.m4a"
-        try bytes.write(to: URL(fileURLWithPath: source))
-        let log = folder.path + "/faults.jsonl"
-        let proxy = try await IntegrityCommandTests.proxy(
-            server, ["--only-methods", "PUT", "--stall-rate", "1.0", "--stall-seconds", "20", "--max-faults", "1", "--log-all"],
-            log: log)
-        defer { proxy.stop() }
-        var env = server.environment(home: folder.path)
-        env["R2UP_ENDPOINT"] = proxy.endpoint
-        env["R2UP_TEST_LOW_SPEED_SECONDS"] = "2"
-        let key = "low-speed-\(UUID().uuidString.prefix(8))/a.m4a"
         let started = Date()
-        let push = try await CLI.run(["push", source, "--key", key, "--db", folder.path + "/db.sqlite"], environment: env)
+        let (push, key, _, _, log) = try await OneBadReplyTests.pushThroughProxy(
+            server, ["--only-methods", "PUT", "--stall-rate", "1.0", "--stall-seconds", "20", "--max-faults", "1", "--log-all"],
+            bytes: bytes, in: folder, extra: ["R2UP_TEST_LOW_SPEED_SECONDS": "2"])
         let seconds = Date().timeIntervalSince(started)
         #expect(IntegrityCommandTests.faults(log, "stall") == 1)
         #expect(push.status == 0, "\(push.stderr)")
