@@ -190,7 +190,9 @@ if Context.environment["R2UP_FUZZ"] == "1" {
 // the CLI nor the web app: with R2UP_UNIT_ONLY=1 the package leaves them (and Hummingbird) out,
 // so each sanitized build compiles what those suites test and stays within CI's time.
 if Context.environment["R2UP_UNIT_ONLY"] == "1" {
-    let above: Set<String> = ["R2UpServe", "r2up", "r2up-embed-example", "R2UpKitTests", "R2UpPresentationTests", "R2UpCLITests"]
+    let above: Set<String> = [
+        "R2UpServe", "r2up", "r2up-embed-example", "R2UpKitTests", "R2UpPresentationTests", "R2UpCLITests", "R2UpServeTests",
+    ]
     package.targets.removeAll { above.contains($0.name) }
     package.products.removeAll { product in product.name == "r2up" || product.name == "r2up-embed-example" }
     let serverPackages = ["hummingbird", "swift-nio", "swift-log", "swift-service-lifecycle", "swift-argument-parser"]
