@@ -162,7 +162,7 @@ struct ServeCommandTests {
         #expect(!FileManager.default.fileExists(atPath: music + "/\(a)/a1.mp3"))
         #expect(seen["groupOffloadNotice"] as? String == "Offloaded 2 tracks (136.7 KB freed).")
         #expect(seen["editedOffloadStatus"] as? Int == 303)
-        #expect(seen["editedOffloadNotice"] as? String == "Offloaded 0 tracks (0 B freed). Kept 1: c1.mp3: changed since its upload.")
+        #expect(seen["editedOffloadNotice"] as? String == "Offloaded 0 tracks (0 bytes freed). Kept 1: c1.mp3: changed since its upload.")
         let offloaded = seen["afterOffload"] as? [String: String] ?? [:]
         #expect(offloaded[music + "/\(b)/b1.mp3"] == "cloudOnly" && offloaded[music + "/\(a)/a1.mp3"] == "cloudOnly", "\(offloaded)")
         #expect(!FileManager.default.fileExists(atPath: music + "/\(b)/b1.mp3"))
