@@ -98,7 +98,8 @@ public struct JobRetryPolicy: Sendable {
     public var base: Duration
     /// No in-run wait is longer.
     public var cap: Duration
-    /// Ceiling of the first wait between runs (what `nextAttemptAt` is set from).
+    /// Ceiling of the first wait between runs (what `nextAttemptAt` is set from); a wait between
+    /// runs is at least half its ceiling.
     public var nextRunBase: Duration
     /// No wait between runs is longer.
     public var nextRunCap: Duration
@@ -173,7 +174,9 @@ public struct JobRetryPolicy: Sendable {
         if attemptsThisRun < maxInProcessAttempts {
             return .retry(after: Backoff.delay(attempt: attemptsThisRun, base: base, cap: cap, random: random()))
         }
-        let wait = Backoff.delay(attempt: attempts, base: nextRunBase, cap: nextRunCap, random: random())
+        // Half the ceiling at least ("equal jitter"): with full jitter a wait could come out near
+        // zero, and the next cron run would send a job that just gave up straight back.
+        let wait = Backoff.delay(attempt: attempts, base: nextRunBase, cap: nextRunCap, random: 0.5 + random() / 2)
         return .giveUp(nextAttemptAt: now.addingTimeInterval(wait.timeInterval))
     }
 }

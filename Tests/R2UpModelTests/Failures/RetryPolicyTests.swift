@@ -92,12 +92,13 @@ struct RetryPolicyTests {
     static let now = Date(timeIntervalSince1970: 1_750_000_000)
 
     static let decisionRows: [(FailureKind, Int, Int, RetryDecision)] = [
-        // (kind, attempts over all runs, attempts this run, decision) with random 0.5
+        // (kind, attempts over all runs, attempts this run, decision) with random 0.5: in the run
+        // 0.5 × the ceiling, until a later run 0.75 × (half the ceiling at least)
         (FailureKind.timeout, 1, 1, RetryDecision.retry(after: .milliseconds(500))),
         (.timeout, 2, 2, .retry(after: .seconds(1))),
-        (.timeout, 3, 3, .giveUp(nextAttemptAt: now.addingTimeInterval(120))),
-        (.timeout, 4, 3, .giveUp(nextAttemptAt: now.addingTimeInterval(240))),
-        (.timeout, 20, 3, .giveUp(nextAttemptAt: now.addingTimeInterval(1800))),
+        (.timeout, 3, 3, .giveUp(nextAttemptAt: now.addingTimeInterval(180))),
+        (.timeout, 4, 3, .giveUp(nextAttemptAt: now.addingTimeInterval(360))),
+        (.timeout, 20, 3, .giveUp(nextAttemptAt: now.addingTimeInterval(2700))),
         (.httpStatus(503, code: "SlowDown"), 1, 1, .retry(after: .milliseconds(500))),
         (.httpStatus(403, code: "AccessDenied"), 1, 1, .permanent),
         (.fileVanished, 1, 1, .permanent),

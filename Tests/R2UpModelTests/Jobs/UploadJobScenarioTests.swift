@@ -88,8 +88,8 @@ struct UploadJobScenarioTests {
         _ = job.start(multipart: true)
         #expect(job.failed(.connectionReset, now: Self.now) == .retry(after: .seconds(1)))
         _ = job.start(multipart: true)
-        // third failure in this run: 60 s × 2² × 0.5 until the next run
-        let later = Self.now.addingTimeInterval(120)
+        // third failure in this run: 60 s × 2² × 0.75 (0.5 + 0.5 / 2) until the next run
+        let later = Self.now.addingTimeInterval(180)
         #expect(job.failed(.timeout, now: Self.now) == .giveUp(nextAttemptAt: later))
         #expect(job.state == .failedRetryable)
         #expect(job.nextAttemptAt == later)
