@@ -13,84 +13,133 @@ extension UploadQueue {
     }
 
     /// One job from start to end, as its machine says.
+    ///
+    /// This frame and `attempt`'s stay allocated while the job's request is in flight (a small
+    /// file's task is hundreds of them at once), so what happens before and after the request is
+    /// in functions of its own, not inlined: their locals do not widen these frames.
     func process(_ driver: JobDriver, in run: RunContext) async {
-        let threshold = service.uploader.settings.multipartThreshold
         // A single PUT has nothing to resume: its steps may wait for the next batched commit.
         // A copy (a moved track) is recorded step by step: it has no batched form.
-        var batched = driver.job.uploadID == nil && driver.job.length <= threshold && !driver.job.isCopy
+        var batched = Self.batchable(driver.job, threshold: service.uploader.settings.multipartThreshold)
         var restarts = 0
         while true {
-            let job = driver.job
-            let multipart = !job.isCopy && (job.uploadID != nil || job.length > threshold)
-            guard let step = driver.start(multipart: multipart, batched: batched) else {
-                run.summary.value.withLock { $0.deferred.append(job) }
-                return
-            }
-            if !batched, await !save(driver, control: run.control) { return }
-            run.onEvent(.started(driver.job))
+            guard let step = await begin(driver, batched: batched, in: run) else { return }
             let turn: Turn
             do {
                 turn = try await attempt(driver, step: step, batched: batched, restarts: &restarts, in: run)
             } catch {
-                if batched {
-                    // The job's start lands before its failure.
-                    await driver.recorder.flush()
-                }
-                turn = await recover(driver, from: error, restarts: &restarts, in: run)
+                turn = await failed(driver, error, batched: batched, restarts: &restarts, in: run)
             }
             guard case .again = turn else { return }
             batched = false
         }
     }
 
+    private static func batchable(_ job: UploadJob, threshold: Int64) -> Bool {
+        job.uploadID == nil && job.length <= threshold && !job.isCopy
+    }
+
+    /// The machine starts the job (nil: it is deferred, or the store refused it).
+    @inline(never)
+    private func begin(_ driver: JobDriver, batched: Bool, in run: RunContext) async -> UploadJobAction? {
+        let job = driver.job
+        let threshold = service.uploader.settings.multipartThreshold
+        let multipart = !job.isCopy && (job.uploadID != nil || job.length > threshold)
+        guard let step = driver.start(multipart: multipart, batched: batched) else {
+            run.summary.value.withLock { $0.deferred.append(job) }
+            return nil
+        }
+        if !batched, await !save(driver, control: run.control) { return nil }
+        run.onEvent(.started(driver.job))
+        return step
+    }
+
+    @inline(never)
+    private func failed(
+        _ driver: JobDriver, _ error: any Error, batched: Bool, restarts: inout Int, in run: RunContext
+    ) async -> Turn {
+        if batched {
+            // The job's start lands before its failure.
+            await driver.recorder.flush()
+        }
+        return await recover(driver, from: error, restarts: &restarts, in: run)
+    }
+
     /// One try: check the file, send it (or copy it), publish it.
     private func attempt(
         _ driver: JobDriver, step: UploadJobAction, batched: Bool, restarts: inout Int, in run: RunContext
     ) async throws -> Turn {
-        let job = driver.job
-        let publicURL = try service.publicObjectURL(for: job.key, in: job.bucket)  // before any byte is sent
-        let file = try LocalFile(path: job.path)
-        if file.size != job.length || file.modificationTimeNs != job.mtimeNs {
-            // Changed since it was queued, before this run sent anything: whatever an earlier
-            // run sent belongs to the old content. Start over with the file as it is now.
-            restarts += 1
-            await startOver(driver)
-            guard restarts <= Self.maxRestarts, await save(driver, control: run.control) else { return .done }
-            return .again
+        guard let (publicURL, file) = try Self.opened(driver.job, service: service) else {
+            return await changedBeforeSending(driver, restarts: &restarts, in: run)
         }
+        let outcome = try await send(driver, file: file, step: step, in: run)
+        try await publish(driver, outcome: outcome, publicURL: publicURL, batched: batched, in: run)
+        return .done
+    }
+
+    /// The job's public URL (before any byte is sent) and its file, opened; nil when the file
+    /// changed since it was queued.
+    @inline(never)
+    private static func opened(_ job: UploadJob, service: UploadService) throws -> (URL, LocalFile)? {
+        let publicURL = try service.publicObjectURL(for: job.key, in: job.bucket)
+        let file = try LocalFile(path: job.path)
+        guard file.size == job.length, file.modificationTimeNs == job.mtimeNs else { return nil }
+        return (publicURL, file)
+    }
+
+    /// Changed since it was queued, before this run sent anything: whatever an earlier run sent
+    /// belongs to the old content. Start over with the file as it is now.
+    @inline(never)
+    private func changedBeforeSending(_ driver: JobDriver, restarts: inout Int, in run: RunContext) async -> Turn {
+        restarts += 1
+        await startOver(driver)
+        guard restarts <= Self.maxRestarts, await save(driver, control: run.control) else { return .done }
+        return .again
+    }
+
+    /// Sends the file, or copies a moved track's object (its bytes are in the bucket already).
+    @inline(never)
+    private func send(_ driver: JobDriver, file: LocalFile, step: UploadJobAction, in run: RunContext) async throws -> UploadOutcome {
+        let job = driver.job
         var objectAttributes = await run.attributes.attributes(for: job.path)
         objectAttributes.contentType = job.contentType
-        let outcome: UploadOutcome
-        if let sourceKey = job.copySourceKey {
-            // A moved track: the bytes are in the bucket already; none is sent again.
-            outcome = try await resumableUploader.copy(
-                from: CopySource(bucket: job.bucket, key: sourceKey), sourceETag: job.copySourceETag,
-                size: job.length, to: job.key, bucket: job.bucket, attributes: objectAttributes, journal: driver,
-                condition: writeCondition(for: driver))
-        } else {
-            var checkpoint = driver.checkpoint
-            // The machine resumes an upload an earlier run began: its recorded parts are read.
-            if checkpoint == nil, case .uploadParts(_, listParts: true) = step {
-                let id = job.id
-                let parts = try await writer.perform { store throws(StoreError) in try store.parts(jobID: id) }
-                checkpoint = driver.checkpoint(from: parts)
-            }
-            outcome = try await resumableUploader.upload(
-                file, bucket: job.bucket, key: job.key, attributes: objectAttributes, checkpoint: checkpoint,
-                journal: driver, condition: writeCondition(for: driver))
-        }
-        let item = UploadItem(
-            fileName: FilePath.name(job.path), fileSize: outcome.size, r2Key: outcome.key, uploadDate: Date(),
-            publicURL: publicURL, bucket: job.bucket, etag: outcome.etag, copiedFrom: job.copySourceKey)
-        try await publish(driver, outcome: outcome, item: item, batched: batched, in: run)
-        return .done
+        if let sourceKey = job.copySourceKey { return try await copy(driver, from: sourceKey, attributes: objectAttributes) }
+        let checkpoint = try await checkpoint(driver, step: step)
+        return try await resumableUploader.upload(
+            file, bucket: job.bucket, key: job.key, attributes: objectAttributes, checkpoint: checkpoint,
+            journal: driver, condition: writeCondition(for: driver))
+    }
+
+    /// A moved track: a server-side copy, none of the bytes sent again.
+    @inline(never)
+    private func copy(_ driver: JobDriver, from sourceKey: String, attributes: ObjectAttributes) async throws -> UploadOutcome {
+        let job = driver.job
+        return try await resumableUploader.copy(
+            from: CopySource(bucket: job.bucket, key: sourceKey), sourceETag: job.copySourceETag,
+            size: job.length, to: job.key, bucket: job.bucket, attributes: attributes, journal: driver,
+            condition: writeCondition(for: driver))
+    }
+
+    /// Where an upload resumes: the machine resumes one an earlier run began, whose recorded parts are read.
+    @inline(never)
+    private func checkpoint(_ driver: JobDriver, step: UploadJobAction) async throws -> MultipartCheckpoint? {
+        if let checkpoint = driver.checkpoint { return checkpoint }
+        guard case .uploadParts(_, listParts: true) = step else { return nil }
+        let id = driver.job.id
+        let parts = try await writer.perform { store throws(StoreError) in try store.parts(jobID: id) }
+        return driver.checkpoint(from: parts)
     }
 
     /// The object is on the server and checked: the machine completes the job, and the store
     /// records it as completed with its history row (in the next batched commit, for a small file).
+    @inline(never)
     private func publish(
-        _ driver: JobDriver, outcome: UploadOutcome, item: UploadItem, batched: Bool, in run: RunContext
+        _ driver: JobDriver, outcome: UploadOutcome, publicURL: URL, batched: Bool, in run: RunContext
     ) async throws {
+        let job = driver.job
+        let item = UploadItem(
+            fileName: FilePath.name(job.path), fileSize: outcome.size, r2Key: outcome.key, uploadDate: Date(),
+            publicURL: publicURL, bucket: job.bucket, etag: outcome.etag, copiedFrom: job.copySourceKey)
         let completed = try driver.verified(size: outcome.size, digest: outcome.digest)
         let summary = run.summary
         if batched {

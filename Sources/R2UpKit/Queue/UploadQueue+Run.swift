@@ -80,14 +80,9 @@ extension UploadQueue {
         let run = RunContext(attributes: attributes, control: control, summary: summary, onEvent: onEvent)
         await withTaskExecutorPreference(service.client.engine) {
             await drive(jobs, feed: feed, control: control) { job in
-                guard admit(job) else {
-                    progress?.skipped(job)
-                    summary.value.withLock { $0.deferred.append(job) }
-                    return
-                }
-                let driver = JobDriver(
-                    job: job, policy: self.policy, writer: self.writer, recorder: recorder, live: live, display: progress,
-                    keyHeldElsewhere: self.keysHeldElsewhere.withLock { $0.contains(job.id) })
+                // Made out of line: this closure's frame lives as long as the job's request.
+                guard let driver = self.driver(for: job, admit: admit, recorder: recorder, live: live, progress: progress, in: run)
+                else { return }
                 await self.process(driver, in: run)
             }
         }
@@ -103,6 +98,22 @@ extension UploadQueue {
             return tally
         }
         return (tally, jobs.count)
+    }
+
+    /// The job's driver, or nil when `admit` turns it away (it stays queued).
+    @inline(never)
+    private func driver(
+        for job: UploadJob, admit: @Sendable (UploadJob) -> Bool, recorder: BatchedJobRecorder, live: LiveProgress,
+        progress: TransferProgress?, in run: RunContext
+    ) -> JobDriver? {
+        guard admit(job) else {
+            progress?.skipped(job)
+            run.summary.value.withLock { $0.deferred.append(job) }
+            return nil
+        }
+        return JobDriver(
+            job: job, policy: policy, writer: writer, recorder: recorder, live: live, display: progress,
+            keyHeldElsewhere: keysHeldElsewhere.withLock { $0.contains(job.id) })
     }
 
     /// The jobs this run may take: those it queued carry its lease already; others (retry)

@@ -121,12 +121,12 @@ final class EngineLoop: @unchecked Sendable {
         }
     }
 
-    /// The receive buffer a request gets: curl's 16 KiB where a body comes back (GET), 4 KiB
-    /// where the reply is headers and a short XML document (PUT, HEAD, POST, DELETE). curl
-    /// allocates it for each transfer, so at hundreds of small requests in flight the 12 KiB
-    /// saved is a fifth of what each costs (measured 2026-11-27, benchmarks "Wide area").
+    /// The receive buffer a request gets: curl's 16 KiB where a body comes back (GET), its
+    /// minimum of 1 KiB where the reply is headers and a short XML document (PUT, HEAD, POST,
+    /// DELETE; longer ones take a few reads). curl allocates it for each transfer, so at hundreds
+    /// of small requests in flight every KiB counts (measured 2026-11-27, benchmarks "Wide area").
     static func receiveBuffer(for request: HTTPRequest) -> Int {
-        request.method == "GET" ? 16_384 : 4_096
+        request.method == "GET" ? 16_384 : 1_024
     }
 
     /// A handle with its receive buffer set to `size`: a reset one kept for reuse, else a new one.

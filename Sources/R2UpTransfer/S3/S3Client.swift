@@ -65,40 +65,54 @@ public final class S3Client: Sendable {
     }
 
     /// Sends a call; a non-2xx reply becomes `.service`. A skewed clock is corrected and the call retried once.
+    /// Signing and reading the reply are out of line: this frame stays allocated while the request is in flight.
     func send(_ call: Call) async throws(S3ClientError) -> HTTPResponse {
         var corrected = false
         while true {
-            let (_, url, headers) = signedRequest(for: call, date: now)
+            let request = httpRequest(for: call)
             let response: HTTPResponse
             do {
-                var request = HTTPRequest(
-                    method: call.method, url: url, headers: headers, body: call.body, sink: call.sink, onProgress: call.onProgress)
-                request.freshConnection = call.freshConnection
                 response = try await engine.perform(request)
             } catch let error as TransferError {
                 throw .transfer(error)
             } catch {
                 throw .transfer(TransferError(kind: .cancelled, message: "cancelled"))
             }
-            answered.store(true, ordering: .relaxed)
-            if let server = response.header("server") { serverHeader.withLock { if $0 == nil { $0 = server } } }
-            // A 2xx is judged by what each call needs from it (an ETag, an XML root), never by its
-            // Content-Type: moto answers a good PUT with an empty text/html body.
-            if (200..<300).contains(response.status) { return response }
-            let failure = S3ServiceError(response: response)
-            // A HEAD reply has no body to say RequestTimeTooSkewed: a bare 403 whose Date is far
-            // from our clock is taken as skew too, or a first HEAD on a wrong clock fails for good.
-            let skewedHead = call.method == "HEAD" && response.status == 403 && response.body.isEmpty
-                && failure.serverDate.flatMap(HTTPDate.parse).map { abs($0.timeIntervalSince(now)) > 300 } == true
-            if failure.code == "RequestTimeTooSkewed" || skewedHead, !corrected, let serverDate = failure.serverDate,
-                let server = HTTPDate.parse(serverDate)
-            {
-                clockOffset.withLock { $0 = server.timeIntervalSince(response.receivedAt) }
-                corrected = true
-                continue
-            }
-            throw .service(failure)
+            if try answer(response, to: call, corrected: &corrected) { return response }
         }
+    }
+
+    @inline(never)
+    private func httpRequest(for call: Call) -> HTTPRequest {
+        let (_, url, headers) = signedRequest(for: call, date: now)
+        var request = HTTPRequest(
+            method: call.method, url: url, headers: headers, body: call.body, sink: call.sink, onProgress: call.onProgress)
+        request.freshConnection = call.freshConnection
+        return request
+    }
+
+    /// Whether the reply is the call's answer (a 2xx); false when the clock was corrected and the
+    /// call goes again. Anything else is a `.service` failure.
+    @inline(never)
+    private func answer(_ response: HTTPResponse, to call: Call, corrected: inout Bool) throws(S3ClientError) -> Bool {
+        answered.store(true, ordering: .relaxed)
+        if let server = response.header("server") { serverHeader.withLock { if $0 == nil { $0 = server } } }
+        // A 2xx is judged by what each call needs from it (an ETag, an XML root), never by its
+        // Content-Type: moto answers a good PUT with an empty text/html body.
+        if (200..<300).contains(response.status) { return true }
+        let failure = S3ServiceError(response: response)
+        // A HEAD reply has no body to say RequestTimeTooSkewed: a bare 403 whose Date is far
+        // from our clock is taken as skew too, or a first HEAD on a wrong clock fails for good.
+        let skewedHead = call.method == "HEAD" && response.status == 403 && response.body.isEmpty
+            && failure.serverDate.flatMap(HTTPDate.parse).map { abs($0.timeIntervalSince(now)) > 300 } == true
+        if failure.code == "RequestTimeTooSkewed" || skewedHead, !corrected, let serverDate = failure.serverDate,
+            let server = HTTPDate.parse(serverDate)
+        {
+            clockOffset.withLock { $0 = server.timeIntervalSince(response.receivedAt) }
+            corrected = true
+            return false
+        }
+        throw .service(failure)
     }
 
     /// Learns the clock offset from a server `Date` header (tests set a skew with it).

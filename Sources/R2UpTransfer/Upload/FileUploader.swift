@@ -90,6 +90,17 @@ public struct FileUploader: Sendable {
             return try await putWhole(
                 file, bucket: bucket, key: key, attributes: attributes, journal: journal, condition: condition)
         }
+        return try await putParts(
+            file, bucket: bucket, key: key, attributes: attributes, checkpoint: checkpoint, journal: journal, condition: condition)
+    }
+
+    /// A multipart upload. Out of line, as every step around a single PUT: the frames of the
+    /// functions a small file's request waits in stay allocated for as long as it is in flight.
+    @inline(never)
+    private func putParts(
+        _ file: LocalFile, bucket: String, key: String, attributes: ObjectAttributes, checkpoint: MultipartCheckpoint?,
+        journal: (any UploadJournal)?, condition: WriteCondition?
+    ) async throws(UploadError) -> UploadOutcome {
         // One check for every part of an upload: a resumed one keeps the check its parts carry.
         let resumed = settings.integrityCheck == nil ? checkpoint?.parts.first?.checksum?.check : nil
         return try await MultipartUpload(
@@ -224,31 +235,45 @@ public struct FileUploader: Sendable {
             let reply = try await putOnce(
                 file, bucket: bucket, key: key, attributes: attributes, checksum: &hashed, sent: sent, retrying: &retrying,
                 journal: journal, condition: condition)
-            // An object found at the key as an earlier try's upload: no PUT went out, hash it now.
-            let checksum = if let hashed { hashed } else { try check.checksum(of: file, offset: 0, length: file.size) }
-            let etag = reply.etag
             // Sent again below, the key holds what this PUT stored: that is what must be replaced.
-            if condition != nil, !etag.isEmpty { condition = .etag(etag) }
-            let profile = ServerProfile.identify(endpoint: client.endpoint, serverHeader: reply.server)
-            if reply.server != nil || profile != .unknown { self.profile.learn(profile) }
-            do throws(UploadError) {
-                // Where a single-PUT ETag is the hex MD5 of the stored bytes, it must match the MD5 r2up sent.
-                if profile.singlePutETagIsMD5, case .md5(let sentMD5) = checksum, let md5 = Self.hex(base64: sentMD5),
-                    Self.isHexMD5(etag), etag.lowercased() != md5
-                {
-                    throw .verificationFailed(key: key, reason: "its ETag is \(etag), the MD5 of the bytes sent is \(md5)")
-                }
-                do { try await journal?.bodySent(etag: etag) } catch { throw .store(error) }
-                if settings.headAfterPut ?? !profile.verifies(checksum.check) {
-                    try await verify(bucket: bucket, key: key, size: file.size, etag: etag)
-                }
-            } catch .verificationFailed where uploads < 2 {
-                continue
+            if condition != nil, !reply.etag.isEmpty { condition = .etag(reply.etag) }
+            if let outcome = try await accepted(
+                reply, file: file, bucket: bucket, key: key, hashed: hashed, sent: sent, journal: journal, lastTry: uploads >= 2)
+            {
+                return outcome
             }
-            return UploadOutcome(
-                bucket: bucket, key: key, etag: etag, size: file.size, bytesSent: sent.value, partCount: 1,
-                multipart: false, digest: ContentDigest.whole(checksum))
         }
+    }
+
+    /// What the PUT's reply comes to: the outcome, or nil when the stored object does not match
+    /// (after a second HEAD) and is uploaded once more (`lastTry`: not again, the job fails).
+    @inline(never)
+    private func accepted(
+        _ reply: PutReply, file: LocalFile, bucket: String, key: String, hashed: PayloadChecksum?, sent: ByteCounter,
+        journal: (any UploadJournal)?, lastTry: Bool
+    ) async throws(UploadError) -> UploadOutcome? {
+        // An object found at the key as an earlier try's upload: no PUT went out, hash it now.
+        let checksum = if let hashed { hashed } else { try check.checksum(of: file, offset: 0, length: file.size) }
+        let etag = reply.etag
+        let profile = ServerProfile.identify(endpoint: client.endpoint, serverHeader: reply.server)
+        if reply.server != nil || profile != .unknown { self.profile.learn(profile) }
+        do throws(UploadError) {
+            // Where a single-PUT ETag is the hex MD5 of the stored bytes, it must match the MD5 r2up sent.
+            if profile.singlePutETagIsMD5, case .md5(let sentMD5) = checksum, let md5 = Self.hex(base64: sentMD5),
+                Self.isHexMD5(etag), etag.lowercased() != md5
+            {
+                throw .verificationFailed(key: key, reason: "its ETag is \(etag), the MD5 of the bytes sent is \(md5)")
+            }
+            do { try await journal?.bodySent(etag: etag) } catch { throw .store(error) }
+            if settings.headAfterPut ?? !profile.verifies(checksum.check) {
+                try await verify(bucket: bucket, key: key, size: file.size, etag: etag)
+            }
+        } catch .verificationFailed where !lastTry {
+            return nil
+        }
+        return UploadOutcome(
+            bucket: bucket, key: key, etag: etag, size: file.size, bytesSent: sent.value, partCount: 1,
+            multipart: false, digest: ContentDigest.whole(checksum))
     }
 
     /// One PUT of the whole file, with request retries; the file must not have moved since it was hashed.
@@ -267,11 +292,7 @@ public struct FileUploader: Sendable {
         ) {
             (condition) throws(UploadError) -> PutReply in
             try await withRetries("PUT \(key)") { () throws(UploadError) -> PutReply in
-            // Opened and hashed a moment ago; a retry comes later, when the file may have moved.
-            if retrying { guard file.isUnchanged() else { throw file.changeError } }
-            retrying = true
-            let checksum = if let hashed { hashed } else { try check.checksum(of: file, offset: 0, length: file.size) }
-            hashed = checksum
+            let checksum = try ready(file, retrying: &retrying, hashed: &hashed)
             let body = RequestBody.file(FileSlice(descriptor: file.descriptor, offset: 0, length: file.size))
             return try await slots.withTypedSlot(bytes: file.size) { () throws(UploadError) -> PutReply in
                 do {
@@ -281,20 +302,20 @@ public struct FileUploader: Sendable {
                     sent.add(file.size)
                     return reply
                 } catch {
-                    let failure = S3ClientError(error)
-                    // The condition refused the write: the object there may be this file's, stored
-                    // by an attempt whose reply was lost. The HEAD is retried like any request.
-                    if condition != nil, case .service(let refused) = failure, refused.status == 412,
-                        case .found(let info) = await head(bucket: bucket, key: key, slotted: false), let adopted = await own?(info)
-                    {
-                        sent.add(file.size)
-                        return adopted
-                    }
-                    throw Self.conflict(failure, key: key, condition: condition)
+                    return try await refused(
+                        S3ClientError(error), bucket: bucket, key: key, condition: condition, sent: sent, size: file.size, own: own)
                 }
             }
             }
         }
+        return try await unmoved(file, reply: reply, bucket: bucket, key: key, hashed: hashed, condition: condition)
+    }
+
+    /// The PUT's reply, once the file is known not to have moved since it was hashed.
+    @inline(never)
+    private func unmoved(
+        _ file: LocalFile, reply: PutReply, bucket: String, key: String, hashed: PayloadChecksum?, condition: WriteCondition?
+    ) async throws(UploadError) -> PutReply {
         // The bytes were hashed before sending; the file moved on since (edited, deleted, moved).
         guard file.isUnchanged() else {
             // Over an object the key held (the track's earlier upload, or --overwrite), withdrawing
@@ -315,6 +336,33 @@ public struct FileUploader: Sendable {
         return reply
     }
 
+    /// The file checked and hashed for a PUT: opened and hashed a moment ago, the first; a retry
+    /// comes later, when the file may have moved.
+    @inline(never)
+    private func ready(_ file: LocalFile, retrying: inout Bool, hashed: inout PayloadChecksum?) throws(UploadError) -> PayloadChecksum {
+        if retrying { guard file.isUnchanged() else { throw file.changeError } }
+        retrying = true
+        let checksum = if let hashed { hashed } else { try check.checksum(of: file, offset: 0, length: file.size) }
+        hashed = checksum
+        return checksum
+    }
+
+    /// A PUT that failed. Where the condition refused the write, the object there may be this
+    /// file's, stored by an attempt whose reply was lost: adopted. The HEAD is retried like any request.
+    @inline(never)
+    private func refused(
+        _ failure: S3ClientError, bucket: String, key: String, condition: WriteCondition?, sent: ByteCounter, size: Int64,
+        own: ((ObjectInfo) async -> PutReply?)?
+    ) async throws(UploadError) -> PutReply {
+        if condition != nil, case .service(let refused) = failure, refused.status == 412,
+            case .found(let info) = await head(bucket: bucket, key: key, slotted: false), let adopted = await own?(info)
+        {
+            sent.add(size)
+            return adopted
+        }
+        throw Self.conflict(failure, key: key, condition: condition)
+    }
+
     private func deleteQuietly(bucket: String, key: String) async throws(UploadError) {
         do { try await client.deleteObject(bucket: bucket, key: key) } catch { throw .s3(S3ClientError(error)) }
     }
@@ -329,13 +377,17 @@ public struct FileUploader: Sendable {
             do {
                 return try await operation()
             } catch {
-                let kind = error.failureKind
-                guard attempt < settings.maxAttempts, let delay = retry.delayBeforeRetry(kind, attempt: attempt) else {
-                    throw error
-                }
+                guard let delay = retryDelay(after: error, attempt: attempt) else { throw error }
                 try? await Task.sleep(for: delay)
                 if Task.isCancelled { throw error }
             }
         }
+    }
+
+    /// How long to wait before trying again, or nil when the failure is handed back.
+    @inline(never)
+    private func retryDelay(after error: UploadError, attempt: Int) -> Duration? {
+        guard attempt < settings.maxAttempts else { return nil }
+        return retry.delayBeforeRetry(error.failureKind, attempt: attempt)
     }
 }

@@ -140,7 +140,7 @@ struct TransferEngineTests {
         }
     }
 
-    @Test("handles reused after failed transfers switch between a 4 KiB (PUT, HEAD) and a 16 KiB (GET) receive buffer")
+    @Test("handles reused after failed transfers switch between a 1 KiB (PUT, HEAD) and a 16 KiB (GET) receive buffer")
     func receiveBufferOnReusedHandles() async throws {
         let server = try TestServer.require()
         // One request at a time: each takes the handle the one before it left.
