@@ -52,13 +52,14 @@ public struct DepthController: Sendable, Equatable {
     public static let startingBytes: Int64 = 2 << 20
     /// The most memory the requests in flight may take: each costs `requestOverhead` plus its
     /// upload buffer (up to `bufferCap`). Measured 2026-11-27 (release build, heaptrack and peak
-    /// RSS): a small request in flight takes ~58 KiB of its own (curl's handle and 16 KiB upload
-    /// buffer with a 4 KiB receive buffer ~30 KiB, its task's async frames ~28 KiB), and a
-    /// 2,000 x 16 KiB push takes ~56 MiB besides (libraries, its queue); the overhead counts a
-    /// request's own ~42 KiB and a share of that queue, so 128 small requests keep that push
-    /// within 64 MiB (it was 96 KiB, 109 requests, while the receive buffer was 16 KiB).
+    /// RSS, after the frames a request waits in were slimmed and curl's receive buffer cut to
+    /// 1 KiB): a small request in flight takes ~24 KiB of its own besides curl's 16 KiB upload
+    /// buffer (curl's handle, connection and receive buffer ~10 KiB, its task's async frames
+    /// ~14 KiB); the overhead counts that and a share of the queue's memory, so 256 small
+    /// requests keep a 2,000 x 16 KiB push within 64 MiB (63.1 MiB). It was 80 KiB, 128 requests,
+    /// while the frames took ~28 KiB and the receive buffer 4 KiB.
     public static let bufferBudget: Int64 = 12 << 20
-    public static let requestOverhead: Int64 = 80 << 10
+    public static let requestOverhead: Int64 = 32 << 10
     public static let bufferCap: Int64 = 512 << 10
     public static let recoverySeconds = 5.0
     /// Requests this small spend next to nothing on the wire: their reply time is latency.
