@@ -53,13 +53,14 @@ public struct DepthController: Sendable, Equatable {
     /// The most memory the requests in flight may take: each costs `requestOverhead` plus its
     /// upload buffer (up to `bufferCap`). Measured 2026-11-27 (release build, heaptrack and peak
     /// RSS, after the frames a request waits in were slimmed and curl's receive buffer cut to
-    /// 1 KiB): a small request in flight takes ~24 KiB of its own besides curl's 16 KiB upload
-    /// buffer (curl's handle, connection and receive buffer ~10 KiB, its task's async frames
-    /// ~14 KiB); the overhead counts that and a share of the queue's memory, so 256 small
-    /// requests keep a 2,000 x 16 KiB push within 64 MiB (63.1 MiB). It was 80 KiB, 128 requests,
-    /// while the frames took ~28 KiB and the receive buffer 4 KiB.
+    /// 1 KiB): a small request in flight adds ~45 KiB of resident memory, curl's 16 KiB upload
+    /// buffer included (curl's handle, connection and receive buffer ~10 KiB, its task's async
+    /// frames ~14 KiB, the rest the allocator's). A 2,000 x 16 KiB push of audio files (W3) took
+    /// 64.3-65.4 MiB at 256 in flight, 63.1 MiB with other files; the overhead counts 44 KiB so
+    /// 204 small requests keep W3 within 64 MiB. It was 80 KiB, 128 requests, while the frames
+    /// took ~28 KiB and the receive buffer 4 KiB.
     public static let bufferBudget: Int64 = 12 << 20
-    public static let requestOverhead: Int64 = 32 << 10
+    public static let requestOverhead: Int64 = 44 << 10
     public static let bufferCap: Int64 = 512 << 10
     public static let recoverySeconds = 5.0
     /// Requests this small spend next to nothing on the wire: their reply time is latency.

@@ -92,9 +92,9 @@ struct DepthControllerTests {
         #expect(DepthController.floor(meanBytes: 16_384) == 4)
         #expect(DepthController.floor(meanBytes: Double(3 << 20)) == 2)
         #expect(DepthController.floor(meanBytes: Double(8 << 20)) == 2)
-        // 12 MiB over (32 KiB + the upload buffer, 16-512 KiB).
-        #expect(DepthController.memoryCap(meanBytes: 16_384) == 256)
-        #expect(DepthController.memoryCap(meanBytes: Double(256 << 10)) == 42)
+        // 12 MiB over (44 KiB + the upload buffer, 16-512 KiB).
+        #expect(DepthController.memoryCap(meanBytes: 16_384) == 204)
+        #expect(DepthController.memoryCap(meanBytes: Double(256 << 10)) == 40)
         #expect(DepthController.memoryCap(meanBytes: Double(3 << 20)) == 22)
     }
 
@@ -103,9 +103,9 @@ struct DepthControllerTests {
         var controller = DepthController()
         controller.start(requestBytes: 16_384, now: 0)
         _ = Link(latency: 0.24, rate: 1e10, bytes: 16_384).run(&controller, from: 0, until: 3)
-        #expect(controller.depth == 256)
+        #expect(controller.depth == 204)
         #expect(controller.reason == .memory)
-        #expect(controller.settledDepth == 256)
+        #expect(controller.settledDepth == 204)
     }
 
     @Test("small requests to a busy server (each reply twice the luckiest): deep enough for its full rate")
@@ -195,7 +195,7 @@ struct DepthControllerTests {
         #expect(controller.depth > 24 && controller.depth <= 35)
         // After it, growth by a quarter a window again.
         _ = Link(latency: 0.04, rate: 1e10, bytes: 16_384).run(&controller, from: end, until: 9)
-        #expect(controller.depth == 256)
+        #expect(controller.depth == 204)
         #expect(DepthReport(controller).line.contains("3 throttled replies, 1 timeouts or resets, 3 cuts"))
     }
 
