@@ -18,7 +18,9 @@ struct Judge {
     var hostOK: Bool { request.host.map { world.hosts.contains($0.lowercased()) } ?? false }
 
     /// Origin, or failing that Referer, names this server.
-    var sameOrigin: Bool {
+    var sameOrigin: Bool { Self.sameOrigin(request) }
+
+    static func sameOrigin(_ request: ParsedRequest) -> Bool {
         let origin = "http://" + (request.host ?? "").lowercased()
         if let given = request.origin { return given.lowercased() == origin }
         if let referer = request.referer { return referer.lowercased().hasPrefix(origin + "/") }
@@ -51,6 +53,8 @@ struct Judge {
         if storeChanged {
             precondition(hostOK && hasSession && isPost && sameOrigin && hasCSRF, "the store changed without every check: \(what)")
         }
+        // Play sends a served track's bytes and nothing else.
+        if path == "/media" && status == 200 { precondition(world.trackBytes.contains(reply.body), "Play sent other bytes: \(what)") }
         // Whatever came from the request is escaped in a page.
         precondition(!contains(reply.body, Array("<x-fuzz".utf8)), "input reached a page unescaped: \(what)")
     }

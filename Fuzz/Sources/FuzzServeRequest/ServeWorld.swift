@@ -11,7 +11,8 @@ import Synchronization
 @testable import R2UpServe
 
 /// What every input shares: a session over a store in a temporary folder (its S3 endpoint is a
-/// closed loopback port, so a request that reaches S3 fails at once), its library and live feed.
+/// closed loopback port, so a request that reaches S3 fails at once), its library (one served
+/// folder with an album of two tracks not uploaded yet) and live feed.
 /// Each input gets a new gate (new token, sessions and login throttle) and a router over it.
 final class ServeWorld: Sendable {
     static let port = 8123
@@ -20,6 +21,9 @@ final class ServeWorld: Sendable {
     let feed: LiveFeed
     let hosts: Set<String>
     let database: String
+    /// The served folder, and the bytes of each track in it (what Play may send).
+    let root: String
+    let trackBytes: Set<[UInt8]>
     let channel = NIOAsyncTestingChannel()
     let logger = Logger(label: "fuzz") { _ in SwiftLogNoOpLogHandler() }
 
@@ -33,9 +37,20 @@ final class ServeWorld: Sendable {
             databasePath: database)
         let session: R2UpSession
         do { session = try R2UpSession(configuration) } catch { fatalError("cannot open the store: \(error)") }
-        library = Library(session: session, roots: [])
+        // One album folder of two local tracks (never uploaded) under the served root.
+        root = folder + "/music"
+        let album = root + "/Artist - Album"
+        try? FileManager.default.createDirectory(atPath: album, withIntermediateDirectories: true)
+        var contents: Set<[UInt8]> = []
+        for (index, name) in ["01 Song.mp3", "02 Other.flac"].enumerated() {
+            let bytes = [UInt8](repeating: UInt8(index + 1), count: 3000)
+            _ = FileManager.default.createFile(atPath: album + "/" + name, contents: Data(bytes))
+            contents.insert(bytes)
+        }
+        trackBytes = contents
+        library = Library(session: session, roots: [root])
         feed = LiveFeed(library: library)
-        hosts = ServeServer.hosts(ServeOptions(host: "127.0.0.1", port: Self.port, roots: [], hostNames: ["music.local"]), port: Self.port)
+        hosts = ServeServer.hosts(ServeOptions(host: "127.0.0.1", port: Self.port, roots: [root], hostNames: ["music.local"]), port: Self.port)
     }
 
     /// The store's files as they stand (size and modification time of the database and its
