@@ -77,9 +77,11 @@ func check(_ input: [UInt8]) async {
     let reply = await world.serve(parsed.request, through: made)
     let changed = world.storeMark() != before
     if trace {
-        let shown = "\(parsed.method) \(parsed.path) [\(parsed.request.head.authority ?? "-")] → \(reply.status) \(reply.headers["location"] ?? "") \(reply.body.count) bytes"
-        print(shown + (changed ? " (store changed)" : ""))
-        if verbose { print(String(decoding: reply.body.prefix(2000), as: UTF8.self)) }
+        let shown = "\(parsed.method) \(parsed.path) (path \(parsed.request.uri.path)) [\(parsed.request.head.authority ?? "-")] → \(reply.status) \(reply.headers["location"] ?? "") \(reply.body.count) bytes"
+        // Standard error: unbuffered, so a reply shows even when its check then traps.
+        var text = shown + (changed ? " (store changed)" : "") + "\n"
+        if verbose { text += String(decoding: reply.body.prefix(2000), as: UTF8.self) + "\n" }
+        FileHandle.standardError.write(Data(text.utf8))
     }
     let judge = Judge(
         request: parsed, reply: reply, password: password, hasSession: usesSession && parsed.cookies.contains { $0.contains(session) },
