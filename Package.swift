@@ -152,7 +152,15 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         // The web app's parts that need no browser (the tasks the pages start and a stop waits for).
-        .testTarget(name: "R2UpServeTests", dependencies: ["R2UpServe"], swiftSettings: strictSettings),
+        // ... and its gate and routes through the router in-process (GateTests).
+        .testTarget(
+            name: "R2UpServeTests",
+            dependencies: [
+                "R2UpServe", "R2UpKit", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings),
         .testTarget(
             name: "R2UpCLITests",
             dependencies: ["R2UpKit", "R2UpModel", "R2UpStore", "R2UpTransfer", "R2UpTestSupport"],

@@ -77,7 +77,8 @@ func check(_ input: [UInt8]) async {
     let reply = await world.serve(parsed.request, through: made)
     let changed = world.storeMark() != before
     if trace {
-        let shown = "\(parsed.method) \(parsed.path) (path \(parsed.request.uri.path)) [\(parsed.request.head.authority ?? "-")] → \(reply.status) \(reply.headers["location"] ?? "") \(reply.body.count) bytes"
+        let shown = "\(parsed.method) \(parsed.path) (path \(parsed.request.uri.path)) [\(parsed.request.head.authority ?? "-")] → "
+            + "\(reply.status) \(reply.headers["location"] ?? "") \(reply.body.count) bytes"
         // Standard error: unbuffered, so a reply shows even when its check then traps.
         var text = shown + (changed ? " (store changed)" : "") + "\n"
         if verbose { text += String(decoding: reply.body.prefix(2000), as: UTF8.self) + "\n" }
