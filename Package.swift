@@ -152,7 +152,15 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         // The web app's parts that need no browser (the tasks the pages start and a stop waits for).
-        .testTarget(name: "R2UpServeTests", dependencies: ["R2UpServe"], swiftSettings: strictSettings),
+        // ... and its gate and routes through the router in-process (GateTests).
+        .testTarget(
+            name: "R2UpServeTests",
+            dependencies: [
+                "R2UpServe", "R2UpKit", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings),
         .testTarget(
             name: "R2UpCLITests",
             dependencies: ["R2UpKit", "R2UpModel", "R2UpStore", "R2UpTransfer", "R2UpTestSupport"],
@@ -174,7 +182,17 @@ if Context.environment["R2UP_FUZZ"] == "1" {
         ("FuzzINI", ["R2UpKit", "R2UpModel", "SigV4"]),
         ("FuzzCatalogIndex", ["R2UpKit", "R2UpStore", "R2UpModel"]),
         ("FuzzInotify", ["R2UpKit"]),
+        (
+            "FuzzServeRequest",
+            [
+                "R2UpServe", "R2UpKit", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
     ]
+    // HTTPTypes (Hummingbird's request head) is named by the serve harness only.
+    package.dependencies.append(.package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"))
     package.targets.append(.target(name: "CLibFuzzer", path: "Fuzz/Sources/CLibFuzzer"))
     // What every harness shares: the driver call and the input's fields.
     package.targets.append(.target(

@@ -22,10 +22,11 @@ ROOT=$PWD
 
 declare -A PRODUCTS=(
   [xml-reply]=FuzzXMLReply [reply-head]=FuzzReplyHead [sigv4]=FuzzSigV4 [key-template]=FuzzKeyTemplate
-  [ini]=FuzzINI [catalog-index]=FuzzCatalogIndex [inotify]=FuzzInotify
+  [ini]=FuzzINI [catalog-index]=FuzzCatalogIndex [inotify]=FuzzInotify [serve-request]=FuzzServeRequest
 )
-# Cheap builds first: the last three link R2UpKit (GRDB, TagLib).
-ORDER=(xml-reply reply-head sigv4 key-template inotify ini catalog-index)
+# Cheap builds first: inotify, ini and catalog-index link R2UpKit (GRDB, TagLib); serve-request
+# also R2UpServe (Hummingbird, NIO).
+ORDER=(xml-reply reply-head sigv4 key-template inotify ini catalog-index serve-request)
 
 seconds=60
 build=1

@@ -35,12 +35,7 @@ public struct ServeServer: Sendable {
         _ = try? await feed.reads.value()
         let gate = ServeGate(password: options.password, port: port)
         let host = options.host.contains(":") ? "[\(options.host)]" : options.host
-        var hosts: Set<String> = ["\(host):\(port)".lowercased()]
-        if ServeOptions.isLoopback(options.host) { hosts.formUnion(["localhost:\(port)", "127.0.0.1:\(port)", "[::1]:\(port)"]) }
-        for name in options.hostNames { hosts.formUnion([name.lowercased(), "\(name.lowercased()):\(port)"]) }
-        let router = Router(context: ServeContext.self)
-        router.add(middleware: GateMiddleware(gate: gate, hosts: hosts, idle: idle))
-        Routes(library: library, feed: feed, gate: gate).add(to: router)
+        let router = Self.router(gate: gate, hosts: Self.hosts(options, port: port), library: library, feed: feed, idle: idle)
         // Logs would name paths and sessions: the server keeps none (errors reach the browser as pages).
         let logger = Logger(label: "r2up.serve") { _ in SwiftLogNoOpLogHandler() }
         let url = gate.startToken.map { "http://\(host):\(port)/?token=\($0)" } ?? "http://\(host):\(port)/login"
@@ -75,6 +70,24 @@ public struct ServeServer: Sendable {
             return
         }
         await feed.drain()
+    }
+
+    /// The Host header values the server answers to (lowercased): the address it listens on,
+    /// loopback's names when that is loopback, and the extra names the options allow.
+    static func hosts(_ options: ServeOptions, port: Int) -> Set<String> {
+        let host = options.host.contains(":") ? "[\(options.host)]" : options.host
+        var hosts: Set<String> = ["\(host):\(port)".lowercased()]
+        if ServeOptions.isLoopback(options.host) { hosts.formUnion(["localhost:\(port)", "127.0.0.1:\(port)", "[::1]:\(port)"]) }
+        for name in options.hostNames { hosts.formUnion([name.lowercased(), "\(name.lowercased()):\(port)"]) }
+        return hosts
+    }
+
+    /// Every request's way: the gate, then the routes (also what the fuzz harness drives).
+    static func router(gate: ServeGate, hosts: Set<String>, library: Library, feed: LiveFeed, idle: IdleRelease) -> Router<ServeContext> {
+        let router = Router(context: ServeContext.self)
+        router.add(middleware: GateMiddleware(gate: gate, hosts: hosts, idle: idle))
+        Routes(library: library, feed: feed, gate: gate).add(to: router)
+        return router
     }
 
     /// glibc gives each thread that allocates an arena of its own (up to eight a core), and each

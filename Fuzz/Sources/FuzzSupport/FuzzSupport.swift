@@ -20,3 +20,11 @@ public func fields(_ data: UnsafePointer<UInt8>?, _ size: Int, count: Int) -> [S
     while parts.count < count { parts.append("") }
     return parts
 }
+
+/// A file's size and modification time (seconds, nanoseconds); -1s when it has none. Cheap
+/// (one `stat`): for asking after each input whether a file changed.
+public func fileMark(_ path: String) -> [Int64] {
+    var mark: [Int64] = [0, 0, 0]
+    mark.withUnsafeMutableBufferPointer { buffer in fuzz_file_mark(path, buffer.baseAddress) }
+    return mark
+}
