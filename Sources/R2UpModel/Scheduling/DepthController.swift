@@ -16,7 +16,10 @@
 /// - After that, each window recomputes it: while replies take no longer than the base
 ///   latency it grows (by at most a quarter a window, only when every slot was busy); when
 ///   replies queue (a full link or server, a link that slowed down), the rate stops following
-///   and the depth falls back (by at most half a window).
+///   and the depth falls back (by at most half a window). For small requests a fall that costs
+///   throughput (the next window's rate down by 15 to 55%) is undone, and the depth stays at
+///   least there until replies really slow down or the server throttles: on a busy machine the
+///   luckiest reply understates every other, and the rule alone walks down to the floor.
 /// - A throttled reply (429, 503, SlowDown) halves the depth at once, at most once a second;
 ///   growth is then +1 a window for `recoverySeconds`. A timeout or a broken connection cuts by
 ///   a quarter the same way.
@@ -39,6 +42,7 @@ public struct DepthController: Sendable, Equatable {
         case draining = "draining to measure the unqueued latency"
         case full = "link or server full: deeper would only queue"
         case slower = "replies slowed down"
+        case needed = "fewer in flight lost throughput"
         case throttled = "the server throttled (429/503 SlowDown)"
         case recovering = "recovering after throttling"
         case maximum = "the most r2up keeps in flight (512, or fewer where open files are limited)"
@@ -98,6 +102,11 @@ public struct DepthController: Sendable, Equatable {
     /// When the drain emptied the pool; a reply to a request sent after it is unqueued.
     private var drainedAt: Double?
     private var meanBytes: Double = 0
+    /// The depth before the steady rule's last fall of small requests and the rate it kept
+    /// (0: the last window did not lower it), and the least depth a fall proved was needed.
+    private var loweredFrom = 0
+    private var loweredRate = 0.0
+    private var keepAtLeast = 0
     private var smoothedLatency: Double = 0
 
     /// The slowest a request may go (bytes a second, over curl's low-speed time) before it counts
@@ -186,6 +195,8 @@ public struct DepthController: Sendable, Equatable {
             reason = .throttled
             phase = .steady
             recoveringUntil = now + Self.recoverySeconds
+            keepAtLeast = 0
+            loweredFrom = 0
             restartWindow(now)
             return
         }
@@ -268,19 +279,34 @@ public struct DepthController: Sendable, Equatable {
             case .draining:
                 break
             case .steady:
-                let proposed = Int((headroom * knee(rate: rate)).rounded(.up))
-                if proposed > depth, limited {
-                    next = min(proposed, depth + max(1, depth / 4))
-                    why = .rising
-                } else if proposed < depth {
-                    next = max(proposed, depth / 2)
-                    why = rate < 0.7 * previousRate ? .slower : .full
-                }
+                (next, why) = steady(rate: rate, limited: limited)
             }
         }
+        let lowered = phase == .steady && next < depth && meanBytes <= Self.latencyBoundBytes
+        loweredFrom = lowered ? depth : 0
+        loweredRate = rate
         set(next, why, now: now, limited: limited)
         previousRate = rate
         restartWindow(now)
+    }
+
+    /// The steady rule for one window: towards `headroom × knee`, by at most a quarter up (only
+    /// when every slot was busy) and half down; a fall that cost throughput is undone.
+    private mutating func steady(rate: Double, limited: Bool) -> (Int, Reason) {
+        let proposed = Int((headroom * knee(rate: rate)).rounded(.up))
+        // Halving the depth costs at most half the rate; a bigger fall is the link changing.
+        if loweredFrom > depth, rate < 0.85 * loweredRate, rate >= 0.45 * loweredRate {
+            keepAtLeast = loweredFrom
+            return (loweredFrom, .needed)
+        }
+        if proposed > depth, limited {
+            return (min(proposed, depth + max(1, depth / 4)), .rising)
+        }
+        guard proposed < depth else { return (depth, reason) }
+        let slower = rate < 0.7 * previousRate
+        if slower { keepAtLeast = 0 }
+        let next = max(proposed, depth / 2, keepAtLeast)
+        return (next, slower ? .slower : next > proposed && next == keepAtLeast ? .needed : .full)
     }
 
     private mutating func set(_ proposed: Int, _ why: Reason, now: Double, limited: Bool) {

@@ -124,6 +124,20 @@ struct DepthControllerTests {
         #expect(controller.settledDepth >= 36)
     }
 
+    @Test("small requests on a busy machine (the luckiest reply a tenth of the rest): the depth falls only while the rate holds")
+    func smallRequestsKeepWhatTheRateNeeds() {
+        var controller = DepthController()
+        controller.start(requestBytes: 16_384, now: 0)
+        controller.record(bytes: 16_384, seconds: 0.001, outcome: .completed, inFlight: 128, now: 0.001)
+        // Every other reply takes 10 ms, and the server does at most 1,000 a second: 10 in flight.
+        let machine = Link(latency: 0.009, rate: 1_000 * 16_384, bytes: 16_384)
+        _ = machine.run(&controller, from: 0.001, until: 5)
+        // 4 × 1,000/s × 1 ms = 4 would cost 60% of the rate; the fall from 16 to 8 is undone.
+        #expect(controller.depth == 16)
+        #expect(controller.reason == .needed)
+        #expect(controller.lastRate > 990)
+    }
+
     @Test("3 MiB files on a 20 Mbit/s uplink, 40 ms: two in flight (one sends, one waits for its reply)")
     func bigRequestsOnASlowLink() {
         var controller = DepthController()
