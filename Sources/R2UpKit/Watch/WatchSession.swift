@@ -162,7 +162,8 @@ struct WatchSession {
     private mutating func schedule(_ summary: SyncSummary) {
         let now = ContinuousClock.now
         for path in summary.retryPaths {
-            if let due = WatchFiles.due(path, minAge: options.sync.minAge, now: now) { loop.schedule(path, at: due) }
+            // Gone already: its batch still comes, to drop the job left waiting for it.
+            loop.schedule(path, at: WatchFiles.due(path, minAge: options.sync.minAge, now: now) ?? now + .milliseconds(250))
         }
         // Failed retryably (or still waiting for an earlier try's time): looked at again when due.
         let wall = Date()
