@@ -141,6 +141,40 @@ struct SoakFindingsTests {
         }
     }
 
+    @Test("watch: an upload whose verifying HEAD failed while the server restarted is taken once it answers, not left failed for good")
+    func unconfirmedRetried() async throws {
+        let folder = try TemporaryFolder()
+        let library = folder.path + "/library"
+        try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
+        // The server behind its front answers 500 to the two HEADs of the check (--retries 1:
+        // two requests a try), as SeaweedFS did for seconds after a restart in the soak.
+        let log = folder.path + "/faults.jsonl"
+        let relay = try await HelperServer.start(
+            "faultproxy.py",
+            ["--upstream", try Self.upstream(), "--only-methods", "HEAD", "--error-rate", "1.0", "--error-statuses", "500",
+             "--max-faults", "2", "--log", log, "--max-seconds", "300"])
+        defer { relay.stop() }
+        var env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
+        env["R2UP_ENDPOINT"] = relay.endpoint
+        let scope = Self.prefix("unconfirmed") + "/"
+        let db = folder.path + "/db.sqlite"
+        let watch = try WatchProcess(
+            ["watch", library, "--prefix", scope, "--db", db, "--json", "--min-age", "0s", "--retries", "1"],
+            environment: env, in: folder.path)
+        defer { watch.kill() }
+        try await watch.waitFor("watching") { $0.contains { $0["event"] as? String == "watching" } }
+        _ = folder.write("library/a.m4a", "stored while the server restarted")
+        try await watch.waitFor("the upload", timeout: .seconds(45)) { $0.contains { $0["event"] as? String == "uploaded" } }
+        #expect(Self.faults(log).filter { $0["fault"] as? String == "error" }.count == 2, "\(Self.faults(log))")
+        watch.signal(SIGTERM)
+        #expect(try await watch.exit() == 0)
+        let queue = try await CLI.run(["queue", "--db", db], environment: env)
+        #expect(queue.stdout.hasPrefix("0 queued · 0 uploading · 0 failed"), "\(queue.stdout)")
+        #expect(try await TrackIdentityCommandTests.boto3(["get", scope + "a.m4a"]) == "stored while the server restarted")
+        let history = try await CLI.run(["history", "--db", db], environment: env)
+        #expect(history.stdout.split(separator: "\n").filter { $0.contains(scope + "a.m4a") }.count == 1, "\(history.stdout)")
+    }
+
     @Test("a moved track appended before its copy ran: the file's new bytes are uploaded, the old object is not copied")
     func movedThenAppended() async throws {
         let folder = try TemporaryFolder()
