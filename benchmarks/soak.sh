@@ -3,15 +3,17 @@
 #
 #   benchmarks/soak.sh                      # the full soak: 30 minutes, server restarted every 5,
 #                                           # two 30 s cuts (about 40 minutes with the settling)
-#   benchmarks/soak.sh --minutes 3 --restart-every 60 --cut-seconds 15 --settle 240   # the short
-#                                           # version (for CI, once its descriptor bound holds)
+#   benchmarks/soak.sh --minutes 3 --restart-every 60 --cut-seconds 15 --settle 240 --files 500
+#                                           # the short version, CI's (.ci/run; about 5 minutes)
 #   BIN=.build/release/r2up benchmarks/soak.sh ...
 #
 # A private SeaweedFS (scripts/seaweedfs.sh), then benchmarks/soak.py: watch over a tree changed
-# at 20 operations a second (new files, appends, renames, folders moved out and in, deletions),
-# the server restarted and the connection cut meanwhile; at the end every file in the bucket with
-# its bytes, nothing uploaded twice without a change, the queue empty, RSS and descriptors flat
-# after warm-up. Prints the figures as JSON; exit 1 if a check failed. Arguments go to soak.py.
+# at 20 operations a second (new files, appends, renames, folders moved out and in, deletions)
+# that grows to --files files (2,000) and then stays that size, the server restarted and the
+# connection cut meanwhile; at the end every file in the bucket with its bytes, nothing uploaded
+# twice without a change, the queue empty (also after watch is started again), RSS and
+# descriptors flat after warm-up. Prints the figures as JSON; exit 1 if a check failed.
+# Arguments go to soak.py (--help). KEEP=1 keeps the work folder (watch.jsonl, samples.jsonl).
 set -euo pipefail
 exec </dev/null
 cd "$(dirname "${BASH_SOURCE[0]}")/.."

@@ -108,6 +108,73 @@ struct SoakFindingsTests {
         #expect(try await watch.exit() == 0)
     }
 
+    @Test("watch started again: jobs left queued for files deleted or renamed since are dropped, not left interrupted")
+    func queuedThenGone() async throws {
+        let folder = try TemporaryFolder()
+        let library = folder.path + "/library"
+        try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
+        for name in ["kept", "deleted", "renamed"] { _ = folder.write("library/\(name).m4a", "take: \(name)") }
+        let scope = Self.prefix("queued") + "/"
+        let db = folder.path + "/db.sqlite"
+        let env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
+        // A stopped run leaves its jobs queued: the server refused every connection (exit 3).
+        let refused = try await CLI.run(
+            ["sync", library, "--prefix", scope, "--db", db, "--min-age", "0", "--endpoint", "http://127.0.0.1:1"], environment: env)
+        #expect(refused.status == 3, "stdout: \(refused.stdout) stderr: \(refused.stderr)")
+        let before = UnreachableServerTests.json(try await CLI.run(["queue", "--json", "--db", db], environment: env).stdout)
+        #expect((before["counts"] as? [String: Int])?["interrupted"] == 3, "\(before)")
+        // Then, as in the soak, one file goes and one is renamed before the next run.
+        try FileManager.default.removeItem(atPath: library + "/deleted.m4a")
+        try FileManager.default.moveItem(atPath: library + "/renamed.m4a", toPath: library + "/renamed 2.m4a")
+
+        let watch = try WatchProcess(
+            ["watch", library, "--prefix", scope, "--db", db, "--json", "--min-age", "0s"], environment: env, in: folder.path)
+        defer { watch.kill() }
+        try await watch.waitFor("watching") { $0.contains { $0["event"] as? String == "watching" } }
+        watch.signal(SIGTERM)
+        #expect(try await watch.exit() == 0)
+        let after = UnreachableServerTests.json(try await CLI.run(["queue", "--json", "--db", db], environment: env).stdout)
+        #expect(after["counts"] as? [String: Int] == ["queued": 0, "uploading": 0, "interrupted": 0, "failed": 0], "\(after)")
+        for name in ["kept", "renamed 2"] {
+            let expected = name == "kept" ? "take: kept" : "take: renamed"
+            #expect(try await TrackIdentityCommandTests.boto3(["get", scope + name + ".m4a"]) == expected)
+        }
+    }
+
+    @Test("watch: an upload whose verifying HEAD failed while the server restarted is taken once it answers, not left failed for good")
+    func unconfirmedRetried() async throws {
+        let folder = try TemporaryFolder()
+        let library = folder.path + "/library"
+        try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
+        // The server behind its front answers 500 to the two HEADs of the check (--retries 1:
+        // two requests a try), as SeaweedFS did for seconds after a restart in the soak.
+        let log = folder.path + "/faults.jsonl"
+        let relay = try await HelperServer.start(
+            "faultproxy.py",
+            ["--upstream", try Self.upstream(), "--only-methods", "HEAD", "--error-rate", "1.0", "--error-statuses", "500",
+             "--max-faults", "2", "--log", log, "--max-seconds", "300"])
+        defer { relay.stop() }
+        var env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
+        env["R2UP_ENDPOINT"] = relay.endpoint
+        let scope = Self.prefix("unconfirmed") + "/"
+        let db = folder.path + "/db.sqlite"
+        let watch = try WatchProcess(
+            ["watch", library, "--prefix", scope, "--db", db, "--json", "--min-age", "0s", "--retries", "1"],
+            environment: env, in: folder.path)
+        defer { watch.kill() }
+        try await watch.waitFor("watching") { $0.contains { $0["event"] as? String == "watching" } }
+        _ = folder.write("library/a.m4a", "stored while the server restarted")
+        try await watch.waitFor("the upload", timeout: .seconds(45)) { $0.contains { $0["event"] as? String == "uploaded" } }
+        #expect(Self.faults(log).filter { $0["fault"] as? String == "error" }.count == 2, "\(Self.faults(log))")
+        watch.signal(SIGTERM)
+        #expect(try await watch.exit() == 0)
+        let queue = try await CLI.run(["queue", "--db", db], environment: env)
+        #expect(queue.stdout.hasPrefix("0 queued · 0 uploading · 0 failed"), "\(queue.stdout)")
+        #expect(try await TrackIdentityCommandTests.boto3(["get", scope + "a.m4a"]) == "stored while the server restarted")
+        let history = try await CLI.run(["history", "--db", db], environment: env)
+        #expect(history.stdout.split(separator: "\n").filter { $0.contains(scope + "a.m4a") }.count == 1, "\(history.stdout)")
+    }
+
     @Test("a moved track appended before its copy ran: the file's new bytes are uploaded, the old object is not copied")
     func movedThenAppended() async throws {
         let folder = try TemporaryFolder()

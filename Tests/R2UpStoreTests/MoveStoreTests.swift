@@ -65,6 +65,35 @@ struct MoveStoreTests {
         #expect(try store.rawRead { db in try String.fetchOne(db, sql: "SELECT digest FROM tracks") } == "w:digest")
     }
 
+    @Test("a watch's batch reads only the gone tracks of its sizes, however many tracks outlived their files")
+    func vanishedBySize() throws {
+        let folder = try ScratchFolder()
+        let store = try folder.store()
+        let library = folder.file("lib")
+        try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
+        // 600 tracks whose files are gone (sizes 1,000 to 1,599), and one whose file is there.
+        for index in 0..<600 {
+            let path = library + "/gone \(index).flac"
+            let job = Sample.job(path, key: "lib/gone \(index).flac", length: Int64(1_000 + index))
+            try store.enqueue(job)
+            _ = try store.completeJob(
+                id: job.id, historyItem: Sample.item("gone \(index).flac", key: "lib/gone \(index).flac", size: Int64(1_000 + index)))
+        }
+        FileManager.default.createFile(atPath: library + "/here.flac", contents: Data(count: 1_005))
+        let here = Sample.job(library + "/here.flac", key: "lib/here.flac", length: 1_005)
+        try store.enqueue(here)
+        _ = try store.completeJob(id: here.id, historyItem: Sample.item("here.flac", key: "lib/here.flac", size: 1_005))
+
+        let some = try store.vanishedTracks(under: library, bucket: "tracks", sizes: [1_005, 1_100, 99_999])
+        #expect(some.map(\.path).sorted() == [library + "/gone 100.flac", library + "/gone 5.flac"])
+        #expect(some.allSatisfy { $0.key.hasPrefix("lib/gone ") && $0.size >= 1_000 })
+        // More sizes than one query takes (500 a query): every gone track, once.
+        let every = try store.vanishedTracks(under: library, bucket: "tracks", sizes: Set((0..<700).map { Int64(1_000 + $0) }))
+        #expect(every.count == 600 && Set(every.map(\.path)).count == 600)
+        #expect(try store.vanishedTracks(under: library, bucket: "tracks").count == 600)
+        #expect(try store.vanishedTracks(under: library, bucket: "tracks", sizes: []).isEmpty)
+    }
+
     @Test("a move onto a key a third track holds: a conflict, and nothing written; the same key: the track just moves")
     func conflictAndSameKey() throws {
         let folder = try ScratchFolder()

@@ -116,15 +116,20 @@ extension SyncRunner {
         return jobs.count - gone.count
     }
 
-    /// Jobs waiting for their next try whose files are gone since (renamed, moved away, deleted:
-    /// the soak met it after a cut) have nothing left to upload: dropped, as a job found so at its
-    /// start is, rather than shown failed for good. A batch looks at its own paths, a full pass at
-    /// every such job under the folder.
+    /// Jobs left waiting whose files are gone since (renamed, moved away, deleted) have nothing
+    /// left to upload: dropped, as a job found so at its start is, rather than shown failed or
+    /// interrupted for good. That is a job waiting for its next try (the soak met it after a cut),
+    /// one a stopped run left queued, and one a run set aside because its file changed before it
+    /// started (the 30-minute soak left one so: the file was renamed before its next look). Jobs a
+    /// live other r2up holds are its own. A batch looks at its own paths, a full pass at every
+    /// such job under the folder.
     func dropGoneJobs(root: String, only paths: [String]?, store: Store) async throws {
         let folder = root.hasSuffix("/") ? root : root + "/"
         let wanted = paths.map(Set.init)
-        let waiting = try store.jobs(in: [.failedRetryable]).filter { job in
-            wanted.map { $0.contains(job.path) } ?? job.path.hasPrefix(folder)
+        let now = Date()
+        let waiting = try store.jobs(in: [.failedRetryable, .staged, .initiated, .uploading, .verifying]).filter { job in
+            if let lease = job.lease, !lease.isMine, lease.isLive(now: now) { return false }
+            return wanted.map { $0.contains(job.path) } ?? job.path.hasPrefix(folder)
         }
         guard !waiting.isEmpty else { return }
         _ = try await settleDeferred(waiting, store: store)

@@ -15,7 +15,13 @@ package struct WatchOptions: Sendable {
     package var afterFullPass: (@Sendable () async -> Void)?
     /// A job failed by a cut connection or a server restart is tried again within seconds (a
     /// backoff from 2 s up to 30 s), not a sync's minutes: a daemon takes it once the server answers.
-    static let retryPolicy = JobRetryPolicy(maxInProcessAttempts: 2, nextRunBase: .seconds(2), nextRunCap: .seconds(30))
+    /// So is a write whose checking HEAD kept failing while the server restarted (the soak left
+    /// one copy failed for good so): nobody watches a daemon to run `r2up retry`.
+    static let retryPolicy: JobRetryPolicy = {
+        var policy = JobRetryPolicy(maxInProcessAttempts: 2, nextRunBase: .seconds(2), nextRunCap: .seconds(30))
+        policy.retriesUnconfirmed = true
+        return policy
+    }()
 
     package init() {
         sync.minAge = .seconds(2)

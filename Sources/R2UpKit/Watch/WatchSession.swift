@@ -29,6 +29,13 @@ struct WatchSession {
     private let base: SyncOptions
     private var loop: WatchLoop
     private var uploadedSinceSettle = false
+    /// When the store's idle connections and the allocator's free pages were last handed back.
+    private var lastRelease = ContinuousClock.now
+    private var passedSinceRelease = false
+    /// Memory is handed back this soon after a pass once the watch is idle, and at least this
+    /// often while it is busy (each costs a few milliseconds; a reader is reopened after it).
+    static let releaseWhenIdle = Duration.seconds(10)
+    static let releaseWhenBusy = Duration.seconds(60)
 
     init(
         roots: [String], options: WatchOptions, stop: WatchStop, onEvent: @escaping @Sendable (WatchEvent) -> Void,
@@ -109,13 +116,25 @@ struct WatchSession {
                 await settled()
                 continue
             }
+            releaseMemory(now: now)
             try? await Task.sleep(for: loop.sleep(now: now))
         }
+    }
+
+    /// A daemon's memory follows what it does now, not its busiest minute: the store's idle read
+    /// connections and page caches, and the pages glibc keeps freed, go back after the passes.
+    private mutating func releaseMemory(now: ContinuousClock.Instant) {
+        guard passedSinceRelease, now - lastRelease >= (loop.isIdle ? Self.releaseWhenIdle : Self.releaseWhenBusy) else { return }
+        passedSinceRelease = false
+        lastRelease = now
+        store.releaseMemory()
+        ProcessMemory.releaseFreed()
     }
 
     /// A pass over each folder: the whole of it, or its files among `ready`; false when the
     /// watch must end.
     private mutating func passes(only ready: [String]?) async throws -> Bool {
+        passedSinceRelease = true
         for root in roots {
             let mine = ready.map { $0.filter { WatchRunner.contains(root, $0) } }
             if let mine, mine.isEmpty { continue }
@@ -162,7 +181,8 @@ struct WatchSession {
     private mutating func schedule(_ summary: SyncSummary) {
         let now = ContinuousClock.now
         for path in summary.retryPaths {
-            if let due = WatchFiles.due(path, minAge: options.sync.minAge, now: now) { loop.schedule(path, at: due) }
+            // Gone already: its batch still comes, to drop the job left waiting for it.
+            loop.schedule(path, at: WatchFiles.due(path, minAge: options.sync.minAge, now: now) ?? now + .milliseconds(250))
         }
         // Failed retryably (or still waiting for an earlier try's time): looked at again when due.
         let wall = Date()

@@ -96,6 +96,10 @@ public enum FailureKind: Sendable, Equatable {
     /// from a real server most often one damaged reply, so the request is tried again a few
     /// times (`RequestRetryPolicy.maxMalformedReplyAttempts`) before it counts as the endpoint's.
     case malformedReply(String)
+    /// The server answered the write but the HEAD that checks it kept failing (a server
+    /// restarting): the object is most likely there. Not tried again by a run (that would send
+    /// the file again); a daemon's policy may (`JobRetryPolicy.retriesUnconfirmed`).
+    case unconfirmed
     case other(String)
 
     /// DESIGN §5 and PEERS §3 item 14: network trouble, 5xx, 429, SlowDown, RequestTimeout,
@@ -106,7 +110,7 @@ public enum FailureKind: Sendable, Equatable {
         case .connectionRefused, .connectionReset, .timeout, .malformedReply:
             return .retryable
         case .dnsFailure, .tlsFailure, .fileVanished, .fileUnreadable, .invalidInput, .cancelled, .other, .store,
-            .keyConflict:
+            .keyConflict, .unconfirmed:
             return .permanent
         case .fileChanged, .storeBusy:
             return .retryable

@@ -109,6 +109,10 @@ public struct JobRetryPolicy: Sendable {
     public var signatureMismatchRetries: Int
     /// A number in [0, 1); injected so tests can pin the jitter.
     public var random: @Sendable () -> Double
+    /// Whether a write whose checking HEAD kept failing (`FailureKind.unconfirmed`) is tried
+    /// again: by a daemon (`watch`), which nobody watches to run `r2up retry`; the try finds the
+    /// object at the key and takes it when it is the file's.
+    public var retriesUnconfirmed = false
 
     /// - Parameters:
     ///   - maxInProcessAttempts: tries in one run before giving up until `nextAttemptAt`.
@@ -152,6 +156,8 @@ public struct JobRetryPolicy: Sendable {
             return streak <= signatureMismatchRetries ? .retryable : .permanent
         case .malformedReply:
             return .permanent  // the request was tried again already (`RequestRetryPolicy`)
+        case .unconfirmed:
+            return retriesUnconfirmed ? .retryable : .permanent
         default:
             return kind.retryClass
         }

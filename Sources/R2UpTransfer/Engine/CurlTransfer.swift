@@ -95,6 +95,7 @@ final class CurlTransfer {
         try set(CURLOPT_LOW_SPEED_LIMIT, options.tuning?.lowSpeedLimit ?? options.lowSpeedLimitBytesPerSecond)
         try set(CURLOPT_LOW_SPEED_TIME, options.lowSpeedTimeSeconds)
         try set(CURLOPT_TCP_KEEPALIVE, 1)
+        if let idle = options.idleConnectionMilliseconds { try set(CURLOPT_MAXAGE_CONN, max(1, idle / 1000)) }
         if request.freshConnection { try set(CURLOPT_FRESH_CONNECT, 1) }
         try set(CURLOPT_USERAGENT, string: options.userAgent)
         try set(CURLOPT_ERRORBUFFER, pointer: errorBuffer)

@@ -7,7 +7,8 @@ import Foundation
 /// waits on (`SocketWatch`), and each wake-up hands it only the sockets that are ready, so a
 /// wake-up costs the same at 4 transfers in flight as at 200.
 final class EngineLoop: @unchecked Sendable {
-    let multi: UnsafeMutableRawPointer
+    /// Replaced by a fresh one when idle connections are closed (`closeIdleConnections`).
+    private(set) var multi: UnsafeMutableRawPointer
     let share: UnsafeMutableRawPointer?
     let options: TransferEngine.Options
     let watch: SocketWatch
@@ -18,6 +19,9 @@ final class EngineLoop: @unchecked Sendable {
     var paused: [UInt64] = []
     /// Reset easy handles ready for the next transfer.
     var idleHandles: [UnsafeMutableRawPointer] = []
+    /// When the last transfer ended, while curl's cache may hold connections (uptime ns); nil
+    /// while transfers run and once the cache was emptied.
+    var idleSince: UInt64?
 
     init(
         multi: UnsafeMutableRawPointer, share: UnsafeMutableRawPointer?, options: TransferEngine.Options,
@@ -43,11 +47,13 @@ final class EngineLoop: @unchecked Sendable {
             collectFinished()
             if stopping && active.isEmpty && engine.finishIfIdle() {
                 watch.detach(multi)
+                // Connections close while the share they took TLS sessions from is still there.
+                curl_multi_cleanup(multi)
                 releaseIdleHandles()
                 if let share { curl_share_cleanup(share) }
                 break
             }
-            var timeout: Int32 = 1000
+            var timeout = idleWait(now: DispatchTime.now().uptimeNanoseconds)
             if let bucket, !paused.isEmpty {
                 // Wake when a chunk's worth has come in, not on every tick.
                 let wait = bucket.wait(now: DispatchTime.now().uptimeNanoseconds)
@@ -88,6 +94,48 @@ final class EngineLoop: @unchecked Sendable {
         if active.isEmpty { unmatchedCancellations.removeAll() }
     }
 
+    /// A multi handle with the engine's connection limit.
+    static func makeMulti(_ options: TransferEngine.Options) throws(TransferError) -> UnsafeMutableRawPointer {
+        guard let pointer = curl_multi_init() else {
+            throw TransferError(kind: .other, message: "libcurl could not be initialised")
+        }
+        guard r2_multi_setopt_long(pointer, CURLMOPT_MAXCONNECTS, options.maxConnections) == CURLM_OK else {
+            curl_multi_cleanup(pointer)
+            throw TransferError(kind: .other, message: "libcurl refused the connection limit \(options.maxConnections)")
+        }
+        return pointer
+    }
+
+    /// How long the loop may wait (ms, at most a second): until idle connections are due to
+    /// close, which happens first when their time has come.
+    private func idleWait(now: UInt64) -> Int32 {
+        guard let since = idleSince, let limit = options.idleConnectionMilliseconds, active.isEmpty else { return 1000 }
+        let due = since &+ UInt64(max(0, limit)) * 1_000_000
+        guard now >= due else { return Int32(min(1000, (due - now + 999_999) / 1_000_000)) }
+        closeIdleConnections()
+        return 1000
+    }
+
+    /// Closes every connection in curl's cache: only `curl_multi_cleanup` does that without a
+    /// new request, so the multi handle is replaced (easy handles are not attached between
+    /// transfers; TLS sessions and DNS answers live in the share and stay). The handles kept for
+    /// reuse go too: each holds its upload buffer, up to 64 of them after a deep burst.
+    private func closeIdleConnections() {
+        idleSince = nil
+        releaseIdleHandles()
+        guard let fresh = try? Self.makeMulti(options) else { return }
+        watch.detach(multi)
+        watch.forgetAll()
+        curl_multi_cleanup(multi)
+        multi = fresh
+        watch.attach(multi)
+    }
+
+    /// A transfer left the multi handle: with none left, the idle time starts.
+    private func noteIdle() {
+        if active.isEmpty { idleSince = DispatchTime.now().uptimeNanoseconds }
+    }
+
     private func start(_ submission: TransferEngine.Submission) {
         // A finished transfer's handle is reused: curl_easy_init and curl_easy_cleanup for
         // every small file cost more than the request's own setup.
@@ -115,6 +163,7 @@ final class EngineLoop: @unchecked Sendable {
             }
             active[submission.id] = transfer
             byHandle[transfer.handle] = submission.id
+            idleSince = nil
         } catch {
             recycle(handle)
             submission.continuation.resume(throwing: error)
@@ -150,6 +199,7 @@ final class EngineLoop: @unchecked Sendable {
         _ = curl_multi_remove_handle(multi, transfer.handle)
         active[transfer.id] = nil
         byHandle[transfer.handle] = nil
+        noteIdle()
     }
 
     /// Resets a handle whose transfer is over (its results read) and keeps it for the next one.

@@ -79,6 +79,15 @@ final class SocketWatch {
         _ = r2_multi_setopt_timer_callback(multi, nil)
     }
 
+    /// The multi handle was closed (its sockets with it): nothing it asked for is watched any more.
+    func forgetAll() {
+        if descriptors.epoll >= 0 {
+            for socket in interest.keys { _ = r2_epoll_watch(descriptors.epoll, socket, CURL_POLL_REMOVE, 1) }
+        }
+        interest.removeAll()
+        timerDeadline = nil
+    }
+
     fileprivate func setTimer(milliseconds: Int) {
         timerDeadline = milliseconds < 0 ? nil : DispatchTime.now().uptimeNanoseconds + UInt64(milliseconds) * 1_000_000
     }

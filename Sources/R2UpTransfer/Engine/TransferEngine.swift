@@ -27,6 +27,12 @@ public final class TransferEngine: TaskExecutor, Sendable {
         public var uploadBufferSize = 512 * 1024
         /// Connections kept open for reuse.
         public var maxConnections = 16
+        /// Connections idle this long are closed: no request reuses one older (curl's
+        /// `CURLOPT_MAXAGE_CONN`), and once no transfer has run for this long the engine closes
+        /// every cached one, which curl does only when a new request comes. A daemon (`watch`,
+        /// `serve`) then holds no sockets between bursts; within a burst they stay in use.
+        /// Whole seconds for curl's limit (at least 1); nil keeps curl's 118 s and the cache.
+        public var idleConnectionMilliseconds: Int? = 30_000
         /// Total rate across all transfers (request and response bodies), bytes a second; nil is unlimited.
         public var bandwidthLimit: Int64?
         /// When set, each transfer's low-speed limit and largest upload buffer are read here as it
@@ -56,16 +62,10 @@ public final class TransferEngine: TaskExecutor, Sendable {
         var finished = false
     }
 
-    /// The multi handle; only the engine thread touches it (and `deinit`, after the loop ended).
-    private struct MultiHandle: @unchecked Sendable {
-        let pointer: UnsafeMutableRawPointer
-    }
-
     public let options: Options
     /// Finished transfers' handles kept for reuse, at most.
     static let idleHandleLimit = 64
     private let inbox = Mutex(Inbox())
-    private let multi: MultiHandle
     /// The loop's wake pipe and socket set: other threads only `wake`.
     private let descriptors: EngineDescriptors
     /// The engine thread, once it runs (tests check that tasks run there).
@@ -78,21 +78,17 @@ public final class TransferEngine: TaskExecutor, Sendable {
     }
 
     public init(options: Options = Options()) throws(TransferError) {
-        guard CurlRuntime.initialized, let pointer = curl_multi_init() else {
+        guard CurlRuntime.initialized else {
             throw TransferError(kind: .other, message: "libcurl could not be initialised")
         }
+        // The loop owns the multi handle from here (it makes a new one to close idle connections).
+        let pointer = try EngineLoop.makeMulti(options)
         guard let descriptors = EngineDescriptors() else {
             curl_multi_cleanup(pointer)
             throw TransferError(kind: .other, message: "the transfer engine could not open its wake pipe")
         }
         self.options = options
         self.descriptors = descriptors
-        multi = MultiHandle(pointer: pointer)
-        guard r2_multi_setopt_long(pointer, CURLMOPT_MAXCONNECTS, options.maxConnections) == CURLM_OK else {
-            curl_multi_cleanup(pointer)
-            descriptors.closeAll()
-            throw TransferError(kind: .other, message: "libcurl refused the connection limit \(options.maxConnections)")
-        }
         // TLS sessions and DNS answers shared by every handle: a connection opened when the depth
         // grows resumes the TLS session instead of a full handshake. Only the engine thread uses
         // the handles, so the share needs no locks.
@@ -111,8 +107,8 @@ public final class TransferEngine: TaskExecutor, Sendable {
     }
 
     deinit {
-        // The loop holds a strong reference until stop, so deinit only runs after it ended.
-        curl_multi_cleanup(multi.pointer)
+        // The loop holds a strong reference until stop, so deinit only runs after it ended (and
+        // cleaned up its multi handle).
         descriptors.closeAll()
     }
 

@@ -100,7 +100,8 @@ extension UploadError: ClassifiedError {
         case .notARegularFile, .invalidPartSize, .fileTooLarge, .invalidKey: return .invalidInput
         case .fileUnreadable: return .fileUnreadable
         case .fileChanged: return .fileChanged
-        case .verificationFailed(_, let reason), .unconfirmed(_, let reason): return .other(reason)
+        case .verificationFailed(_, let reason): return .other(reason)
+        case .unconfirmed: return .unconfirmed
         case .s3(let error): return error.failureKind
         case .store(let error): return error.failureKind
         case .keyConflict: return .keyConflict
