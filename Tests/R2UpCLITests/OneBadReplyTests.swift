@@ -67,6 +67,29 @@ struct OneBadReplyTests {
         #expect(rows.count == 1 && rows.first?["r2Key"] as? String == key, "\(history.stdout)")
     }
 
+    @Test("a PUT stored but its reply lost, the retry's 412, and every HEAD after it cut: unconfirmed (exit 1, not 'already holds'); r2up retry then takes the object")
+    func lostReplyThenHeadsCut() async throws {
+        let server = try CoreServer.named(CoreServer.seaweedFS)
+        let folder = try TemporaryFolder()
+        let bytes = TwoServerCoreTests.bytes(11_419, seed: 25)
+        // 1 the naming HEAD, 2 the PUT (stored, reply reset), 3 its retry (412), 4-14 the HEAD
+        // after the 412, its retries and any other look, each reset before it reaches the server.
+        let script = "2=reset-after," + (4...14).map { "\($0)=reset-before" }.joined(separator: ",")
+        let (push, key, db, env, log) = try await Self.pushThroughProxy(
+            server, ["--script", script, "--log-all"], bytes: bytes, in: folder)
+        let requests = Self.requests(log)
+        #expect(requests.filter { $0.contains("\"status\": 412") }.count == 1, "\(requests)")
+        #expect(push.status == 1, "\(push.stderr) \(requests)")
+        #expect(push.stderr.contains("could not be confirmed") && push.stderr.contains("could not be looked at"), "\(push.stderr)")
+        #expect(!push.stderr.contains("already holds"), "\(push.stderr)")
+        let retry = try await CLI.run(["retry", "--all", "--db", db], environment: server.environment(home: folder.path))
+        #expect(retry.status == 0, "\(retry.stderr)")
+        #expect(try await server.stored(under: key) == [key: TwoServerCoreTests.fingerprint(bytes)])
+        let history = try await CLI.run(["history", "--json", "--db", db], environment: env)
+        let rows = try JSONSerialization.jsonObject(with: Data(history.stdout.utf8)) as? [[String: Any]] ?? []
+        #expect(rows.count == 1 && rows.first?["r2Key"] as? String == key, "\(history.stdout)")
+    }
+
     @Test("a multipart push whose verifying HEAD always answers 503 ends: exit 1, one line naming the HEAD, not started over; r2up retry then takes the object")
     func headAlways503() async throws {
         let server = try CoreServer.named(CoreServer.seaweedFS)

@@ -170,7 +170,9 @@ public struct FileUploader: Sendable {
         }
     }
 
-    enum Presence { case found(ObjectInfo), missing, unknown }
+    /// `unknown`: the HEAD was refused (a write-only token) or, `unreachable`, every try of it
+    /// failed on the way (a cut connection, a restarting server).
+    enum Presence { case found(ObjectInfo), missing, unknown(unreachable: Bool) }
 
     /// The server as far as the endpoint and the replies so far name it (any reply's `Server`
     /// header: a HEAD's names it as well as a PUT's).
@@ -202,8 +204,30 @@ public struct FileUploader: Sendable {
             }
             return info.map(Presence.found) ?? .missing
         } catch {
-            return .unknown
+            return .unknown(unreachable: error.failureKind.retryClass == .retryable)
         }
+    }
+
+    /// A write refused by its condition (412). The object there may be this upload's own, stored
+    /// by a try whose reply was lost: `own` adopts it. When the key cannot be looked at for the
+    /// network, that is unknown, not another's object (the next try of a daemon looks again).
+    func refusal<T: Sendable>(
+        _ failure: S3ClientError, bucket: String, key: String, condition: WriteCondition?,
+        own: ((ObjectInfo) async -> T?)?
+    ) async throws(UploadError) -> T {
+        guard condition != nil, case .service(let refused) = failure, refused.status == 412 else {
+            throw Self.conflict(failure, key: key, condition: condition)
+        }
+        switch await head(bucket: bucket, key: key, slotted: false) {
+        case .found(let info):
+            if let adopted = await own?(info) { return adopted }
+        case .unknown(unreachable: true):
+            throw .unconfirmed(
+                key: key, reason: "a retry was refused (412 PreconditionFailed) and the object at the key, maybe this upload's own, could not be looked at")
+        case .missing, .unknown:
+            break
+        }
+        throw Self.conflict(failure, key: key, condition: condition)
     }
 
     /// A 412 PreconditionFailed: the condition failed, the object is not replaced.
@@ -298,13 +322,9 @@ public struct FileUploader: Sendable {
         _ failure: S3ClientError, bucket: String, key: String, condition: WriteCondition?, sent: ByteCounter, size: Int64,
         own: ((ObjectInfo) async -> PutReply?)?
     ) async throws(UploadError) -> PutReply {
-        if condition != nil, case .service(let refused) = failure, refused.status == 412,
-            case .found(let info) = await head(bucket: bucket, key: key, slotted: false), let adopted = await own?(info)
-        {
-            sent.add(size)
-            return adopted
-        }
-        throw Self.conflict(failure, key: key, condition: condition)
+        let adopted = try await refusal(failure, bucket: bucket, key: key, condition: condition, own: own)
+        sent.add(size)
+        return adopted
     }
 
     /// Runs `operation`, retrying retryable failures with backoff and full jitter.

@@ -62,15 +62,10 @@ struct MultipartUpload: Sendable {
                         return try await client.completeMultipartUpload(
                             bucket: bucket, key: key, uploadID: uploadID, parts: parts, condition: condition)
                     } catch {
-                        let failure = S3ClientError(error)
                         // An attempt before completed it and its reply was lost: the object carries
                         // these parts' multipart ETag.
-                        if condition != nil, case .service(let refused) = failure, refused.status == 412,
-                            let info = try? await client.headObject(bucket: bucket, key: key), let adopted = await own?(info)
-                        {
-                            return adopted
-                        }
-                        throw FileUploader.conflict(failure, key: key, condition: condition)
+                        return try await uploader.refusal(
+                            S3ClientError(error), bucket: bucket, key: key, condition: condition, own: own)
                     }
                 }
             }

@@ -44,14 +44,8 @@ extension FileUploader {
                             if condition == .absent { journal?.copySent() }
                             return try await client.copyObject(bucket: bucket, key: key, source: source, condition: condition)
                         } catch {
-                            let failure = S3ClientError(error)
                             // The condition refused the copy: the object there may be this very copy.
-                            if condition != nil, case .service(let refused) = failure, refused.status == 412,
-                                case .found(let info) = await head(bucket: bucket, key: key, slotted: false), let adopted = await own?(info)
-                            {
-                                return adopted
-                            }
-                            throw Self.conflict(failure, key: key, condition: condition)
+                            return try await refusal(S3ClientError(error), bucket: bucket, key: key, condition: condition, own: own)
                         }
                     }
                 }
