@@ -27,7 +27,7 @@ Bounds: --max-connections (further ones are closed at once), --max-seconds (then
                     (and they stop by themselves if it dies), then merges their stats.
 --stats FILE gets a JSON summary on exit (SIGTERM/SIGINT too): requests, connections, the
 payload bytes PUT a second time (same key and part), faults sent, requests in flight per
-100 ms. Requests are parsed for these (Content-Length bodies; a chunked body switches the
+100 ms, and the wall-clock times of the first 300 connections and requests (method, path). Requests are parsed for these (Content-Length bodies; a chunked body switches the
 connection to plain relaying).
 """
 import argparse
@@ -41,6 +41,8 @@ import time
 from urllib.parse import urlsplit, parse_qs
 
 CHUNK = 16 * 1024
+# The first connections and requests whose wall-clock times the stats keep.
+FIRST_LOGGED = 300
 
 
 class Link:
@@ -91,6 +93,10 @@ class Stats:
         self.in_flight = 0
         self.timeline = {}  # 100 ms slot -> max requests in flight
         self.first_fault_at = None
+        # Wall-clock times (epoch seconds) of the first connections and request heads: a
+        # client's start measured from outside (benchmarks/wan-start.sh).
+        self.first_connections = []
+        self.first_requests = []  # [time, method, path]
 
     def note_in_flight(self, now):
         slot = int((now - self.start) * 10)
@@ -111,6 +117,8 @@ class Stats:
             "faults": self.faults,
             "first_fault_at": self.first_fault_at,
             "in_flight_per_100ms": [[k / 10, v] for k, v in sorted(self.timeline.items())],
+            "first_connections": self.first_connections,
+            "first_requests": self.first_requests,
         }
 
 
@@ -150,6 +158,8 @@ class Relay:
             return
         self.open += 1
         self.stats.connections += 1
+        if len(self.stats.first_connections) < FIRST_LOGGED:
+            self.stats.first_connections.append(time.time())
         try:
             await Connection(self, client_r, client_w).run()
         finally:
@@ -258,6 +268,8 @@ class Connection:
             now = r.now()
             st = r.stats
             st.requests += 1
+            if len(st.first_requests) < FIRST_LOGGED:
+                st.first_requests.append([time.time(), method, target.partition("?")[0]])
             r.request_number += 1
             if not self.outstanding:
                 self.outstanding = True
@@ -429,6 +441,8 @@ def merge_stats(parts):
         for slot, n in part["in_flight_per_100ms"]:
             timeline[slot] = timeline.get(slot, 0) + n
     out["in_flight_per_100ms"] = [[k, v] for k, v in sorted(timeline.items())]
+    out["first_connections"] = sorted(t for part in parts for t in part["first_connections"])[:FIRST_LOGGED]
+    out["first_requests"] = sorted((r for part in parts for r in part["first_requests"]), key=lambda r: r[0])[:FIRST_LOGGED]
     return out
 
 

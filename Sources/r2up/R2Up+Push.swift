@@ -70,6 +70,8 @@ extension R2Up {
             do {
                 let settings = try global.settings()
                 let service = try UploadService(settings: settings, options: transfer.runOptions)
+                // The server is named while the store opens (a new one: its tables made) and the files are planned.
+                if !dryRun { service.nameServerAhead(replace: replace.policy) }
                 runner = PushRunner(database: try LocalStore(path: settings.database.value), service: service)
             } catch {
                 throw CommandFailure(error)

@@ -84,8 +84,8 @@ struct HardeningCommandTests {
         let folder = try TemporaryFolder()
         let track = folder.write("v.m4a", "verify me")
         let log = folder.path + "/proxy.jsonl"
-        // The first HEAD checks the key is free (the server's honouring of If-None-Match is not yet
-        // known to the run); the next two say the object is one byte longer than what was sent.
+        // The first HEAD (the bucket's) names the server, whose honouring of If-None-Match is not yet
+        // known to the run; the next two say the object is one byte longer than what was sent.
         let proxy = try await HelperServer.start(
             "faultproxy.py",
             ["--upstream", server["R2UP_ENDPOINT"]!.replacingOccurrences(of: "http://", with: ""), "--only-methods", "HEAD",

@@ -79,6 +79,8 @@ package struct PushRunner: Sendable {
         admit: @escaping @Sendable (UploadJob) -> Bool = { _ in true },
         onNotice: (Notice) -> Void, onEvent: @escaping @Sendable (QueueEvent) -> Void
     ) async throws(Failure) -> Summary {
+        // Named while the folders are scanned and the files queued (one HEAD, unless the endpoint names it).
+        service.nameServerAhead(replace: request.replace)
         let intake = Intake(queue: UploadQueue(store: store, service: service))
         var worst = FailureCategory.success
         var jobs: [UploadJob] = []

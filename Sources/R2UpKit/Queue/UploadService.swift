@@ -145,6 +145,15 @@ package final class UploadService: Sendable {
 
     deinit { client.engine.shutdown() }
 
+    /// Sends the request that names the server now (`FileUploader.nameServerAhead`), while the
+    /// store opens and the files are scanned and queued, so the first wave of conditional writes
+    /// does not wait a round trip for it. Nothing where the endpoint names the server (R2, S3),
+    /// a reply of this service already has, or the run writes with no condition (`--overwrite`).
+    package func nameServerAhead(replace: ReplacePolicy) {
+        guard replace != .overwrite else { return }
+        uploader.nameServerAhead(bucket: bucket)
+    }
+
     /// The public URL of a key in this service's bucket, or in another one (a job queued
     /// with another --bucket): the configured public base belongs to this bucket only.
     package func publicURL(for key: String, in otherBucket: String? = nil) -> String {

@@ -11,6 +11,8 @@ extension SyncRunner {
         _ uploads: [PlannedUpload], moves: [PlannedMove], store: Store, options: SyncOptions, into summary: inout SyncSummary
     ) async throws {
         guard !uploads.isEmpty || !moves.isEmpty else { return }
+        // Named while the files are queued: a pass with nothing to send sends nothing.
+        service.nameServerAhead(replace: options.replace)
         let intake = Intake(queue: UploadQueue(store: store, service: service, policy: options.retryPolicy))
         // The tracks that moved follow their files first: a move the store refuses is uploaded as usual.
         let movesQueued = try intake.enqueueMoves(

@@ -124,7 +124,8 @@ public struct FileUploader: Sendable {
         _ write: (WriteCondition?) async throws(UploadError) -> T
     ) async throws(UploadError) -> T {
         guard let condition else { return try await write(nil) }
-        // The first request of a run to an unnamed server is a HEAD sent alone (`nameServer`).
+        // The first request of a run to an unnamed server is a HEAD sent alone (`nameServer`),
+        // or the run's HEAD of the bucket already under way (`nameServerAhead`): wait for it.
         var probed: Presence?
         if knownServer == .unknown, profile.value == nil, client.server == nil {
             probed = await profile.nameServer { await head(bucket: bucket, key: key) }

@@ -18,18 +18,22 @@ public final class ServerProfileCache: Sendable {
     var value: ServerProfile? { state.withLock { $0 } }
     func learn(_ profile: ServerProfile) { state.withLock { $0 = profile } }
 
+    /// Whether a request to name the server has gone out (or its reply came back).
+    public var hasAskedForName: Bool {
+        naming.withLock { state in
+            if case .idle = state { return false }
+            return true
+        }
+    }
+
     /// Until a reply names the server, whether it honours `If-None-Match: *` is unknown and each
     /// conditional write needs a HEAD first. So the first caller sends its request (`probe`)
     /// alone; the others wait for its reply and then ask again, and a first wave of files goes
     /// as conditional writes with no HEAD where the server honours them. Returns the probe's
-    /// result for the caller that made it, nil for the others.
+    /// result for the caller that made it, nil for the others (and for all once `nameAhead`
+    /// has asked: they wait for its reply).
     func nameServer<T: Sendable>(_ probe: () async -> T) async -> T? {
-        let first = naming.withLock { state -> Bool in
-            guard case .idle = state else { return false }
-            state = .probing([])
-            return true
-        }
-        guard first else {
+        guard takeTurn() else {
             await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
                 let wait = naming.withLock { state -> Bool in
                     guard case .probing(let waiters) = state else { return false }
@@ -41,12 +45,38 @@ public final class ServerProfileCache: Sendable {
             return nil
         }
         let result = await probe()
+        named()
+        return result
+    }
+
+    /// `nameServer` started now, before any write needs it, with no one waiting on the caller:
+    /// `probe` runs in a task of its own, and the writes that come meanwhile wait for it. False
+    /// (nothing started) when a request has asked already.
+    func nameAhead(_ probe: @escaping @Sendable () async -> Void) -> Bool {
+        guard takeTurn() else { return false }
+        Task {
+            await probe()
+            named()
+        }
+        return true
+    }
+
+    /// Whether the caller is the one to send the naming request (the state is then `probing`).
+    private func takeTurn() -> Bool {
+        naming.withLock { state -> Bool in
+            guard case .idle = state else { return false }
+            state = .probing([])
+            return true
+        }
+    }
+
+    /// The naming request's reply came back (or it failed): whoever waits asks again.
+    private func named() {
         let waiters = naming.withLock { state -> [CheckedContinuation<Void, Never>] in
             defer { state = .named }
             if case .probing(let waiters) = state { return waiters }
             return []
         }
         for waiter in waiters { waiter.resume() }
-        return result
     }
 }

@@ -54,10 +54,13 @@ public final class TransferSlots: Sendable {
     }
 
     /// Waits for a free slot; `bytes` (the request body) sizes an adaptive depth's start.
-    public func acquire(bytes: Int64 = 0) async {
+    public func acquire(bytes: Int64 = 0) async { await take(sizing: bytes) }
+
+    /// Waits for a free slot; `bytes` sizes an adaptive depth's start, nil sizes nothing.
+    private func take(sizing bytes: Int64?) async {
         let now = clock()
         let taken = state.withLock { state -> Bool in
-            state.controller.start(requestBytes: bytes, now: now)
+            if let bytes { state.controller.start(requestBytes: bytes, now: now) }
             guard state.inUse < state.controller.depth else { return false }
             state.inUse += 1
             return true
@@ -174,6 +177,15 @@ public final class TransferTuning: Sendable {
 }
 
 extension TransferSlots {
+    /// Runs a request sent before the run's first write (the one that names the server) in a
+    /// slot, so a pinned depth holds; it tells the depth nothing: the first file sizes an
+    /// adaptive start (`prepare`), and the rate is the writes'.
+    func withUnsizedSlot<T: Sendable>(_ body: () async throws(UploadError) -> T) async throws(UploadError) -> T {
+        await take(sizing: nil)
+        defer { release() }
+        return try await body()
+    }
+
     /// Runs one request in a slot and tells the depth how it went (`bytes`: its body).
     func withTypedSlot<T: Sendable>(
         bytes: Int64 = 0, timed: Bool = true, _ body: () async throws(UploadError) -> T
