@@ -87,7 +87,7 @@ final class LiveFeed: Service, Sendable {
         await withCheckedContinuation { continuation in
             work.async {
                 session.releaseMemory()
-                ProcessMemory.releaseFreed()
+                Routes.releaseFreedMemory()
                 continuation.resume()
             }
         }

@@ -5,7 +5,8 @@ import Foundation
 /// arena hands pages back only from its top. The 20-minute soak of 2026-11-27 (a steady tree of
 /// 2,000 files) grew 0.6 MiB a minute while `malloc_stats` said 5 MiB of 24 MiB in the arenas was
 /// in use; serve's idle RSS after 200 page loads was 71-79 MiB with glibc's moving thresholds,
-/// 70.5-70.8 MiB with fixed ones. Nothing happens on a libc without these calls.
+/// 70.5-70.8 MiB with fixed ones. Nothing happens on a libc without these calls. (`serve` keeps
+/// its own two calls: it uses only R2UpKit's public face, and this is not part of it.)
 package enum ProcessMemory {
     /// Two arenas at most, and fixed thresholds (glibc raises them after a large block is freed,
     /// and then keeps such blocks in the arenas). A setting given in the environment wins. Call it
