@@ -35,26 +35,40 @@ struct SoakFindingsTests {
         return try await HelperServer.start("faultproxy.py", arguments + ["--max-seconds", "300"])
     }
 
+    /// `r2up watch` of the folder's library/ (created) through `endpoint` under a new prefix
+    /// `label-…/` (JSON events, `--min-age 0s`, `--retries 1`), once it says it is watching.
+    static func watchThrough(
+        _ endpoint: String, label: String, in folder: borrowing TemporaryFolder
+    ) async throws -> (watch: WatchProcess, env: [String: String], scope: String, db: String) {
+        let library = folder.path + "/library"
+        try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
+        var env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
+        env["R2UP_ENDPOINT"] = endpoint
+        let scope = Self.prefix(label) + "/"
+        let db = folder.path + "/db.sqlite"
+        let watch = try WatchProcess(
+            ["watch", library, "--prefix", scope, "--db", db, "--json", "--min-age", "0s", "--retries", "1"],
+            environment: env, in: folder.path)
+        do {
+            try await watch.waitFor("watching") { $0.contains { $0["event"] as? String == "watching" } }
+        } catch {
+            watch.kill()
+            throw error
+        }
+        return (watch, env, scope, db)
+    }
+
     @Test("watch: uploads failed by a server that answered 503 are tried again within seconds once it answers, not at the rescan")
     func watchRetriesSoon() async throws {
         let folder = try TemporaryFolder()
-        let library = folder.path + "/library"
-        try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
         // A server restarting behind its front: 503 to the first 12 PUTs, more than one go of both
         // jobs takes (--retries 1: two requests a try, two tries a go). (A refused connection stops
         // the watch, for its service manager to restart it; a reset before the request curl retries itself.)
         let log = folder.path + "/faults.jsonl"
         let relay = try await Self.failingPUTs(503, faults: 12, log: log)
         defer { relay.stop() }
-        var env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
-        env["R2UP_ENDPOINT"] = relay.endpoint
-        let scope = Self.prefix("retry") + "/"
-        let db = folder.path + "/db.sqlite"
-        let watch = try WatchProcess(
-            ["watch", library, "--prefix", scope, "--db", db, "--json", "--min-age", "0s", "--retries", "1"],
-            environment: env, in: folder.path)
+        let (watch, env, scope, db) = try await Self.watchThrough(relay.endpoint, label: "retry", in: folder)
         defer { watch.kill() }
-        try await watch.waitFor("watching") { $0.contains { $0["event"] as? String == "watching" } }
         for name in ["a.m4a", "b.m4a"] { _ = folder.write("library/" + name, "uploaded once the server answers: \(name)") }
         try await watch.waitFor("the failures") { $0.filter { $0["event"] as? String == "failed" }.count >= 2 }
         // The rescan is 10 minutes away: only the watch's own retry (2 s, doubling up to 30 s) uploads them in time.
@@ -72,21 +86,13 @@ struct SoakFindingsTests {
     @Test("watch: a job failed by the server whose file is deleted before its retry is dropped, not left failed")
     func failedThenGone() async throws {
         let folder = try TemporaryFolder()
-        let library = folder.path + "/library"
-        try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
         // 503 to the first 6 PUTs: one go of a.m4a (--retries 1: two tries of two requests), then b's first try.
         let log = folder.path + "/faults.jsonl"
         let relay = try await Self.failingPUTs(503, faults: 6, log: log)
         defer { relay.stop() }
-        var env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
-        env["R2UP_ENDPOINT"] = relay.endpoint
-        let scope = Self.prefix("gone") + "/"
-        let db = folder.path + "/db.sqlite"
-        let watch = try WatchProcess(
-            ["watch", library, "--prefix", scope, "--db", db, "--json", "--min-age", "0s", "--retries", "1"],
-            environment: env, in: folder.path)
+        let (watch, env, scope, db) = try await Self.watchThrough(relay.endpoint, label: "gone", in: folder)
         defer { watch.kill() }
-        try await watch.waitFor("watching") { $0.contains { $0["event"] as? String == "watching" } }
+        let library = folder.path + "/library"
         _ = folder.write("library/a.m4a", "deleted before its retry")
         try await watch.waitFor("the failure") { $0.contains { $0["event"] as? String == "failed" } }
         // Gone before its next try (2 s away), as a file renamed or moved out during a cut.
@@ -144,8 +150,6 @@ struct SoakFindingsTests {
     @Test("watch: an upload whose verifying HEAD failed while the server restarted is taken once it answers, not left failed for good")
     func unconfirmedRetried() async throws {
         let folder = try TemporaryFolder()
-        let library = folder.path + "/library"
-        try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
         // The server behind its front answers 500 to the two HEADs of the check (--retries 1:
         // two requests a try), as SeaweedFS did for seconds after a restart in the soak.
         let log = folder.path + "/faults.jsonl"
@@ -154,15 +158,8 @@ struct SoakFindingsTests {
             ["--upstream", try Self.upstream(), "--only-methods", "HEAD", "--error-rate", "1.0", "--error-statuses", "500",
              "--max-faults", "2", "--log", log, "--max-seconds", "300"])
         defer { relay.stop() }
-        var env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
-        env["R2UP_ENDPOINT"] = relay.endpoint
-        let scope = Self.prefix("unconfirmed") + "/"
-        let db = folder.path + "/db.sqlite"
-        let watch = try WatchProcess(
-            ["watch", library, "--prefix", scope, "--db", db, "--json", "--min-age", "0s", "--retries", "1"],
-            environment: env, in: folder.path)
+        let (watch, env, scope, db) = try await Self.watchThrough(relay.endpoint, label: "unconfirmed", in: folder)
         defer { watch.kill() }
-        try await watch.waitFor("watching") { $0.contains { $0["event"] as? String == "watching" } }
         _ = folder.write("library/a.m4a", "stored while the server restarted")
         try await watch.waitFor("the upload", timeout: .seconds(45)) { $0.contains { $0["event"] as? String == "uploaded" } }
         #expect(Self.faults(log).filter { $0["fault"] as? String == "error" }.count == 2, "\(Self.faults(log))")
