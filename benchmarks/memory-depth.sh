@@ -28,18 +28,9 @@ else
   swift build -c release --product r2up >&2
   BIN=$ROOT/.build/release/r2up
 fi
-SERVER=$WORK/server
-bash scripts/seaweedfs.sh start "$SERVER" >/dev/null
-RELAY_PID=""
-cleanup() {
-  [ -n "$RELAY_PID" ] && kill "$RELAY_PID" 2>/dev/null || true
-  bash scripts/seaweedfs.sh stop "$SERVER" >/dev/null 2>&1 || true
-  rm -rf "$SERVER"
-}
-trap cleanup EXIT
-# shellcheck source=/dev/null
-. "$SERVER/env"
-DIRECT=$R2UP_ENDPOINT
+# shellcheck source=benchmarks/relay-server.sh
+. benchmarks/relay-server.sh
+relay_server "$WORK/server"
 
 make_data() {
   local dir=$WORK/data-$1

@@ -59,18 +59,9 @@ else
   BIN=$ROOT/.build/release/r2up
 fi
 
-SERVER=$WORK/wan-server
-bash scripts/seaweedfs.sh start "$SERVER" >/dev/null
-RELAY_PID=""
-cleanup() {
-  [ -n "$RELAY_PID" ] && kill "$RELAY_PID" 2>/dev/null || true
-  bash scripts/seaweedfs.sh stop "$SERVER" >/dev/null 2>&1 || true
-  rm -rf "$SERVER"
-}
-trap cleanup EXIT
-# shellcheck source=/dev/null
-. "$SERVER/env"
-DIRECT=$R2UP_ENDPOINT
+# shellcheck source=benchmarks/relay-server.sh
+. benchmarks/relay-server.sh
+relay_server "$WORK/wan-server"
 # No ~/.aws/config settings for any tool: every one at its built-in defaults.
 : >"$WORK/wan-aws-config"
 export AWS_CONFIG_FILE=$WORK/wan-aws-config
