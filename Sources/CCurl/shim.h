@@ -33,6 +33,9 @@ static inline CURLcode r2_easy_setopt_xferinfo_callback(CURL *handle, r2_xferinf
 static inline CURLcode r2_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);
 }
+static inline CURLcode r2_easy_getinfo_off(CURL *handle, CURLINFO info, curl_off_t *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
 
 static inline CURLMcode r2_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
     return curl_multi_setopt(multi, option, value);

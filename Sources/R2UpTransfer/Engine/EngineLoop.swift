@@ -17,6 +17,8 @@ final class EngineLoop: @unchecked Sendable {
     var unmatchedCancellations: Set<UInt64> = []
     var bucket: TokenBucket?
     var paused: [UInt64] = []
+    /// Transfers whose body curl has been handed whole: their upload buffer goes once it is sent.
+    var handedOver: [UInt64] = []
     /// Reset easy handles ready for the next transfer.
     var idleHandles: [UnsafeMutableRawPointer] = []
     /// When the last transfer ended, while curl's cache may hold connections (uptime ns); nil
@@ -70,6 +72,17 @@ final class EngineLoop: @unchecked Sendable {
             }
             runDueTimer()
             collectFinished()
+            releaseSentUploadBuffers()
+        }
+    }
+
+    /// Frees the upload buffer of each transfer whose body is all on the socket: the request then
+    /// waits for its reply without it (`CurlTransfer.releaseUploadBufferIfSent`).
+    private func releaseSentUploadBuffers() {
+        guard !handedOver.isEmpty else { return }
+        handedOver.removeAll { id in
+            guard let transfer = active[id] else { return true }
+            return transfer.releaseUploadBufferIfSent()
         }
     }
 
@@ -119,7 +132,7 @@ final class EngineLoop: @unchecked Sendable {
     /// Closes every connection in curl's cache: only `curl_multi_cleanup` does that without a
     /// new request, so the multi handle is replaced (easy handles are not attached between
     /// transfers; TLS sessions and DNS answers live in the share and stay). The handles kept for
-    /// reuse go too: each holds its upload buffer, up to 64 of them after a deep burst.
+    /// reuse go too: up to 64 of them after a deep burst.
     private func closeIdleConnections() {
         idleSince = nil
         releaseIdleHandles()
@@ -148,6 +161,9 @@ final class EngineLoop: @unchecked Sendable {
             let transfer = try CurlTransfer(
                 id: submission.id, handle: handle, request: submission.request, options: options, share: share,
                 continuation: submission.continuation)
+            if submission.request.body.length > 0 {
+                transfer.bodyHandedOver = { [unowned self, id = submission.id] in self.handedOver.append(id) }
+            }
             if bucket != nil {
                 transfer.bandwidthGrant = { [unowned self, id = submission.id] wanted in
                     let granted = self.bucket!.take(wanted, now: DispatchTime.now().uptimeNanoseconds)
@@ -203,9 +219,11 @@ final class EngineLoop: @unchecked Sendable {
     }
 
     /// Resets a handle whose transfer is over (its results read) and keeps it for the next one.
-    /// At most `idleHandleLimit` wait: each keeps its upload buffer (curl frees the receive
-    /// buffer when a transfer is done), so a burst of hundreds in flight does not stay in memory after it.
+    /// At most `idleHandleLimit` wait (each holds curl's state of a transfer), so a burst of
+    /// hundreds in flight does not stay in memory after it.
     private func recycle(_ handle: UnsafeMutableRawPointer) {
+        // Frees its upload buffer (curl_easy_reset keeps it): the next transfer sizes its own.
+        _ = r2_easy_setopt_long(handle, CURLOPT_UPLOAD_BUFFERSIZE, 16_384)
         curl_easy_reset(handle)
         if idleHandles.count < max(4, min(TransferEngine.idleHandleLimit, options.maxConnections)) {
             idleHandles.append(handle)
