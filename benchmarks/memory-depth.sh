@@ -5,7 +5,7 @@
 #   DEPTHS="256 512" WORKLOADS=small bash benchmarks/memory-depth.sh
 #
 # Issue 26: peak RSS <= 64 MiB at any depth and file mix. Each push goes through
-# tools/wanrelay.py (RTT_MS, 40 by default; 2 worker processes) so a pinned depth is really
+# tools/wanrelay.py (RTT_MS, 40 by default; REPLY_MS, R2's commit time, 0; 2 worker processes) so a pinned depth is really
 # reached: on bare loopback the requests finish before hundreds are in flight. Prints one row
 # per run (peak RSS from /usr/bin/time, wall seconds, the most requests the relay saw in flight)
 # and fails (exit 1) when a run goes over LIMIT_MIB (64). R2UP_BIN=path uses that binary
@@ -18,6 +18,7 @@ WORK=$ROOT/benchmarks/work/memory
 DEPTHS=${DEPTHS:-16 64 128 256 384 512 adaptive}
 WORKLOADS=${WORKLOADS:-small album}
 RTT_MS=${RTT_MS:-40}
+REPLY_MS=${REPLY_MS:-0}
 LIMIT_MIB=${LIMIT_MIB:-64}
 mkdir -p "$WORK"
 bash scripts/setup.sh >&2
@@ -52,7 +53,7 @@ for workload in $WORKLOADS; do
     aws --endpoint-url "$DIRECT" s3 mb "s3://$bucket" >/dev/null
     stats=$WORK/relay.json
     rm -f "$stats" "$WORK"/db.sqlite*
-    coproc RELAYP { exec python3 tools/wanrelay.py --upstream "$DIRECT" --rtt-ms "$RTT_MS" --workers 2 \
+    coproc RELAYP { exec python3 tools/wanrelay.py --upstream "$DIRECT" --rtt-ms "$RTT_MS" --reply-delay-ms "$REPLY_MS" --workers 2 \
       --stats "$stats" --max-seconds 900 2>"$WORK/relay.err"; }
     RELAY_PID=$RELAYP_PID
     read -r word port <&"${RELAYP[0]}"

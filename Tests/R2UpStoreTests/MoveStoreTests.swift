@@ -79,7 +79,7 @@ struct MoveStoreTests {
             _ = try store.completeJob(
                 id: job.id, historyItem: Sample.item("gone \(index).flac", key: "lib/gone \(index).flac", size: Int64(1_000 + index)))
         }
-        FileManager.default.createFile(atPath: library + "/here.flac", contents: Data(count: 1_005))
+        _ = FileManager.default.createFile(atPath: library + "/here.flac", contents: Data(count: 1_005))
         let here = Sample.job(library + "/here.flac", key: "lib/here.flac", length: 1_005)
         try store.enqueue(here)
         _ = try store.completeJob(id: here.id, historyItem: Sample.item("here.flac", key: "lib/here.flac", size: 1_005))

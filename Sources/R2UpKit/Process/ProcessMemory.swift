@@ -19,6 +19,23 @@ package enum ProcessMemory {
         if environment["MALLOC_TRIM_THRESHOLD_"] == nil { _ = mallopt(-1, 128 * 1024) }  // M_TRIM_THRESHOLD
     }
 
+    /// The process's resident memory in bytes (`/proc/self/statm`: resident pages), what a
+    /// peak-RSS bound counts; nil where there is no such file.
+    @Sendable package static func residentBytes() -> Int64? {
+        let descriptor = open("/proc/self/statm", O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var buffer = [UInt8](repeating: 0, count: 128)
+        let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        guard count > 0 else { return nil }
+        // "size resident shared text lib data dt", in pages.
+        let fields = buffer[..<count].split(separator: 0x20)
+        guard fields.count >= 2, let pages = Int64(String(decoding: fields[1], as: UTF8.self)) else { return nil }
+        let pageSize = Int64(sysconf(Int32(_SC_PAGESIZE)))
+        guard pageSize > 0 else { return nil }
+        return pages * pageSize
+    }
+
     /// Hands the free pages of every arena back to the system (`malloc_trim(0)`; a few
     /// milliseconds).
     package static func releaseFreed() { _ = trim?(0) }

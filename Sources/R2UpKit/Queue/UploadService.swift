@@ -23,7 +23,7 @@ package struct RunOptions: Sendable, Equatable {
     package func makeSlots(tuning: TransferTuning? = nil) -> TransferSlots {
         TransferSlots(
             controller: concurrency.map { DepthController(pinned: $0) } ?? DepthController(ceiling: Self.descriptorCeiling()),
-            tuning: tuning)
+            tuning: tuning, resident: concurrency == nil ? ProcessMemory.residentBytes : nil)
     }
 
     /// Each request in flight holds a socket and often a file: the adaptive depth stays within

@@ -8,8 +8,9 @@
 /// a round trip plus the server's time plus the request's own time on the wire). For big
 /// requests that is the bandwidth-delay product in requests, plus the one on the wire; more
 /// only queue.
-/// - Start: sized to the first request (`startingBytes` in flight: 128 small files, two big
-///   ones), then doubled each window (about one reply long) while the rate rises by 10%.
+/// - Start: sized to the first request (`startingBytes` in flight: two big files; small ones as
+///   many as the memory allows where it is measured, else 128), then doubled each window (about
+///   one reply long) while the rate rises by 10%.
 /// - Once the rate stops rising the pool drains to one request for a moment, so one reply shows
 ///   the unqueued latency, and the depth becomes `1.25 × rate × baseLatency`. Requests of at most
 ///   `latencyBoundBytes` skip the drain and keep `4 × rate × baseLatency` (see `headroom`).
@@ -23,6 +24,9 @@
 /// - A throttled reply (429, 503, SlowDown) halves the depth at once, at most once a second;
 ///   growth is then +1 a window for `recoverySeconds`. A timeout or a broken connection cuts by
 ///   a quarter the same way.
+/// - Memory: where the caller reads the process's resident memory (`noteResident`), the depth
+///   stays where `residentLimit` leaves room for (`residentPerRequest` each); elsewhere a fixed
+///   budget of `requestOverhead` a request bounds it (`memoryCap`).
 /// A pinned depth (`--concurrency N`) never moves.
 public struct DepthController: Sendable, Equatable {
     public enum Outcome: Sendable, Equatable {
@@ -46,7 +50,7 @@ public struct DepthController: Sendable, Equatable {
         case throttled = "the server throttled (429/503 SlowDown)"
         case recovering = "recovering after throttling"
         case maximum = "the most r2up keeps in flight (512, or fewer where open files are limited)"
-        case memory = "the most whose upload buffers fit the memory budget"
+        case memory = "the most that fit the memory budget"
     }
 
     package enum Phase: Sendable, Equatable { case slowStart, draining, steady }
@@ -66,6 +70,14 @@ public struct DepthController: Sendable, Equatable {
     public static let bufferBudget: Int64 = 12 << 20
     public static let requestOverhead: Int64 = 44 << 10
     public static let bufferCap: Int64 = 512 << 10
+    /// The resident memory the adaptive depth keeps the process within where it is measured: the
+    /// 64 MiB bound less what requests started between two readings may add.
+    public static let residentLimit: Int64 = 62 << 20
+    /// The resident memory one more small request in flight adds once curl frees its upload buffer
+    /// when the body is sent: ~38 KiB measured 2026-11-27 (1,000 × 16 KiB with 200 ms replies:
+    /// 49.4 MiB at 16 in flight, 59.2 at 256, 67.0 at 489); curl's handle and connection, its
+    /// transfer state (~15 KiB), the task's frames (~12 KiB) and the allocator's share.
+    public static let residentPerRequest: Int64 = 40 << 10
     public static let recoverySeconds = 5.0
     /// Requests this small spend next to nothing on the wire: their reply time is latency.
     package static let latencyBoundBytes = 32.0 * 1024
@@ -108,6 +120,8 @@ public struct DepthController: Sendable, Equatable {
     private var loweredRate = 0.0
     private var keepAtLeast = 0
     private var smoothedLatency: Double = 0
+    /// The most in flight the latest reading of resident memory leaves room for; nil: not measured.
+    public private(set) var memoryRoom: Int?
 
     /// The slowest a request may go (bytes a second, over curl's low-speed time) before it counts
     /// as stalled: a 64th of its share of the measured link (the link's byte rate over the requests
@@ -161,10 +175,33 @@ public struct DepthController: Sendable, Equatable {
         return Int(min(4.0, max(2.0, (8.0 * 1_048_576) / meanBytes)))
     }
 
-    /// The most requests whose memory fits the budget.
-    package static func memoryCap(meanBytes: Double) -> Int {
+    /// The most requests whose memory fits the budget: their upload buffers and `requestOverhead`
+    /// each, or (`measured`: the rest is bounded by `noteResident`) their upload buffers alone.
+    package static func memoryCap(meanBytes: Double, measured: Bool = false) -> Int {
         let buffer = max(16_384, min(Double(bufferCap), meanBytes))
-        return max(1, min(maximumDepth, Int(Double(bufferBudget) / (Double(requestOverhead) + buffer))))
+        let overhead = measured ? 0 : Double(requestOverhead)
+        return max(1, min(maximumDepth, Int(Double(bufferBudget) / (overhead + buffer))))
+    }
+
+    /// The most requests the memory allows now: the buffer budget, and the room the latest reading
+    /// of resident memory left.
+    private var memoryLimit: Int {
+        let buffers = Self.memoryCap(meanBytes: meanBytes, measured: memoryRoom != nil)
+        return min(buffers, memoryRoom ?? buffers)
+    }
+
+    /// Takes a reading of the process's resident memory (`resident` bytes, `inFlight` requests
+    /// running): the depth may then reach `inFlight` plus what `residentLimit` leaves room for,
+    /// and comes down at once when memory is already over it (no new request starts until
+    /// enough have finished). Never below the floor: a few requests always run.
+    public mutating func noteResident(_ resident: Int64, inFlight: Int) {
+        guard !pinned, resident > 0 else { return }
+        let room = max(0, Self.residentLimit - resident) / Self.residentPerRequest
+        memoryRoom = max(Self.floor(meanBytes: meanBytes), inFlight + Int(room))
+        if let memoryRoom, depth > memoryRoom {
+            depth = memoryRoom
+            reason = .memory
+        }
     }
 
     /// Sizes the starting depth to the first request: `startingBytes` of them in flight.
@@ -174,9 +211,15 @@ public struct DepthController: Sendable, Equatable {
         windowStart = now
         meanBytes = Double(max(1, requestBytes))
         let sized = Int(Self.startingBytes / max(1, requestBytes))
-        depth = min(ceiling, Self.memoryCap(meanBytes: meanBytes), max(Self.floor(meanBytes: meanBytes), min(128, sized)))
+        // Small requests with memory measured start as deep as it allows, as s5cmd's 256 workers
+        // do: their bytes cost the link nothing, each wave costs a reply (R2's ~200 ms commit),
+        // and doubling up from 128 took two waves more to get there.
+        let wanted = memoryRoom != nil && meanBytes <= Self.latencyBoundBytes ? ceiling : min(128, sized)
+        depth = min(ceiling, memoryLimit, max(Self.floor(meanBytes: meanBytes), wanted))
+        reason = depth < wanted ? (memoryLimit < ceiling ? .memory : .maximum) : .starting
         peakDepth = depth
         settledDepth = depth
+        settledReason = reason
     }
 
     /// Records one finished request; `inFlight` counts it and every other request still running.
@@ -313,7 +356,7 @@ public struct DepthController: Sendable, Equatable {
         var next = proposed
         var why = why
         if phase != .draining, now >= recoveringUntil { next = max(next, Self.floor(meanBytes: meanBytes)) }
-        let memory = Self.memoryCap(meanBytes: meanBytes)
+        let memory = memoryLimit
         if next > min(memory, ceiling) {
             next = min(memory, ceiling)
             why = memory < ceiling ? .memory : .maximum

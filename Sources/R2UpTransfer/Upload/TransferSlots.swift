@@ -12,22 +12,47 @@ public final class TransferSlots: Sendable {
         var inUse = 0
         var waiters: [CheckedContinuation<Void, Never>] = []
         var controller: DepthController
+        /// When resident memory was last read (slots' clock); -inf before the first reading.
+        var memoryReadAt = -Double.infinity
     }
     private let state: Mutex<State>
     private let clock: @Sendable () -> Double
     /// Where the engine reads each new transfer's low-speed limit and upload buffer size.
     private let tuning: TransferTuning?
+    /// The process's resident bytes (nil where it cannot be read): an adaptive depth stays within
+    /// what it leaves room for (`DepthController.noteResident`).
+    private let resident: (@Sendable () -> Int64?)?
+
+    /// How often resident memory is read while requests finish: a reading is a small file read,
+    /// and 0.1 s lets the depth follow a wave of hundreds of requests starting.
+    static let memoryReadingSpacing = 0.1
 
     /// `clock` gives seconds on a monotonic scale (injected by tests).
     /// `tuning`: what the engine gives each new transfer, set here from the depth and the link.
+    /// `resident`: reads the process's resident memory; nil leaves the depth to the fixed budget.
     public init(
         controller: DepthController, tuning: TransferTuning? = nil,
+        resident: (@Sendable () -> Int64?)? = nil,
         clock: @escaping @Sendable () -> Double = TransferSlots.monotonicSeconds
     ) {
         state = Mutex(State(controller: controller))
         self.clock = clock
         self.tuning = tuning
+        self.resident = resident
         tuning?.update(controller)
+    }
+
+    /// Reads resident memory when a reading is due (outside the lock: it is a file read) and hands
+    /// it to the depth.
+    private func readMemoryIfDue(now: Double) {
+        guard let resident else { return }
+        let due = state.withLock { state -> Bool in
+            guard now - state.memoryReadAt >= Self.memoryReadingSpacing else { return false }
+            state.memoryReadAt = now
+            return true
+        }
+        guard due, let bytes = resident() else { return }
+        state.withLock { $0.controller.noteResident(bytes, inFlight: $0.inUse) }
     }
 
     @Sendable public static func monotonicSeconds() -> Double {
@@ -46,6 +71,7 @@ public final class TransferSlots: Sendable {
     /// 200 ms replies) before the rest went out.
     public func prepare(bytes: Int64) {
         let now = clock()
+        readMemoryIfDue(now: now)
         let controller = state.withLock { state in
             state.controller.start(requestBytes: bytes, now: now)
             return state.controller
@@ -89,6 +115,7 @@ public final class TransferSlots: Sendable {
     /// Frees a slot and tells the depth how the request went.
     public func release(bytes: Int64, seconds: Double, outcome: DepthController.Outcome) {
         let now = clock()
+        readMemoryIfDue(now: now)
         let (next, controller) = state.withLock { state in
             state.controller.record(bytes: bytes, seconds: seconds, outcome: outcome, inFlight: state.inUse, now: now)
             return (Self.handOut(&state, freeing: 1), state.controller)

@@ -96,6 +96,9 @@ struct DepthControllerTests {
         #expect(DepthController.memoryCap(meanBytes: 16_384) == 204)
         #expect(DepthController.memoryCap(meanBytes: Double(256 << 10)) == 40)
         #expect(DepthController.memoryCap(meanBytes: Double(3 << 20)) == 22)
+        // With resident memory measured, 12 MiB over the upload buffers alone.
+        #expect(DepthController.memoryCap(meanBytes: 16_384, measured: true) == 512)
+        #expect(DepthController.memoryCap(meanBytes: Double(3 << 20), measured: true) == 24)
     }
 
     @Test("small requests where latency dominates: deep, up to what the memory budget allows")
@@ -106,6 +109,42 @@ struct DepthControllerTests {
         #expect(controller.depth == 204)
         #expect(controller.reason == .memory)
         #expect(controller.settledDepth == 204)
+    }
+
+    @Test("resident memory measured: small requests start as deep as it leaves room for, and never pass it")
+    func measuredMemory() {
+        let mib: Int64 = 1 << 20
+        // 46 MiB resident before the first request: (62 - 46) MiB / 40 KiB = 409 more.
+        var controller = DepthController()
+        controller.noteResident(46 * mib, inFlight: 0)
+        controller.start(requestBytes: 16_384, now: 0)
+        #expect(controller.memoryRoom == 409)
+        #expect(controller.depth == 409)
+        #expect(controller.reason == .memory)
+        // Replies at 240 ms: the depth stays at the room however fast the rate rises.
+        _ = Link(latency: 0.24, rate: 1e10, bytes: 16_384).run(&controller, from: 0, until: 3)
+        #expect(controller.depth == 409)
+        // Memory filled up faster than each request's share (61 MiB with 300 running): 25 more.
+        controller.noteResident(61 * mib, inFlight: 300)
+        #expect(controller.depth == 325)
+        #expect(controller.reason == .memory)
+        // Over the limit: no new request until enough finish, but never below the floor.
+        controller.noteResident(70 * mib, inFlight: 2)
+        #expect(controller.depth == 4)
+        // Little resident: the ceiling (512) bounds it, and big requests keep their 2 MiB start.
+        var roomy = DepthController()
+        roomy.noteResident(20 * mib, inFlight: 0)
+        roomy.start(requestBytes: 16_384, now: 0)
+        #expect(roomy.depth == 512)
+        #expect(roomy.reason == .starting)
+        var big = DepthController()
+        big.noteResident(20 * mib, inFlight: 0)
+        big.start(requestBytes: 3 << 20, now: 0)
+        #expect(big.depth == 2)
+        // A pinned depth ignores memory.
+        var pinned = DepthController(pinned: 300)
+        pinned.noteResident(70 * mib, inFlight: 300)
+        #expect(pinned.depth == 300)
     }
 
     @Test("small requests to a busy server (each reply twice the luckiest): deep enough for its full rate")
