@@ -69,6 +69,9 @@ final class EngineLoop: @unchecked Sendable {
             var running: Int32 = 0
             for socket in ready {
                 _ = curl_multi_socket_action(multi, socket.socket, socket.events, &running)
+                // After each: a wave of hundreds of connections ready at once would otherwise
+                // hold every upload buffer at the same moment.
+                releaseSentUploadBuffers()
             }
             runDueTimer()
             collectFinished()

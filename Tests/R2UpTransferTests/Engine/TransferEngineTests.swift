@@ -160,6 +160,26 @@ struct TransferEngineTests {
         }
     }
 
+    @Test("a PUT whose kept-alive connection dies after the whole body went out is sent again whole (curl's freed upload buffer comes back)")
+    func resendAfterBodySent() async throws {
+        let server = try TestServer.require()
+        let proxy = try await FaultProxy(
+            server: server, arguments: ["--log-all", "--only-methods", "PUT", "--script", "2=reset-before"])
+        let client = try Self.client(server, endpoint: proxy.endpoint)
+        defer { client.engine.shutdown() }
+        let scope = server.scratchPrefix("resend")
+        _ = try await client.putObject(bucket: server.bucket, key: scope + "first", body: .bytes([1]), contentMD5: nil)
+        // The second PUT goes on the first one's connection; the proxy resets it once the request
+        // is in. curl then sends it again on a new connection, from the body's start.
+        let bytes = (0..<(8 << 10)).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ 5) }
+        _ = try await client.putObject(bucket: server.bucket, key: scope + "second", body: .bytes(bytes), contentMD5: nil)
+        let fetched = try await client.getObject(bucket: server.bucket, key: scope + "second", sink: .memory(limit: 1 << 20))
+        #expect(fetched.body == bytes)
+        let puts = proxy.injectedFaults(includingClean: true).filter { $0["method"] as? String == "PUT" }
+        #expect(puts.count == 3, "\(puts)")
+        #expect(puts.compactMap { $0["fault"] as? String }.contains("reset-before"), "\(puts)")
+    }
+
     @Test("a 5 MiB PUT is sent without Expect: 100-continue")
     func noExpectContinue() async throws {
         let sink = try await HeaderSink()
