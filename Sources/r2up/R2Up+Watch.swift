@@ -64,8 +64,6 @@ extension R2Up {
         }
 
         func run() async throws {
-            // Before the threads allocate: a daemon's memory stays near what it uses (ProcessMemory).
-            ProcessMemory.limitArenas()
             let template = try tagOptions.template()  // a bad template stops everything before the store or the server
             let settings: Settings
             let service: UploadService

@@ -1,6 +1,6 @@
 import Foundation
 
-/// What a long-running process (`watch`, `serve`) does about glibc's allocator, which keeps what
+/// What r2up does about glibc's allocator (every command, from `main`), which keeps what
 /// it freed: each thread that allocates gets an arena of its own (up to eight a core), and an
 /// arena hands pages back only from its top. The 20-minute soak of 2026-11-27 (a steady tree of
 /// 2,000 files) grew 0.6 MiB a minute while `malloc_stats` said 5 MiB of 24 MiB in the arenas was

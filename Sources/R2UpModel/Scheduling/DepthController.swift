@@ -8,9 +8,9 @@
 /// a round trip plus the server's time plus the request's own time on the wire). For big
 /// requests that is the bandwidth-delay product in requests, plus the one on the wire; more
 /// only queue.
-/// - Start: sized to the first request (`startingBytes` in flight: two big files; small ones as
-///   many as the memory allows where it is measured, else 128), then doubled each window (about
-///   one reply long) while the rate rises by 10%.
+/// - Start: sized to the first request (`startingBytes` in flight: two big files; small ones 256
+///   where memory is measured, else 128), then doubled each window (about one reply long) while
+///   the rate rises by 10%.
 /// - Once the rate stops rising the pool drains to one request for a moment, so one reply shows
 ///   the unqueued latency, and the depth becomes `1.25 × rate × baseLatency`. Requests of at most
 ///   `latencyBoundBytes` skip the drain and keep `4 × rate × baseLatency` (see `headroom`).
@@ -71,13 +71,20 @@ public struct DepthController: Sendable, Equatable {
     public static let requestOverhead: Int64 = 44 << 10
     public static let bufferCap: Int64 = 512 << 10
     /// The resident memory the adaptive depth keeps the process within where it is measured: the
-    /// 64 MiB bound less what requests started between two readings may add.
-    public static let residentLimit: Int64 = 62 << 20
+    /// 64 MiB bound less what starts between two readings (a 2,000-file push peaked 1.5 MiB over
+    /// its target).
+    public static let residentLimit: Int64 = 61 << 20
     /// The resident memory one more small request in flight adds once curl frees its upload buffer
     /// when the body is sent: ~38 KiB measured 2026-11-27 (1,000 × 16 KiB with 200 ms replies:
     /// 49.4 MiB at 16 in flight, 59.2 at 256, 67.0 at 489); curl's handle and connection, its
     /// transfer state (~15 KiB), the task's frames (~12 KiB) and the allocator's share.
     public static let residentPerRequest: Int64 = 40 << 10
+    /// What requests in flight may always add to the resident memory seen with none in flight: a
+    /// process already near `residentLimit` (a daemon over a big library) still runs ~200 small
+    /// requests, as before memory was measured, rather than a few.
+    public static let requestBudgetFloor: Int64 = 8 << 20
+    /// Where small requests start when memory is measured.
+    package static let deepStart = 256
     public static let recoverySeconds = 5.0
     /// Requests this small spend next to nothing on the wire: their reply time is latency.
     package static let latencyBoundBytes = 32.0 * 1024
@@ -122,6 +129,8 @@ public struct DepthController: Sendable, Equatable {
     private var smoothedLatency: Double = 0
     /// The most in flight the latest reading of resident memory leaves room for; nil: not measured.
     public private(set) var memoryRoom: Int?
+    /// The latest reading taken with no request in flight.
+    private var idleResident: Int64 = 0
 
     /// The slowest a request may go (bytes a second, over curl's low-speed time) before it counts
     /// as stalled: a 64th of its share of the measured link (the link's byte rate over the requests
@@ -191,13 +200,18 @@ public struct DepthController: Sendable, Equatable {
     }
 
     /// Takes a reading of the process's resident memory (`resident` bytes, `inFlight` requests
-    /// running): the depth may then reach `inFlight` plus what `residentLimit` leaves room for,
-    /// and comes down at once when memory is already over it (no new request starts until
-    /// enough have finished). Never below the floor: a few requests always run.
+    /// running): the depth may grow to `inFlight` plus what `residentLimit` (or the idle reading
+    /// plus `requestBudgetFloor`, if more) leaves room for. Under
+    /// the limit it never comes down for memory (between waves fewer run, but what they freed is
+    /// reused, not returned); over it, it comes down at once to what fits, so no new request
+    /// starts until enough have finished. Never below the floor: a few requests always run.
     public mutating func noteResident(_ resident: Int64, inFlight: Int) {
         guard !pinned, resident > 0 else { return }
-        let room = max(0, Self.residentLimit - resident) / Self.residentPerRequest
-        memoryRoom = max(Self.floor(meanBytes: meanBytes), inFlight + Int(room))
+        if inFlight == 0 { idleResident = resident }
+        let limit = max(Self.residentLimit, idleResident + Self.requestBudgetFloor)
+        let room = inFlight + Int((limit - resident) / Self.residentPerRequest)
+        let floor = Self.floor(meanBytes: meanBytes)
+        memoryRoom = resident > limit ? max(floor, room) : max(floor, room, depth)
         if let memoryRoom, depth > memoryRoom {
             depth = memoryRoom
             reason = .memory
@@ -211,10 +225,11 @@ public struct DepthController: Sendable, Equatable {
         windowStart = now
         meanBytes = Double(max(1, requestBytes))
         let sized = Int(Self.startingBytes / max(1, requestBytes))
-        // Small requests with memory measured start as deep as it allows, as s5cmd's 256 workers
-        // do: their bytes cost the link nothing, each wave costs a reply (R2's ~200 ms commit),
-        // and doubling up from 128 took two waves more to get there.
-        let wanted = memoryRoom != nil && meanBytes <= Self.latencyBoundBytes ? ceiling : min(128, sized)
+        // Small requests with memory measured start at 256, as s5cmd's workers do: their bytes
+        // cost the link nothing, and each wave costs a reply (R2's ~200 ms commit). Not at the
+        // whole room: the scan and the queue still grow after the first reading (a 2,000-file
+        // push went to 67 MiB), and the readings during the run bound the growth from there.
+        let wanted = memoryRoom != nil && meanBytes <= Self.latencyBoundBytes ? Self.deepStart : min(128, sized)
         depth = min(ceiling, memoryLimit, max(Self.floor(meanBytes: meanBytes), wanted))
         reason = depth < wanted ? (memoryLimit < ceiling ? .memory : .maximum) : .starting
         peakDepth = depth

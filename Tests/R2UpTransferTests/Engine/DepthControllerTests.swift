@@ -111,22 +111,32 @@ struct DepthControllerTests {
         #expect(controller.settledDepth == 204)
     }
 
-    @Test("resident memory measured: small requests start as deep as it leaves room for, and never pass it")
+    @Test("resident memory measured: small requests start at 256, grow to the room it leaves, and never pass it")
     func measuredMemory() {
         let mib: Int64 = 1 << 20
-        // 46 MiB resident before the first request: (62 - 46) MiB / 40 KiB = 409 more.
+        // 46 MiB resident before the first request: (61 - 46) MiB / 40 KiB = 384 more.
         var controller = DepthController()
         controller.noteResident(46 * mib, inFlight: 0)
         controller.start(requestBytes: 16_384, now: 0)
-        #expect(controller.memoryRoom == 409)
-        #expect(controller.depth == 409)
-        #expect(controller.reason == .memory)
-        // Replies at 240 ms: the depth stays at the room however fast the rate rises.
+        #expect(controller.memoryRoom == 384)
+        #expect(controller.depth == 256)
+        #expect(controller.reason == .starting)
+        // Replies at 240 ms: the rate rises with the depth, which stops at the room.
         _ = Link(latency: 0.24, rate: 1e10, bytes: 16_384).run(&controller, from: 0, until: 3)
-        #expect(controller.depth == 409)
-        // Memory filled up faster than each request's share (61 MiB with 300 running): 25 more.
-        controller.noteResident(61 * mib, inFlight: 300)
-        #expect(controller.depth == 325)
+        #expect(controller.depth == 384)
+        #expect(controller.reason == .memory)
+        // 52 MiB resident: room for 230 more, and the start is that.
+        var tight = DepthController()
+        tight.noteResident(52 * mib, inFlight: 0)
+        tight.start(requestBytes: 16_384, now: 0)
+        #expect(tight.depth == 230)
+        #expect(tight.reason == .memory)
+        // Fewer running between two waves, memory under the limit: the depth stays.
+        controller.noteResident(60 * mib, inFlight: 30)
+        #expect(controller.depth == 384)
+        // Memory over the limit (63 MiB with 300 running): down to the 249 that fit.
+        controller.noteResident(63 * mib, inFlight: 300)
+        #expect(controller.depth == 249)
         #expect(controller.reason == .memory)
         // Over the limit: no new request until enough finish, but never below the floor.
         controller.noteResident(70 * mib, inFlight: 2)
@@ -135,12 +145,21 @@ struct DepthControllerTests {
         var roomy = DepthController()
         roomy.noteResident(20 * mib, inFlight: 0)
         roomy.start(requestBytes: 16_384, now: 0)
+        #expect(roomy.depth == 256)
+        _ = Link(latency: 0.24, rate: 1e10, bytes: 16_384).run(&roomy, from: 0, until: 3)
         #expect(roomy.depth == 512)
-        #expect(roomy.reason == .starting)
+        #expect(roomy.reason == .maximum)
         var big = DepthController()
         big.noteResident(20 * mib, inFlight: 0)
         big.start(requestBytes: 3 << 20, now: 0)
         #expect(big.depth == 2)
+        // A process already at 70 MiB with nothing in flight (a daemon over a big library): its
+        // requests may still add 8 MiB, ~200 small ones.
+        var daemon = DepthController()
+        daemon.noteResident(70 * mib, inFlight: 0)
+        daemon.start(requestBytes: 16_384, now: 0)
+        #expect(daemon.memoryRoom == 204)
+        #expect(daemon.depth == 204)
         // A pinned depth ignores memory.
         var pinned = DepthController(pinned: 300)
         pinned.noteResident(70 * mib, inFlight: 300)
