@@ -15,9 +15,10 @@ struct R2Up: AsyncParsableCommand {
     )
 
     static func main() async {
-        // Before the threads allocate: two malloc arenas, fixed thresholds (ProcessMemory). A
-        // 2,000-file push peaks 2-3 MiB lower, a daemon stays near what it uses.
-        ProcessMemory.limitArenas()
+        // Before the threads allocate and before OpenSSL is initialised: two malloc arenas (a
+        // 2,000-file push peaks 2-3 MiB lower, a daemon stays near what it uses), and no
+        // libcrypto cleanup at exit under a thread still signing (ProcessStart).
+        ProcessStart.prepare()
         // Library messages name what they point to by the CLI's flags and variables, and
         // what the user can do by its commands.
         OptionWords.install(.cli)
