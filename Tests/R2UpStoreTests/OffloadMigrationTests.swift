@@ -14,14 +14,7 @@ struct OffloadMigrationTests {
         do {
             let store = try Store(path: path)
             try store.rawWrite { db in
-                for (index, row) in rows.enumerated() {
-                    try db.execute(
-                        sql: """
-                            INSERT INTO tracks (path, size, mtimeNs, uploadState, downloadState, bucket, "key", etag, device, updatedAt)
-                            VALUES (?, 6, 1, ?, 'none', 'tracks', ?, '"e\(index)"', ?, '2026-11-26T10:00:00.000Z')
-                            """,
-                        arguments: [row.0, row.1, "k/\(index)", row.2])
-                }
+                try db.insertOldTracks(rows.map { OldTrackRow(path: $0.0, uploadState: $0.1, device: $0.2) })
                 try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v11-offloaded-before-v10'")
             }
         }

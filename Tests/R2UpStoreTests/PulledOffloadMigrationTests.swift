@@ -26,15 +26,12 @@ struct PulledOffloadMigrationTests {
         let path = folder.file("r2up.sqlite")
         let store = try Store(path: path)
         try store.rawWrite { db in
-            for (index, row) in rows.enumerated() {
-                try db.execute(
-                    sql: """
-                        INSERT INTO tracks (path, size, mtimeNs, uploadState, downloadState, bucket, "key", etag, device, updatedAt)
-                        VALUES (?, 6, ?, ?, ?, 'tracks', ?, '"e\(index)"', ?, '2026-11-26T10:00:00.000Z')
-                        """,
-                    arguments: [library + "/" + row.name, row.mtimeNs, row.uploadState, row.downloadState, "k/\(index)",
-                                row.otherDevice ? device &+ 1 : device])
-            }
+            try db.insertOldTracks(
+                rows.map {
+                    OldTrackRow(
+                        path: library + "/" + $0.name, uploadState: $0.uploadState, downloadState: $0.downloadState,
+                        mtimeNs: $0.mtimeNs, device: $0.otherDevice ? device &+ 1 : device)
+                })
             try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v12-pulled-offloaded-before-v10'")
         }
         return path
