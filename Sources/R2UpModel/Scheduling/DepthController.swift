@@ -89,6 +89,8 @@ public struct DepthController: Sendable, Equatable {
     /// Requests this small spend next to nothing on the wire: their reply time is latency.
     package static let latencyBoundBytes = 32.0 * 1024
     package static let minimumWindow = 0.05
+    /// Replies at least this slow (s) come in waves: slow start doubles small requests freely.
+    package static let waveLatency = 0.05
     package static let cutSpacing = 1.0
 
     public let pinned: Bool
@@ -320,7 +322,15 @@ public struct DepthController: Sendable, Equatable {
                 if !limited {
                     // The work did not fill the pool: nothing learnt about the link.
                 } else if rate >= previousRate * 1.1 {
-                    next = min(2 * depth, max(depth + 1, Int((2 * knee(rate: rate)).rounded(.up))))
+                    // Small requests whose replies take 50 ms or more double up to what memory
+                    // allows: such replies come in waves (R2's ~200 ms commit), and a window's rate,
+                    // counted from before the wave's first reply, put 2 × knee far under the depth
+                    // in flight, so 1,000 files at 256 grew by 1 and took a wave more. Others stop
+                    // at twice the knee (on loopback deeper only crowds the server: W3 sync 0.85×
+                    // the curl floor when they doubled too).
+                    let waves = meanBytes <= Self.latencyBoundBytes && baseLatency >= Self.waveLatency
+                    let bound = waves ? 2 * depth : Int((2 * knee(rate: rate)).rounded(.up))
+                    next = min(2 * depth, max(depth + 1, bound))
                     why = .rising
                 } else if meanBytes <= Self.latencyBoundBytes {
                     // No drain: emptying the pool costs two replies' time, a good part of a short
