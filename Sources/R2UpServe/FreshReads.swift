@@ -54,7 +54,7 @@ final class FreshReads<Value: Sendable>: Sendable {
             for caller in answered { caller.continuation.resume(returning: result) }
             guard again else {
                 // A read of every track leaves tens of MiB freed: hand them back.
-                Routes.releaseFreedMemory()
+                ProcessMemory.releaseFreed()
                 return
             }
         }

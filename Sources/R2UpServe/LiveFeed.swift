@@ -87,7 +87,7 @@ final class LiveFeed: Service, Sendable {
         await withCheckedContinuation { continuation in
             work.async {
                 session.releaseMemory()
-                Routes.releaseFreedMemory()
+                ProcessMemory.releaseFreed()
                 continuation.resume()
             }
         }

@@ -58,7 +58,8 @@ struct Routes: Sendable {
             + LibraryPage.render(groups: view.groups, from: from, csrf: context.csrf, progress: LiveState.progress(try? session.queueReport())) {
                 session.publicURL(for: $0)
             }
-        Self.releaseFreedMemory()
+        // A read of every track leaves tens of MiB freed: hand them back.
+        ProcessMemory.releaseFreed()
         return page("Library", "/", context, body, live: live)
     }
 
@@ -72,17 +73,6 @@ struct Routes: Sendable {
     func shown() async throws -> LibrarySnapshot {
         do { return try await feed.shown() } catch { throw HTTPError(.serviceUnavailable, message: error.message) }
     }
-
-    /// A read of the library holds every track (20,000: tens of MiB, freed at once); glibc keeps
-    /// freed memory in its arenas, so an idle server would stay at its peak. Handing it back
-    /// costs a few milliseconds.
-    static func releaseFreedMemory() { _ = trim?(0) }
-
-    /// glibc's `malloc_trim` (not in Swift's Glibc module); nil on a libc without it.
-    private static let trim: (@convention(c) (Int) -> Int32)? = {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return nil }
-        return unsafeBitCast(symbol, to: (@convention(c) (Int) -> Int32).self)
-    }()
 
     /// A store that cannot be read is a 503 with its one line, not a crash.
     func read<T>(_ body: () throws(R2UpFailure) -> T) throws -> T {

@@ -26,7 +26,7 @@ public struct ServeServer: Sendable {
     /// - Throws: ``ServeError`` when the address cannot be bound.
     public func run(onListening: @escaping @Sendable (String) -> Void) async throws(ServeError) {
         let port = try Self.preflight(host: options.host, port: options.port).get()
-        Self.limitArenas()
+        ProcessMemory.limitArenas()
         let library = Library(session: session, roots: options.roots)
         let idle = IdleRelease()
         let feed = LiveFeed(library: library, idle: idle)
@@ -88,21 +88,6 @@ public struct ServeServer: Sendable {
         router.add(middleware: GateMiddleware(gate: gate, hosts: hosts, idle: idle))
         Routes(library: library, feed: feed, gate: gate).add(to: router)
         return router
-    }
-
-    /// glibc gives each thread that allocates an arena of its own (up to eight a core), and each
-    /// keeps what it freed: two bound the idle server's memory (MALLOC_ARENA_MAX, when set, wins).
-    /// Fixed thresholds stop glibc raising them after a freed page (0.8 MB of HTML): blocks over
-    /// 128 KiB are mapped and unmapped, and an arena's free top goes back past 128 KiB
-    /// (`malloc_trim` reaches only the main arena's top); the idle RSS after 200 page loads was
-    /// 71-79 MiB with glibc's moving thresholds, 70.5-70.8 MiB with these (before the other fixes).
-    static func limitArenas() {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return }
-        let mallopt = unsafeBitCast(symbol, to: (@convention(c) (Int32, Int32) -> Int32).self)
-        let environment = ProcessInfo.processInfo.environment
-        if environment["MALLOC_ARENA_MAX"] == nil { _ = mallopt(-8, 2) }  // M_ARENA_MAX
-        if environment["MALLOC_MMAP_THRESHOLD_"] == nil { _ = mallopt(-3, 128 * 1024) }  // M_MMAP_THRESHOLD
-        if environment["MALLOC_TRIM_THRESHOLD_"] == nil { _ = mallopt(-1, 128 * 1024) }  // M_TRIM_THRESHOLD
     }
 
     /// The port `host:port` will listen on (port 0: a free one the system picks), or why it

@@ -5,13 +5,13 @@ import Foundation
 /// arena hands pages back only from its top. The 20-minute soak of 2026-11-27 (a steady tree of
 /// 2,000 files) grew 0.6 MiB a minute while `malloc_stats` said 5 MiB of 24 MiB in the arenas was
 /// in use; serve's idle RSS after 200 page loads was 71-79 MiB with glibc's moving thresholds,
-/// 70.5-70.8 MiB with fixed ones. Nothing happens on a libc without these calls. (`serve` keeps
-/// its own two calls: it uses only R2UpKit's public face, and this is not part of it.)
-package enum ProcessMemory {
+/// 70.5-70.8 MiB with fixed ones. Nothing happens on a libc without these calls. Public: `serve`
+/// and other apps on R2UpKit's face call them too.
+public enum ProcessMemory {
     /// Two arenas at most, and fixed thresholds (glibc raises them after a large block is freed,
     /// and then keeps such blocks in the arenas). A setting given in the environment wins. Call it
     /// before the threads start allocating: arenas made before it stay.
-    package static func limitArenas() {
+    public static func limitArenas() {
         guard let mallopt else { return }
         let environment = ProcessInfo.processInfo.environment
         if environment["MALLOC_ARENA_MAX"] == nil { _ = mallopt(-8, 2) }  // M_ARENA_MAX
@@ -38,7 +38,7 @@ package enum ProcessMemory {
 
     /// Hands the free pages of every arena back to the system (`malloc_trim(0)`; a few
     /// milliseconds).
-    package static func releaseFreed() { _ = trim?(0) }
+    public static func releaseFreed() { _ = trim?(0) }
 
     private static let mallopt: (@convention(c) (Int32, Int32) -> Int32)? = {
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return nil }
