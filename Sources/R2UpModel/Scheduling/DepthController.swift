@@ -12,7 +12,7 @@
 ///   where memory is measured, else 128), then doubled each window (about one reply long) while
 ///   the rate rises by 10%.
 /// - Once the rate stops rising the pool drains to one request for a moment, so one reply shows
-///   the unqueued latency, and the depth becomes `1.25 × rate × baseLatency`. Requests of at most
+///   the unqueued latency, and the depth becomes `2 × rate × baseLatency`. Requests of at most
 ///   `latencyBoundBytes` skip the drain and keep `4 × rate × baseLatency` (see `headroom`).
 /// - After that, each window recomputes it: while replies take no longer than the base
 ///   latency it grows (by at most a quarter a window, only when every slot was busy); when
@@ -277,13 +277,15 @@ public struct DepthController: Sendable, Equatable {
         }
     }
 
-    /// How far past the knee the depth stays. 1.25 in general: deeper big requests only queue on
-    /// the link. 4 for latency-bound ones: the shortest reply of a run is a lucky one, and on a
+    /// How far past the knee the depth stays. 2 for big requests: beyond it they only queue on the
+    /// link, and 1.25 left 48 × 3 MiB at 40 ms at 4 in flight where 8 ran 20% faster (one
+    /// connection does not carry the whole link: measured 2026-11-27). 4 for latency-bound ones:
+    /// the shortest reply of a run is a lucky one, and on a
     /// busy machine or server every reply takes longer at any depth, so 1.25 settled at 10-20
     /// requests where 200 ran twice as fast (measured 2026-11-27, 1,000 × 16 KiB at 40 ms); a queue
     /// of small requests costs memory (capped by `memoryCap`), not the link, and a link that slows
     /// to a tenth still brings the rate, and so the depth, down tenfold.
-    private var headroom: Double { meanBytes <= Self.latencyBoundBytes ? 4 : 1.25 }
+    private var headroom: Double { meanBytes <= Self.latencyBoundBytes ? 4 : 2 }
 
     /// `rate × baseLatency`: the requests that keep the pipe full without queueing. The base
     /// latency of a big request includes its own time on the wire (`bytes / link rate`), so for
@@ -322,14 +324,14 @@ public struct DepthController: Sendable, Equatable {
                 if !limited {
                     // The work did not fill the pool: nothing learnt about the link.
                 } else if rate >= previousRate * 1.1 {
-                    // Small requests whose replies take 50 ms or more double up to what memory
-                    // allows: such replies come in waves (R2's ~200 ms commit), and a window's rate,
-                    // counted from before the wave's first reply, put 2 × knee far under the depth
-                    // in flight, so 1,000 files at 256 grew by 1 and took a wave more. Others stop
-                    // at twice the knee (on loopback deeper only crowds the server: W3 sync 0.85×
-                    // the curl floor when they doubled too).
-                    let waves = meanBytes <= Self.latencyBoundBytes && baseLatency >= Self.waveLatency
-                    let bound = waves ? 2 * depth : Int((2 * knee(rate: rate)).rounded(.up))
+                    // Doubled, up to what memory allows, for big requests and for small ones whose
+                    // replies take 50 ms or more: a window's rate counts replies to requests sent
+                    // before the depth grew, so twice the knee lags a step behind (48 × 3 MiB grew
+                    // by one a window; 1,000 small files at 256 grew by 1 and took a wave more).
+                    // Small requests with fast replies stop at twice the knee (on loopback deeper
+                    // only crowds the server: W3 sync 0.85× the curl floor when they doubled too).
+                    let free = meanBytes > Self.latencyBoundBytes || baseLatency >= Self.waveLatency
+                    let bound = free ? 2 * depth : Int((2 * knee(rate: rate)).rounded(.up))
                     next = min(2 * depth, max(depth + 1, bound))
                     why = .rising
                 } else if meanBytes <= Self.latencyBoundBytes {

@@ -30,6 +30,32 @@ private struct Link {
     }
 }
 
+/// The same link request by request: a request takes `seconds(depth:)` for the number in
+/// flight as it starts, so a deeper pool shows in the rate only once its new requests come back,
+/// as it does in a real window.
+private struct RequestByRequest {
+    var link: Link
+
+    /// Runs the controller until `end`; returns each depth it took, in order.
+    func run(_ controller: inout DepthController, until end: Double) -> [Int] {
+        var running: [(start: Double, finish: Double)] = []
+        var depths = [controller.depth]
+        var now = 0.0
+        while now < end {
+            while running.count < controller.depth {
+                running.append((now, now + link.seconds(depth: running.count + 1)))
+            }
+            guard let next = running.indices.min(by: { running[$0].finish < running[$1].finish }) else { break }
+            let done = running.remove(at: next)
+            now = done.finish
+            controller.record(
+                bytes: link.bytes, seconds: done.finish - done.start, outcome: .completed, inFlight: running.count + 1, now: now)
+            if depths.last != controller.depth { depths.append(controller.depth) }
+        }
+        return depths
+    }
+}
+
 @Suite("DepthController: how many requests to keep in flight")
 struct DepthControllerTests {
     @Test("a pinned depth never moves: not for a fast link, not for throttling")
@@ -196,14 +222,29 @@ struct DepthControllerTests {
         #expect(controller.lastRate > 990)
     }
 
-    @Test("3 MiB files on a 20 Mbit/s uplink, 40 ms: two in flight (one sends, one waits for its reply)")
+    @Test("3 MiB files on a 20 Mbit/s uplink, 40 ms: three in flight (one sends, the others wait for replies)")
     func bigRequestsOnASlowLink() {
         var controller = DepthController()
         controller.start(requestBytes: 3 << 20, now: 0)
         _ = Link(latency: 0.04, rate: 2.5e6, bytes: 3 << 20).run(&controller, from: 0, until: 120)
-        // 1.25 × (1 + 2.5 MB/s × 40 ms / 3 MiB) = 1.29: two, the floor for big requests.
-        #expect(controller.depth == 2)
+        // 2 × (1 + 2.5 MB/s × 40 ms / 3 MiB) = 2.06: three.
+        #expect(controller.depth == 3)
         #expect(controller.peakDepth == 4)
+    }
+
+    @Test("3 MiB files on a fast link (150 MB/s, 70 ms): slow start doubles, then twice the bandwidth-delay product plus one")
+    func bigRequestsOnAFastLink() {
+        var controller = DepthController()
+        controller.start(requestBytes: 3 << 20, now: 0)
+        #expect(controller.depth == 2)
+        let depths = RequestByRequest(link: Link(latency: 0.07, rate: 1.5e8, bytes: 3 << 20)).run(&controller, until: 3)
+        // Doubling, not growing by one: a window's rate counts replies to requests sent before
+        // it grew, so twice the knee had held big requests to +1 a window (2, 3, 4, 5, 6, 7, 10).
+        #expect(Array(depths.prefix(3)) == [2, 4, 8], "\(depths)")
+        // The drain to one, then 2 × rate × unqueued latency: 2 × 47.7/s × 91 ms = 8.7.
+        #expect(depths.contains(1), "\(depths)")
+        #expect(controller.depth == 9, "\(depths)")
+        #expect(controller.reason == .full)
     }
 
     @Test("64 KiB files, 20 Mbit/s, 240 ms replies: the bandwidth-delay product, then a drop to a tenth brings it down")
@@ -212,8 +253,8 @@ struct DepthControllerTests {
         controller.start(requestBytes: 65_536, now: 0)
         var link = Link(latency: 0.24, rate: 2.5e6, bytes: 65_536)
         let now = link.run(&controller, from: 0, until: 60)
-        // 1.25 × rate × unqueued latency = 1.25 × 38.1/s × 0.266 s = 12.7.
-        #expect(controller.depth == 13)
+        // 2 × rate × unqueued latency = 2 × 38.1/s × 0.266 s = 20.3.
+        #expect(controller.depth == 21)
         #expect(controller.reason == .full)
         #expect(controller.peakDepth == 64)
         #expect(abs(controller.baseLatency - (0.24 + 65_536 / 2.5e6)) < 1e-9)
