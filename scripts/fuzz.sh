@@ -5,7 +5,7 @@
 #   scripts/fuzz.sh xml-reply sigv4 --seconds 600
 #   scripts/fuzz.sh --list                   # the targets
 #   scripts/fuzz.sh --no-build ...           # run what .build-fuzz holds
-#   scripts/fuzz.sh --debug --seconds 30     # a debug build: builds in a third of the time,
+#   scripts/fuzz.sh --debug --seconds 20     # a debug build: builds in a third of the time,
 #                                            # runs ~10x fewer inputs a second (CI's choice)
 #
 # Targets run one after another (the machine is shared), each from its committed seeds
