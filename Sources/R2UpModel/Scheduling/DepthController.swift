@@ -8,8 +8,9 @@
 /// a round trip plus the server's time plus the request's own time on the wire). For big
 /// requests that is the bandwidth-delay product in requests, plus the one on the wire; more
 /// only queue.
-/// - Start: sized to the first request (`startingBytes` in flight, at least `startFloor`; small
-///   ones 256 where memory is measured, else 128), doubled each window while the rate rises 10%.
+/// - Start: sized to the first request (`startingBytes` in flight: two big files; small ones 256
+///   where memory is measured, else 128), then doubled each window (about one reply long) while
+///   the rate rises by 10%.
 /// - Once the rate stops rising the pool drains to one request for a moment, so one reply shows
 ///   the unqueued latency, and the depth becomes `2 × rate × baseLatency`. Requests of at most
 ///   `latencyBoundBytes` skip the drain and keep `4 × rate × baseLatency` (see `headroom`).
@@ -84,8 +85,6 @@ public struct DepthController: Sendable, Equatable {
     public static let requestBudgetFloor: Int64 = 8 << 20
     /// Where small requests start when memory is measured.
     package static let deepStart = 256
-    /// The fewest a run starts with: 4 under 8 MiB (2 cost 3 MiB files a window), the floor above.
-    package static func startFloor(meanBytes: Double) -> Int { meanBytes < 8 * 1_048_576 ? 4 : floor(meanBytes: meanBytes) }
     public static let recoverySeconds = 5.0
     /// Requests this small spend next to nothing on the wire: their reply time is latency.
     package static let latencyBoundBytes = 32.0 * 1024
@@ -233,7 +232,7 @@ public struct DepthController: Sendable, Equatable {
         // whole room: the scan and the queue still grow after the first reading (a 2,000-file
         // push went to 67 MiB), and the readings during the run bound the growth from there.
         let wanted = memoryRoom != nil && meanBytes <= Self.latencyBoundBytes ? Self.deepStart : min(128, sized)
-        depth = min(ceiling, memoryLimit, max(Self.startFloor(meanBytes: meanBytes), wanted))
+        depth = min(ceiling, memoryLimit, max(Self.floor(meanBytes: meanBytes), wanted))
         reason = depth < wanted ? (memoryLimit < ceiling ? .memory : .maximum) : .starting
         peakDepth = depth
         settledDepth = depth

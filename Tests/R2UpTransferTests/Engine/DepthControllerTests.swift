@@ -96,7 +96,7 @@ struct DepthControllerTests {
         #expect(pinned.lowSpeedLimit == 1)
     }
 
-    @Test("the start is sized to the first request: 2 MiB in flight, at least 4 under 8 MiB and the floor above, at most 128")
+    @Test("the start is sized to the first request: 2 MiB in flight, between the floor and 128, within the memory budget")
     func startingDepth() {
         func start(_ bytes: Int64) -> Int {
             var controller = DepthController()
@@ -108,7 +108,7 @@ struct DepthControllerTests {
         #expect(start(65_536) == 32)
         #expect(start(256 << 10) == 8)
         #expect(start(1 << 20) == 4)
-        #expect(start(3 << 20) == 4)
+        #expect(start(3 << 20) == 2)
         #expect(start(8 << 20) == 2)
         #expect(start(200 << 20) == 2)
     }
@@ -167,7 +167,7 @@ struct DepthControllerTests {
         // Over the limit: no new request until enough finish, but never below the floor.
         controller.noteResident(70 * mib, inFlight: 2)
         #expect(controller.depth == 4)
-        // Little resident: the ceiling (512) bounds it, and 3 MiB requests start at 4.
+        // Little resident: the ceiling (512) bounds it, and big requests keep their 2 MiB start.
         var roomy = DepthController()
         roomy.noteResident(20 * mib, inFlight: 0)
         roomy.start(requestBytes: 16_384, now: 0)
@@ -178,7 +178,7 @@ struct DepthControllerTests {
         var big = DepthController()
         big.noteResident(20 * mib, inFlight: 0)
         big.start(requestBytes: 3 << 20, now: 0)
-        #expect(big.depth == 4)
+        #expect(big.depth == 2)
         // A process already at 70 MiB with nothing in flight (a daemon over a big library): its
         // requests may still add 8 MiB, ~200 small ones.
         var daemon = DepthController()
@@ -229,18 +229,18 @@ struct DepthControllerTests {
         _ = Link(latency: 0.04, rate: 2.5e6, bytes: 3 << 20).run(&controller, from: 0, until: 120)
         // 2 × (1 + 2.5 MB/s × 40 ms / 3 MiB) = 2.06: three.
         #expect(controller.depth == 3)
-        #expect(controller.peakDepth == 8)
+        #expect(controller.peakDepth == 4)
     }
 
     @Test("3 MiB files on a fast link (150 MB/s, 70 ms): slow start doubles, then twice the bandwidth-delay product plus one")
     func bigRequestsOnAFastLink() {
         var controller = DepthController()
         controller.start(requestBytes: 3 << 20, now: 0)
-        #expect(controller.depth == 4)
+        #expect(controller.depth == 2)
         let depths = RequestByRequest(link: Link(latency: 0.07, rate: 1.5e8, bytes: 3 << 20)).run(&controller, until: 3)
         // Doubling, not growing by one: a window's rate counts replies to requests sent before
         // it grew, so twice the knee had held big requests to +1 a window (2, 3, 4, 5, 6, 7, 10).
-        #expect(Array(depths.prefix(3)) == [4, 8, 16], "\(depths)")
+        #expect(Array(depths.prefix(3)) == [2, 4, 8], "\(depths)")
         // The drain to one, then 2 × rate × unqueued latency: 2 × 47.7/s × 91 ms = 8.7.
         #expect(depths.contains(1), "\(depths)")
         #expect(controller.depth == 9, "\(depths)")
