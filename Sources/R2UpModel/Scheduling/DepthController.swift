@@ -324,13 +324,14 @@ public struct DepthController: Sendable, Equatable {
                 if !limited {
                     // The work did not fill the pool: nothing learnt about the link.
                 } else if rate >= previousRate * 1.1 {
-                    // Doubled, up to what memory allows, for big requests and for small ones whose
-                    // replies take 50 ms or more: a window's rate counts replies to requests sent
-                    // before the depth grew, so twice the knee lags a step behind (48 × 3 MiB grew
-                    // by one a window; 1,000 small files at 256 grew by 1 and took a wave more).
-                    // Small requests with fast replies stop at twice the knee (on loopback deeper
-                    // only crowds the server: W3 sync 0.85× the curl floor when they doubled too).
-                    let free = meanBytes > Self.latencyBoundBytes || baseLatency >= Self.waveLatency
+                    // Doubled, up to what memory allows, for small requests whose replies take 50 ms
+                    // or more, and big ones whose replies do not queue yet: a window's rate counts
+                    // replies to requests sent before the depth grew, so twice the knee lags a step
+                    // (48 × 3 MiB grew by one a window). Big ones whose replies queue (1.5 × the
+                    // shortest) keep the knee: on 10 Mbit/s they doubled to 16 and timed out; small
+                    // ones with fast replies too (on loopback deeper crowds the server: W3 0.85×).
+                    let queued = windowLatency > 1.5 * baseLatency * Double(windowCount)
+                    let free = meanBytes > Self.latencyBoundBytes ? !queued : baseLatency >= Self.waveLatency
                     let bound = free ? 2 * depth : Int((2 * knee(rate: rate)).rounded(.up))
                     next = min(2 * depth, max(depth + 1, bound))
                     why = .rising
