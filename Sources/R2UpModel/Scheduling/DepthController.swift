@@ -280,11 +280,11 @@ public struct DepthController: Sendable, Equatable {
     /// How far past the knee the depth stays. 2 for big requests: beyond it they only queue on the
     /// link, and 1.25 left 48 × 3 MiB at 40 ms at 4 in flight where 8 ran 20% faster (one
     /// connection does not carry the whole link: measured 2026-11-27). 4 for latency-bound ones:
-    /// the shortest reply of a run is a lucky one, and on a
-    /// busy machine or server every reply takes longer at any depth, so 1.25 settled at 10-20
-    /// requests where 200 ran twice as fast (measured 2026-11-27, 1,000 × 16 KiB at 40 ms); a queue
-    /// of small requests costs memory (capped by `memoryCap`), not the link, and a link that slows
-    /// to a tenth still brings the rate, and so the depth, down tenfold.
+    /// the shortest reply of a run is a lucky one, and on a busy machine or server every reply
+    /// takes longer at any depth, so 1.25 settled at 10-20 requests where 200 ran twice as fast
+    /// (measured 2026-11-27, 1,000 × 16 KiB at 40 ms); a queue of small requests costs memory
+    /// (capped by `memoryCap`), not the link, and a link that slows to a tenth still brings the
+    /// rate, and so the depth, down tenfold.
     private var headroom: Double { meanBytes <= Self.latencyBoundBytes ? 4 : 2 }
 
     /// `rate × baseLatency`: the requests that keep the pipe full without queueing. The base
