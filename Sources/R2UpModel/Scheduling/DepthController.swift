@@ -8,9 +8,9 @@
 /// a round trip plus the server's time plus the request's own time on the wire). For big
 /// requests that is the bandwidth-delay product in requests, plus the one on the wire; more
 /// only queue.
-/// - Start: sized to the first request (`startingBytes` in flight: two big files; small ones 256
-///   where memory is measured, else 128), then doubled each window (about one reply long) while
-///   the rate rises by 10%.
+/// - Start: sized to the first request (`startingBytes` in flight, at least 4 under 8 MiB; small
+///   ones 256 where memory is measured, else 128), then doubled each window (about one reply
+///   long) while the rate rises by 10% and big replies take under `longestRoundTrip` apiece.
 /// - Once the rate stops rising the pool drains to one request for a moment, so one reply shows
 ///   the unqueued latency, and the depth becomes `2 × rate × baseLatency`. Requests of at most
 ///   `latencyBoundBytes` skip the drain and keep `4 × rate × baseLatency` (see `headroom`).
@@ -58,15 +58,10 @@ public struct DepthController: Sendable, Equatable {
     public static let maximumDepth = 512
     /// Bytes in flight a run starts with: 2 MiB (128 small files, the floor of big ones).
     public static let startingBytes: Int64 = 2 << 20
-    /// The most memory the requests in flight may take: each costs `requestOverhead` plus its
-    /// upload buffer (up to `bufferCap`). Measured 2026-11-27 (release build, heaptrack and peak
-    /// RSS, after the frames a request waits in were slimmed and curl's receive buffer cut to
-    /// 1 KiB): a small request in flight adds ~45 KiB of resident memory, curl's 16 KiB upload
-    /// buffer included (curl's handle, connection and receive buffer ~10 KiB, its task's async
-    /// frames ~14 KiB, the rest the allocator's). A 2,000 x 16 KiB push of audio files (W3) took
-    /// 64.3-65.4 MiB at 256 in flight, 63.1 MiB with other files; the overhead counts 44 KiB so
-    /// 204 small requests keep W3 within 64 MiB. It was 80 KiB, 128 requests, while the frames
-    /// took ~28 KiB and the receive buffer 4 KiB.
+    /// The most memory the requests in flight may take: each costs `requestOverhead` plus its upload
+    /// buffer (up to `bufferCap`). A small request in flight adds ~45 KiB of resident memory, curl's
+    /// 16 KiB upload buffer included (measured 2026-11-27, release build, heaptrack and peak RSS;
+    /// see docs/development/benchmarks.md): 44 KiB keeps 204 of W3's 2,000 × 16 KiB within 64 MiB.
     public static let bufferBudget: Int64 = 12 << 20
     public static let requestOverhead: Int64 = 44 << 10
     public static let bufferCap: Int64 = 512 << 10
@@ -74,10 +69,9 @@ public struct DepthController: Sendable, Equatable {
     /// 64 MiB bound less what starts between two readings (a 2,000-file push peaked 1.5 MiB over
     /// its target).
     public static let residentLimit: Int64 = 61 << 20
-    /// The resident memory one more small request in flight adds once curl frees its upload buffer
-    /// when the body is sent: ~38 KiB measured 2026-11-27 (1,000 × 16 KiB with 200 ms replies:
-    /// 49.4 MiB at 16 in flight, 59.2 at 256, 67.0 at 489); curl's handle and connection, its
-    /// transfer state (~15 KiB), the task's frames (~12 KiB) and the allocator's share.
+    /// The resident memory one more small request in flight adds once curl frees its upload buffer:
+    /// ~38 KiB measured 2026-11-27 (1,000 × 16 KiB with 200 ms replies: 49.4 MiB at 16 in flight,
+    /// 59.2 at 256, 67.0 at 489): curl's handle, connection and transfer state, the task's frames.
     public static let residentPerRequest: Int64 = 40 << 10
     /// What requests in flight may always add to the resident memory seen with none in flight: a
     /// process already near `residentLimit` (a daemon over a big library) still runs ~200 small
@@ -92,6 +86,8 @@ public struct DepthController: Sendable, Equatable {
     /// Replies at least this slow (s) come in waves: slow start doubles small requests freely.
     package static let waveLatency = 0.05
     package static let cutSpacing = 1.0
+    /// The longest round trip plus server time expected (R2 commits a write in ~0.2-0.35 s).
+    package static let longestRoundTrip = 0.5
 
     public let pinned: Bool
     /// The most this run may keep in flight (`maximumDepth`, or fewer where file descriptors are scarce).
@@ -232,7 +228,9 @@ public struct DepthController: Sendable, Equatable {
         // whole room: the scan and the queue still grow after the first reading (a 2,000-file
         // push went to 67 MiB), and the readings during the run bound the growth from there.
         let wanted = memoryRoom != nil && meanBytes <= Self.latencyBoundBytes ? Self.deepStart : min(128, sized)
-        depth = min(ceiling, memoryLimit, max(Self.floor(meanBytes: meanBytes), wanted))
+        // At least 4 under 8 MiB: 2 cost 3 MiB files a window of slow start.
+        let least = meanBytes < 8 * 1_048_576 ? 4 : Self.floor(meanBytes: meanBytes)
+        depth = min(ceiling, memoryLimit, max(least, wanted))
         reason = depth < wanted ? (memoryLimit < ceiling ? .memory : .maximum) : .starting
         peakDepth = depth
         settledDepth = depth
@@ -321,15 +319,17 @@ public struct DepthController: Sendable, Equatable {
         } else {
             switch phase {
             case .slowStart:
+                // Big replies longer than `longestRoundTrip` for each in flight are time on the wire:
+                // fewer would fill the link even at that round trip (4 of 3 MiB on 10 Mbit/s: 10 s).
+                let wireBound = meanBytes > Self.latencyBoundBytes && windowLatency > Self.longestRoundTrip * Double(depth * windowCount)
                 if !limited {
                     // The work did not fill the pool: nothing learnt about the link.
-                } else if rate >= previousRate * 1.1 {
+                } else if rate >= previousRate * 1.1 && !wireBound {
                     // Doubled, up to what memory allows, for small requests whose replies take 50 ms
                     // or more, and big ones whose replies do not queue yet: a window's rate counts
-                    // replies to requests sent before the depth grew, so twice the knee lags a step
-                    // (48 × 3 MiB grew by one a window). Big ones whose replies queue (1.5 × the
-                    // shortest) keep the knee: on 10 Mbit/s they doubled to 16 and timed out; small
-                    // ones with fast replies too (on loopback deeper crowds the server: W3 0.85×).
+                    // replies to requests sent before the depth grew, so twice the knee lags a step.
+                    // Big ones whose replies queue (1.5 × the shortest) keep the knee, as do small
+                    // ones with fast replies (on loopback deeper crowds the server: W3 0.85×).
                     let queued = windowLatency > 1.5 * baseLatency * Double(windowCount)
                     let free = meanBytes > Self.latencyBoundBytes ? !queued : baseLatency >= Self.waveLatency
                     let bound = free ? 2 * depth : Int((2 * knee(rate: rate)).rounded(.up))
