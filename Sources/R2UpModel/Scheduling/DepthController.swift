@@ -8,7 +8,7 @@
 /// a round trip plus the server's time plus the request's own time on the wire). For big
 /// requests that is the bandwidth-delay product in requests, plus the one on the wire; more
 /// only queue.
-/// - Start: sized to the first request (`startingBytes` in flight, at least 4 under 8 MiB; small
+/// - Start: sized to the first request (`startingBytes` in flight, at least 8 under 8 MiB; small
 ///   ones 256 where memory is measured, else 128), then doubled each window (about one reply
 ///   long) while the rate rises by 10% and big replies take under `longestRoundTrip` apiece.
 /// - Once the rate stops rising the pool drains to one request for a moment, so one reply shows
@@ -228,8 +228,8 @@ public struct DepthController: Sendable, Equatable {
         // whole room: the scan and the queue still grow after the first reading (a 2,000-file
         // push went to 67 MiB), and the readings during the run bound the growth from there.
         let wanted = memoryRoom != nil && meanBytes <= Self.latencyBoundBytes ? Self.deepStart : min(128, sized)
-        // At least 4 under 8 MiB: 2 cost 3 MiB files a window of slow start.
-        let least = meanBytes < 8 * 1_048_576 ? 4 : Self.floor(meanBytes: meanBytes)
+        // At least 8 under 8 MiB: from 2, 3 MiB files took two windows more of slow start.
+        let least = meanBytes < 8 * 1_048_576 ? 8 : Self.floor(meanBytes: meanBytes)
         depth = min(ceiling, memoryLimit, max(least, wanted))
         reason = depth < wanted ? (memoryLimit < ceiling ? .memory : .maximum) : .starting
         peakDepth = depth

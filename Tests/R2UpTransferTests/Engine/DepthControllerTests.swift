@@ -107,8 +107,8 @@ struct DepthControllerTests {
         #expect(start(16_384) == 128)
         #expect(start(65_536) == 32)
         #expect(start(256 << 10) == 8)
-        #expect(start(1 << 20) == 4)
-        #expect(start(3 << 20) == 4)
+        #expect(start(1 << 20) == 8)
+        #expect(start(3 << 20) == 8)
         #expect(start(8 << 20) == 2)
         #expect(start(200 << 20) == 2)
     }
@@ -167,7 +167,7 @@ struct DepthControllerTests {
         // Over the limit: no new request until enough finish, but never below the floor.
         controller.noteResident(70 * mib, inFlight: 2)
         #expect(controller.depth == 4)
-        // Little resident: the ceiling (512) bounds it, and big requests keep their start of four.
+        // Little resident: the ceiling (512) bounds it, and big requests keep their start of eight.
         var roomy = DepthController()
         roomy.noteResident(20 * mib, inFlight: 0)
         roomy.start(requestBytes: 16_384, now: 0)
@@ -178,7 +178,7 @@ struct DepthControllerTests {
         var big = DepthController()
         big.noteResident(20 * mib, inFlight: 0)
         big.start(requestBytes: 3 << 20, now: 0)
-        #expect(big.depth == 4)
+        #expect(big.depth == 8)
         // A process already at 70 MiB with nothing in flight (a daemon over a big library): its
         // requests may still add 8 MiB, ~200 small ones.
         var daemon = DepthController()
@@ -227,37 +227,37 @@ struct DepthControllerTests {
         var controller = DepthController()
         controller.start(requestBytes: 3 << 20, now: 0)
         _ = Link(latency: 0.04, rate: 2.5e6, bytes: 3 << 20).run(&controller, from: 0, until: 120)
-        // 2 × (1 + 2.5 MB/s × 40 ms / 3 MiB) = 2.06: three. The start of four never doubles:
-        // its replies (5 s) are far longer than half a second for each in flight.
+        // 2 × (1 + 2.5 MB/s × 40 ms / 3 MiB) = 2.06: three. The start of eight never doubles:
+        // its replies (10 s) are far longer than half a second for each in flight.
         #expect(controller.depth == 3)
-        #expect(controller.peakDepth == 4)
+        #expect(controller.peakDepth == 8)
     }
 
     @Test("3 MiB files on a fast link (300 MB/s, 70 ms): slow start doubles, then twice the bandwidth-delay product plus one")
     func bigRequestsOnAFastLink() {
         var controller = DepthController()
         controller.start(requestBytes: 3 << 20, now: 0)
-        #expect(controller.depth == 4)
+        #expect(controller.depth == 8)
         let depths = RequestByRequest(link: Link(latency: 0.07, rate: 3e8, bytes: 3 << 20)).run(&controller, until: 3)
         // Doubling, not growing by one: a window's rate counts replies to requests sent before
         // it grew, so twice the knee had held big requests to +1 a window (2, 3, 4, 5, 6, 7, 10).
-        #expect(Array(depths.prefix(5)) == [4, 8, 16, 22, 1], "\(depths)")
+        #expect(Array(depths.prefix(4)) == [8, 16, 22, 1], "\(depths)")
         // 22 is the memory budget's; after the drain to one, 2 × rate × unqueued latency:
         // 2 × 95.4/s × 80.5 ms = 15.4.
         #expect(controller.depth == 16, "\(depths)")
         #expect(controller.settledDepth == 16)
     }
 
-    @Test("3 MiB files on 10 Mbit/s, 20 ms: started at four, replies of seconds stop slow start at once")
+    @Test("3 MiB files on 10 Mbit/s, 20 ms: started at eight, replies of seconds stop slow start at once")
     func bigRequestsStartOnASlowLink() {
         var controller = DepthController()
         controller.start(requestBytes: 3 << 20, now: 0)
         let depths = RequestByRequest(link: Link(latency: 0.02, rate: 1.25e6, bytes: 3 << 20)).run(&controller, until: 240)
-        // Doubled on a window's rate, four became 8 and then 16 requests 40 s long on the link,
-        // and some were cut as stalled (measured 2026-11-27). Replies slower than half a second
-        // for each in flight are time on the wire: deeper only queues.
-        #expect(Array(depths.prefix(2)) == [4, 1], "\(depths)")
-        #expect(controller.peakDepth == 4, "\(depths)")
+        // Doubled on a window's rate, a start of four became 8 and then 16 requests 40 s long on
+        // the link, and some were cut as stalled (measured 2026-11-27). Replies slower than half a
+        // second for each in flight are time on the wire: deeper only queues.
+        #expect(Array(depths.prefix(2)) == [8, 1], "\(depths)")
+        #expect(controller.peakDepth == 8, "\(depths)")
         #expect(controller.depth == 3, "\(depths)")
     }
 
