@@ -103,6 +103,13 @@ run_tool() {
 
 RESULTS=$WORK/wan-samples
 : >"$RESULTS"
+# One untimed upload and delete first: whichever tool ran first against a freshly started server
+# took 5-10% longer than the same tool later in the run (2026-11-27).
+warm=wan-warm-$RANDOM$RANDOM
+make_data small
+aws --endpoint-url "$DIRECT" s3 mb "s3://$warm" >/dev/null
+s5cmd --endpoint-url "$DIRECT" cp "$DATA/small/*" "s3://$warm/warm/" >/dev/null
+aws --endpoint-url "$DIRECT" s3 rb --force "s3://$warm" >/dev/null 2>&1 || echo "wan: could not delete $warm" >&2
 for cell in $CELLS; do
   IFS=: read -r workload rtt reply up <<<"$cell"
   make_data "$workload"
