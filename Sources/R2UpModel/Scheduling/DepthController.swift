@@ -10,7 +10,7 @@
 /// only queue.
 /// - Start: sized to the first request (`startingBytes` in flight, at least 8 under 8 MiB; small
 ///   ones 256 where memory is measured, else 128), then doubled each window (about one reply
-///   long) while the rate rises by 10% and big replies take under `longestRoundTrip` apiece.
+///   long) while the rate rises 10% and big replies stay under `longestRoundTrip` per request in flight.
 /// - Once the rate stops rising the pool drains to one request for a moment, so one reply shows
 ///   the unqueued latency, and the depth becomes `2 × rate × baseLatency`. Requests of at most
 ///   `latencyBoundBytes` skip the drain and keep `4 × rate × baseLatency` (see `headroom`).
