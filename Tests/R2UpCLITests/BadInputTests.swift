@@ -970,30 +970,12 @@ struct StoredState: Decodable {
     var pendingUploads: Int
 
     static func read(database: String, scope: String) async throws -> StoredState {
-        let script = """
-            import boto3, json, os, sqlite3, sys
-            db, scope = sys.argv[1], sys.argv[2]
-            out = {"integrity": None, "historyRows": 0}
-            if os.path.exists(db) and os.path.getsize(db) > 0:
-                try:
-                    c = sqlite3.connect(db)
-                    out["integrity"] = c.execute("PRAGMA integrity_check").fetchone()[0]
-                    out["historyRows"] = c.execute("SELECT count(*) FROM history").fetchone()[0]
-                except sqlite3.DatabaseError as e:
-                    out["integrity"] = "not a database: %s" % e
-            e = os.environ
-            s3 = boto3.client("s3", endpoint_url=e["R2UP_TEST_ENDPOINT"], aws_access_key_id=e["R2UP_TEST_ACCESS_KEY"],
-                              aws_secret_access_key=e["R2UP_TEST_SECRET_KEY"], region_name="us-east-1")
-            bucket = e["R2UP_TEST_BUCKET"]
-            listed = s3.list_objects_v2(Bucket=bucket, Prefix=scope).get("Contents", [])
-            out["objects"] = sorted(o["Key"][len(scope):] for o in listed)
-            out["pendingUploads"] = len(s3.list_multipart_uploads(Bucket=bucket, Prefix=scope).get("Uploads", []))
-            json.dump(out, sys.stdout)
-            """
-        let result = try await ProcessRunner.run(
-            "/usr/bin/env", ["python3", "-c", script, database, scope], environment: ProcessInfo.processInfo.environment)
-        guard result.status == 0 else { throw HarnessError("reading the state failed: \(result.stderr)") }
-        return try JSONDecoder().decode(StoredState.self, from: Data(result.stdout.utf8))
+        let line = try await StoredStateReader.shared.read(database: database, scope: scope)
+        struct Failure: Decodable { var error: String }
+        if let failure = try? JSONDecoder().decode(Failure.self, from: line) {
+            throw HarnessError("reading the state failed: \(failure.error)")
+        }
+        return try JSONDecoder().decode(StoredState.self, from: line)
     }
 }
 
