@@ -15,7 +15,9 @@ server read the lines, not the status.
 
 The last line, "profile: ...", is what r2up's ServerProfile table records per server
 (Sources/R2UpTransfer/Providers/ServerProfile.swift, docs/explanation/server-quirks.md): which request checksums
-the server verifies (a damaged body refused) and whether conditional writes hold.
+the server verifies (a damaged body refused) and whether conditional writes hold. It also says
+whether a trailing checksum (aws-chunked) is verified and whether the object then keeps
+`Content-Encoding: aws-chunked`; r2up sends none (docs/explanation/server-quirks.md).
 Against moto (`moto_server -H 127.0.0.1 -p PORT`, any keys; create the bucket first):
     python3 tools/s3facts.py --endpoint http://127.0.0.1:PORT --access-key k --secret-key s
 """
@@ -205,6 +207,29 @@ def main():
     s, h, d = c.req("PUT", key, body=body, headers={"If-Match": '"0123456789abcdef0123456789abcdef"'})
     check("put If-Match: other ETag -> 412", s == 412, f"{s} {xml_code(d)}")
     facts["if-match"] = s == 412
+    # 3c. a trailing checksum (STREAMING-UNSIGNED-PAYLOAD-TRAILER, aws-chunked): computed while the
+    # body is sent, so a client reads the file once. Is a wrong trailer refused, and is the object
+    # the payload (not the framing), without the aws-chunked encoding left on it?
+    def framed(payload, trailer):
+        out = b"".join(b"%x\r\n" % len(payload[i:i + 8192]) + payload[i:i + 8192] + b"\r\n"
+                       for i in range(0, len(payload), 8192))
+        return out + b"0\r\nx-amz-checksum-crc32c:" + trailer.encode() + b"\r\n\r\n"
+    chunked = {"Content-Encoding": "aws-chunked", "x-amz-decoded-content-length": str(len(body)),
+               "x-amz-trailer": "x-amz-checksum-crc32c"}
+    for name, sent in (("right", body), ("wrong", bad)):
+        s, h, d = c.req("PUT", f"/{B}/s3facts/trailer-{name}.bin", body=framed(sent, b64crc32c(body)),
+                        headers=chunked, payload="STREAMING-UNSIGNED-PAYLOAD-TRAILER")
+        g, gh, gd = c.req("GET", f"/{B}/s3facts/trailer-{name}.bin")
+        stored = "nothing" if g == 404 else "the payload" if gd == body else "the damaged payload" if gd == bad \
+            else f"{len(gd)} other bytes"
+        detail = f"{s} {xml_code(d)}; stored: {stored}; Content-Encoding on GET: {gh.get('content-encoding')}"
+        if name == "right":
+            check("put with a right trailing crc32c accepted, the payload stored", s == 200 and gd == body, detail)
+            trailer_kept_encoding = "aws-chunked" in gh.get("content-encoding", "")
+        else:
+            check("put with a wrong trailing crc32c -> 400, nothing stored", s == 400 and g == 404, detail)
+            facts["trailer"] = s == 400 and g == 404
+    facts["trailer-keeps-aws-chunked"] = trailer_kept_encoding
     # 4. signed payload hash, wrong body: does the server check it?
     s, h, d = c.req("PUT", f"/{B}/s3facts/sha.bin", body=bad, payload=sha256_hex(body))
     check("put signed x-amz-content-sha256 mismatch NOT checked (200)", s == 200,
@@ -295,7 +320,8 @@ def main():
         c.req("DELETE", f"/{tb}", payload="signed")
 
     # Clean up.
-    for k in ("obj.bin", "crc.bin", "sha.bin", "multi.bin", "bad.bin", "crcbad.bin", "crcc.bin", "crccbad.bin"):
+    for k in ("obj.bin", "crc.bin", "sha.bin", "multi.bin", "bad.bin", "crcbad.bin", "crcc.bin", "crccbad.bin",
+              "trailer-right.bin", "trailer-wrong.bin"):
         c.req("DELETE", f"/{B}/s3facts/{k}")
     ok = all(results)
     s, h, _ = c.req("HEAD", f"/{B}")
