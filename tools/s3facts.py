@@ -269,6 +269,27 @@ def main():
     s, h, _ = c.req("HEAD", mkey)
     check("HEAD multipart object size", s == 200 and h.get("content-length") == str(len(part) + 4),
           f"{s} len={h.get('content-length')} etag={h.get('etag')}")
+    # 5b. a multipart upload created for CRC-32C: does a part sent without a checksum header get
+    # the server's CRC-32C in its reply (a client could then checksum while sending and compare,
+    # reading the file once), and is a wrong part checksum in CompleteMultipartUpload refused?
+    ckey = f"/{B}/s3facts/multi-crc32c.bin"
+    s, h, d = c.req("POST", ckey, query="uploads=", headers={"x-amz-checksum-algorithm": "CRC32C"})
+    m = re.search(rb"<UploadId>([^<]*)</UploadId>", d)
+    cuid = m.group(1).decode() if m else ""
+    s, h, d = c.req("PUT", ckey, query=f"partNumber=1&uploadId={cuid}", body=part)
+    echoed = h.get("x-amz-checksum-crc32c")
+    check("a part sent without a checksum (upload created for CRC32C) gets its CRC-32C in the reply",
+          s == 200 and echoed == b64crc32c(part), f"{s} {xml_code(d)} echoed={echoed}")
+    facts["part-crc32c-echo"] = echoed == b64crc32c(part)
+    cpe = h.get("etag", "").strip('"')
+    wrong = (f"<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>\"{cpe}\"</ETag>"
+             f"<ChecksumCRC32C>{b64crc32c(b'other')}</ChecksumCRC32C></Part></CompleteMultipartUpload>").encode()
+    s, h, d = c.req("POST", ckey, query=f"uploadId={cuid}", body=wrong, payload="signed")
+    check("complete with a wrong part CRC-32C refused (400)", s == 400, f"{s} {xml_code(d)}")
+    facts["complete-part-crc32c"] = s == 400
+    if s == 400:
+        c.req("DELETE", ckey, query=f"uploadId={cuid}")
+    c.req("DELETE", ckey)
     # 6. virtual-hosted style.
     vh = f"{B}.{c.hostport}"
     s, h, d = c.req("GET", "/s3facts/obj.bin", host_header=vh)
