@@ -151,4 +151,33 @@ struct OneBadReplyTests {
         let puts = Self.requests(log).filter { $0.contains("\"method\": \"PUT\"") }
         #expect(puts.count == 2, "the damaged PUT refused (BadDigest), then sent again: \(puts)")
     }
+
+    /// SeaweedFS answers a part with the CRC-32C it computed, so r2up checksums each part as it is
+    /// sent (the file read once) instead of in a header: a damaged part is stored by the server
+    /// (200, not BadDigest), caught by its reply and sent again, and never completed.
+    @Test("SeaweedFS: a part damaged once on the way is stored, caught by its reply's CRC-32C and sent again")
+    func seaweedPartCaughtByItsReply() async throws {
+        let server = try CoreServer.named(CoreServer.seaweedFS)
+        let folder = try TemporaryFolder()
+        let bytes = TwoServerCoreTests.bytes(12 << 20, seed: 29)
+        let source = folder.path + "/three-parts.bin"
+        try bytes.write(to: URL(fileURLWithPath: source))
+        let log = folder.path + "/faults.jsonl"
+        let proxy = try await IntegrityCommandTests.proxy(
+            server, ["--only-methods", "PUT", "--script", "1=corrupt-body", "--log-all"], log: log)
+        defer { proxy.stop() }
+        var env = server.environment(home: folder.path)
+        env["R2UP_ENDPOINT"] = proxy.endpoint
+        let key = Self.key("three-parts.bin")
+        let push = try await CLI.run(
+            ["push", source, "--key", key, "--part-size", "5M", "--multipart-threshold", "5M", "--db", folder.path + "/db.sqlite"],
+            environment: env)
+        #expect(push.status == 0, "\(push.stderr)")
+        let damaged = Self.requests(log).filter { $0.contains("\"fault\": \"corrupt-body\"") }
+        #expect(damaged.count == 1 && damaged.first?.contains("partNumber=") == true, "\(damaged)")
+        #expect(damaged.first?.contains("\"upstream_status\": 200") == true, "stored by the server, not refused: \(damaged)")
+        #expect(try await server.stored(under: key) == [key: TwoServerCoreTests.fingerprint(bytes)], "the file's bytes, not the damaged ones")
+        let parts = Self.requests(log).filter { $0.contains("\"method\": \"PUT\"") && $0.contains("partNumber=") }
+        #expect(parts.count == 4, "three parts and the damaged one again: \(parts)")
+    }
 }

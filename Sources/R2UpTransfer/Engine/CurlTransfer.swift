@@ -1,4 +1,5 @@
 internal import CCurl
+import CChecksum
 import Foundation
 import R2UpModel
 
@@ -14,6 +15,8 @@ final class CurlTransfer {
     /// curl keeps this pointer for the handle's life, so the handle owns the memory.
     private let errorBuffer: UnsafeMutablePointer<CChar>
     private var bodyPosition: Int64 = 0
+    /// CRC-32C of the body read so far (`checksumsBody`); valid while read from the start.
+    private var bodyCRC: (value: UInt32, valid: Bool) = (0, true)
     private var responseBody: [UInt8] = []
     private var responseBytes: Int64 = 0
     private var responseHeaders: [(name: String, value: String)] = []
@@ -168,6 +171,7 @@ final class CurlTransfer {
             bytes.withUnsafeBufferPointer { source in
                 UnsafeMutableRawPointer(buffer).copyMemory(from: source.baseAddress! + start, byteCount: wanted)
             }
+            if request.checksumsBody { bodyCRC.value = r2up_crc32c(bodyCRC.value, buffer, wanted) }
             bodyPosition += Int64(wanted)
             noteHandedOver()
             return wanted
@@ -190,6 +194,8 @@ final class CurlTransfer {
                 }
                 done += got
             }
+            // ~8 GB/s (SSE 4.2): 64 µs for a 512 KiB buffer, while the bytes are still in cache.
+            if request.checksumsBody { bodyCRC.value = r2up_crc32c(bodyCRC.value, buffer, done) }
             bodyPosition += Int64(done)
             noteHandedOver()
             return done
@@ -217,6 +223,7 @@ final class CurlTransfer {
     fileprivate func seekBody(to offset: Int64, origin: Int32) -> Int32 {
         guard origin == SEEK_SET, offset >= 0, offset <= request.body.length else { return Int32(r2_seekfunc_fail) }
         bodyPosition = offset
+        bodyCRC = (0, offset == 0)
         return Int32(r2_seekfunc_ok)
     }
 
@@ -325,10 +332,10 @@ final class CurlTransfer {
         var code = 0
         _ = r2_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &code)
         request.onProgress?(bodyPosition)
-        continuation.resume(
-            returning: HTTPResponse(
-                status: code, headers: responseHeaders, body: responseBody, bodyBytesReceived: responseBytes,
-                receivedAt: Date()))
+        var response = HTTPResponse(
+            status: code, headers: responseHeaders, body: responseBody, bodyBytesReceived: responseBytes, receivedAt: Date())
+        if request.checksumsBody, bodyCRC.valid, bodyPosition == request.body.length { response.bodyCRC32C = bodyCRC.value }
+        continuation.resume(returning: response)
     }
 
     func finish(throwing error: any Error) {

@@ -32,6 +32,11 @@ public struct ServerProfile: Sendable, Equatable {
     /// with it once it knows the part sizes. Not on R2, whose multipart ETags are opaque (rclone's
     /// provider data says so too).
     public var multipartETagIsPartMD5s = true
+    /// In a multipart upload created for CRC-32C, a part sent with no checksum header is answered
+    /// with the CRC-32C the server computed, and a wrong one in CompleteMultipartUpload is refused
+    /// (tools/s3facts.py, 2026-11-27: SeaweedFS 4.48 does both; moto and MinIO's gateway neither).
+    /// Such a part is checksummed as it is sent and compared with the reply: the file is read once.
+    public var echoesPartCRC32C = false
 
     /// Whether a CopyObject carrying `condition` is refused when it fails (r2up copies only to
     /// an empty key, or with `--overwrite` and no condition).
@@ -73,7 +78,8 @@ public struct ServerProfile: Sendable, Equatable {
     public static let seaweedFS = ServerProfile(
         name: "SeaweedFS", verifiesContentMD5: true, verifiesCRC32: true, verifiesCRC32C: true,
         conditionalIfNoneMatch: true, conditionalIfMatch: true, conditionalCompleteIfNoneMatch: true,
-        conditionalCompleteIfMatch: true, singlePutETagIsMD5: true, conditionalCopyIfNoneMatch: true)
+        conditionalCompleteIfMatch: true, singlePutETagIsMD5: true, conditionalCopyIfNoneMatch: true,
+        echoesPartCRC32C: true)
     /// A server that says `Server: MinIO`: MinIO itself, or MinIO's gateway code as `juicefs
     /// gateway` runs it. Measured on juicefs 1.4.2's gateway (tools/s3facts.py, boto3;
     /// 2026-11-26): only Content-MD5 is verified (a wrong CRC-32 or CRC-32C is stored), and no

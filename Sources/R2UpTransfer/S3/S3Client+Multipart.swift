@@ -65,6 +65,33 @@ extension S3Client {
         return try Self.requiredETag(response)
     }
 
+    /// UploadPart with no checksum header, to a server that answers with the CRC-32C it computed
+    /// (`ServerProfile.echoesPartCRC32C`; the upload was created for CRC-32C). The CRC-32C of the
+    /// bytes curl sent is computed as they go; a reply without one, or with another, is an error
+    /// (another is BadDigest: the bytes changed on the way, and the part is sent again).
+    public func uploadPartChecksummedInFlight(
+        bucket: String, key: String, uploadID: String, partNumber: Int, body: FileSlice,
+        onProgress: (@Sendable (Int64) -> Void)? = nil
+    ) async throws(S3ClientError) -> (etag: String, checksum: PayloadChecksum) {
+        var call = Call(
+            method: "PUT", bucket: bucket, key: key, query: [("partNumber", String(partNumber)), ("uploadId", uploadID)],
+            body: .file(body), payload: .unsigned, onProgress: onProgress)
+        call.checksumsBody = true
+        let response = try await send(call)
+        let etag = try Self.requiredETag(response)
+        guard let sent = response.bodyCRC32C else { throw .unexpectedResponse("curl did not read part \(partNumber) once through") }
+        let computed = PayloadChecksum.base64(bigEndian: sent)
+        guard let echoed = response.header("x-amz-checksum-crc32c") else {
+            throw .unexpectedResponse("the reply to part \(partNumber) carries no x-amz-checksum-crc32c")
+        }
+        guard echoed == computed else {
+            throw .service(S3ServiceError(
+                status: 400, code: "BadDigest",
+                message: "part \(partNumber) arrived with CRC-32C \(echoed), not the \(computed) sent"))
+        }
+        return (etag, .crc32c(computed))
+    }
+
     /// CompleteMultipartUpload with the parts in order; returns the object's ETag.
     public func completeMultipartUpload(
         bucket: String, key: String, uploadID: String, parts: [UploadedPart], condition: WriteCondition? = nil

@@ -51,6 +51,7 @@ public final class S3Client: Sendable {
         var sink: ResponseSink = .memory(limit: 8 << 20)
         var onProgress: (@Sendable (Int64) -> Void)?
         var freshConnection = false
+        var checksumsBody = false
     }
 
     func signedRequest(for call: Call, date: Date) -> (request: SigningRequest, url: String, headers: [(name: String, value: String)]) {
@@ -88,6 +89,7 @@ public final class S3Client: Sendable {
         var request = HTTPRequest(
             method: call.method, url: url, headers: headers, body: call.body, sink: call.sink, onProgress: call.onProgress)
         request.freshConnection = call.freshConnection
+        request.checksumsBody = call.checksumsBody
         return request
     }
 

@@ -177,7 +177,7 @@ public struct FileUploader: Sendable {
 
     /// The server as far as the endpoint and the replies so far name it (any reply's `Server`
     /// header: a HEAD's names it as well as a PUT's).
-    private var knownServer: ServerProfile {
+    var knownServer: ServerProfile {
         profile.value ?? ServerProfile.identify(endpoint: client.endpoint, serverHeader: client.server)
     }
 

@@ -78,3 +78,11 @@ public enum PayloadChecksum: Sendable, Equatable {
         }
     }
 }
+
+extension PayloadChecksum {
+    /// A CRC as its header carries it: base64 of its four bytes, most significant first.
+    static func base64(bigEndian value: UInt32) -> String {
+        Data([UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)])
+            .base64EncodedString()
+    }
+}

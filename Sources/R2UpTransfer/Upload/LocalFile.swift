@@ -91,9 +91,7 @@ public final class LocalFile: Sendable {
         try readChunks(offset: offset, length: length) { chunk in
             crc = crc32_z(crc, chunk.baseAddress?.assumingMemoryBound(to: UInt8.self), chunk.count)
         }
-        let value = UInt32(truncatingIfNeeded: crc)
-        return Data([UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)])
-            .base64EncodedString()
+        return PayloadChecksum.base64(bigEndian: UInt32(truncatingIfNeeded: crc))
     }
 
     /// Base64 of the big-endian CRC-32C of a byte range (the `x-amz-checksum-crc32c` header).
@@ -102,8 +100,7 @@ public final class LocalFile: Sendable {
         try readChunks(offset: offset, length: length) { chunk in
             crc = r2up_crc32c(crc, chunk.baseAddress, chunk.count)
         }
-        return Data([UInt8(crc >> 24), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc & 0xFF)])
-            .base64EncodedString()
+        return PayloadChecksum.base64(bigEndian: crc)
     }
 
     /// Feeds a byte range to `body` in 1 MiB pread steps (never the whole file in memory).

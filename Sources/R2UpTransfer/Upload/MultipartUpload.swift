@@ -215,18 +215,33 @@ struct MultipartUpload: Sendable {
         _ number: Int, plan: PartPlan, uploadID: String, sent: ByteCounter, tally: ProgressTally
     ) async throws(UploadError) -> UploadedPart {
         let (offset, length) = plan.range(ofPart: number)
-        let checksum = try check.checksum(of: file, offset: offset, length: length)
+        // A server that answers with the part's CRC-32C gets it computed as the part is sent, so
+        // the file is read once; elsewhere the checksum goes in a header, read before the part.
+        let inFlight = check == .crc32c && uploader.knownServer.echoesPartCRC32C
+        let header = inFlight ? nil : try check.checksum(of: file, offset: offset, length: length)
         let journal = journal
-        let etag = try await uploader.withRetries("UploadPart \(number) of \(key)") { () throws(UploadError) -> String in
+        typealias Reply = (etag: String, checksum: PayloadChecksum)
+        let (etag, checksum) = try await uploader.withRetries("UploadPart \(number) of \(key)") { () throws(UploadError) -> Reply in
             guard file.isUnchanged() else { throw file.changeError }
-            return try await uploader.slots.withTypedSlot(bytes: length) { () throws(UploadError) -> String in
+            return try await uploader.slots.withTypedSlot(bytes: length) { () throws(UploadError) -> Reply in
+                let body = FileSlice(descriptor: file.descriptor, offset: offset, length: length)
+                let onProgress: @Sendable (Int64) -> Void = { bytes in
+                    journal?.progress(bytesSent: tally.update(part: number, bytes: bytes))
+                }
                 do {
-                    let etag = try await client.uploadPart(
-                        bucket: bucket, key: key, uploadID: uploadID, partNumber: number,
-                        body: FileSlice(descriptor: file.descriptor, offset: offset, length: length), checksum: checksum,
-                        onProgress: { bytes in journal?.progress(bytesSent: tally.update(part: number, bytes: bytes)) })
+                    let reply: Reply
+                    if let header {
+                        reply = (
+                            try await client.uploadPart(
+                                bucket: bucket, key: key, uploadID: uploadID, partNumber: number, body: body, checksum: header,
+                                onProgress: onProgress),
+                            header)
+                    } else {
+                        reply = try await client.uploadPartChecksummedInFlight(
+                            bucket: bucket, key: key, uploadID: uploadID, partNumber: number, body: body, onProgress: onProgress)
+                    }
                     sent.add(length)
-                    return etag
+                    return reply
                 } catch {
                     throw .s3(S3ClientError(error))
                 }

@@ -164,6 +164,34 @@ struct S3ClientTests {
         try await client.deleteObject(bucket: server.bucket, key: key)
     }
 
+    /// SeaweedFS (ServerProfile.echoesPartCRC32C) answers a part sent with no checksum header with
+    /// the CRC-32C it computed, when the upload was created for CRC-32C; the engine computes the
+    /// same over the bytes curl sent. Created without it, the reply has none: an error, not a pass.
+    @Test("a part checksummed as it is sent: SeaweedFS's reply carries the same CRC-32C; without one, an error")
+    func partChecksummedInFlight() async throws {
+        let server = try TestServer.require()
+        let client = try Self.client(server)
+        defer { client.engine.shutdown() }
+        let key = server.scratchPrefix("inflight") + "part.bin"
+        let directory = try TestDirectory()
+        let file = try directory.makeFile("part.bin", size: 6 << 20, seed: 31)
+        let local = try LocalFile(path: file.path)
+        let body = FileSlice(descriptor: local.descriptor, offset: 0, length: local.size)
+
+        let uploadID = try await client.createMultipartUpload(bucket: server.bucket, key: key, check: .crc32c)
+        let reply = try await client.uploadPartChecksummedInFlight(
+            bucket: server.bucket, key: key, uploadID: uploadID, partNumber: 1, body: body)
+        #expect(reply.checksum == .crc32c(try local.crc32cBase64(offset: 0, length: local.size)))
+        try await client.abortMultipartUpload(bucket: server.bucket, key: key, uploadID: uploadID)
+
+        let plain = try await client.createMultipartUpload(bucket: server.bucket, key: key, check: .md5)
+        await #expect(throws: S3ClientError.unexpectedResponse("the reply to part 1 carries no x-amz-checksum-crc32c")) {
+            try await client.uploadPartChecksummedInFlight(
+                bucket: server.bucket, key: key, uploadID: plain, partNumber: 1, body: body)
+        }
+        try await client.abortMultipartUpload(bucket: server.bucket, key: key, uploadID: plain)
+    }
+
     @Test("ListParts and ListMultipartUploads show an upload in progress; after abort it is gone")
     func multipartBookkeeping() async throws {
         let server = try TestServer.require()
