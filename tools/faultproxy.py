@@ -35,6 +35,7 @@ Reply rewrites (issue 15: a reply missing what S3 sends must never count as succ
   cut-head           send the response head only up to its Content-Length/ETag lines,
                      end it there (a complete-looking head) with no body, then close
   drop-etag          send the response without its ETag header
+  drop-checksum      send the response without its x-amz-checksum-* headers
   wrong-range        shift a 206's Content-Range by one byte (the body is unchanged)
   loop-token         a ListObjectsV2 reply says IsTruncated and gives the continuation
                      token the request carried (or "faultproxy-loop"): a token loop
@@ -70,7 +71,7 @@ from email.utils import formatdate
 
 FAULTS = ["reset-before", "reset-during-body", "reset-after", "error", "stall",
           "truncate", "trickle", "corrupt-body"]
-REWRITES = ["cut-head", "drop-etag", "wrong-range", "loop-token", "no-token", "bad-length", "flip-reply"]
+REWRITES = ["cut-head", "drop-etag", "drop-checksum", "wrong-range", "loop-token", "no-token", "bad-length", "flip-reply"]
 FAULTS += REWRITES
 ERROR_CODES = {
     500: ("Internal Server Error", "InternalError",
@@ -639,6 +640,15 @@ class Proxy:
                 return None
             record("drop-etag", upstream_status=status)
             cwriter.write(build(drop({b"etag"})))
+            await cwriter.drain()
+            await relay_body(ureader, cwriter, rframing, rlength)
+            return False
+        if fault == "drop-checksum":
+            names = {name.lower().encode() for name, _ in resp.headers if name.lower().startswith("x-amz-checksum-")}
+            if not names:
+                return None
+            record("drop-checksum", upstream_status=status, dropped=sorted(n.decode() for n in names))
+            cwriter.write(build(drop(names)))
             await cwriter.drain()
             await relay_body(ureader, cwriter, rframing, rlength)
             return False

@@ -180,4 +180,31 @@ struct OneBadReplyTests {
         let parts = Self.requests(log).filter { $0.contains("\"method\": \"PUT\"") && $0.contains("partNumber=") }
         #expect(parts.count == 4, "three parts and the damaged one again: \(parts)")
     }
+
+    /// A server named SeaweedFS whose part reply lacks the CRC-32C (a version that answers
+    /// otherwise): the part is sent again with its checksum in a header, and so are the others.
+    @Test("SeaweedFS: a part reply without its CRC-32C: that part goes again with the checksum in a header, and the rest with it")
+    func seaweedPartWithoutItsChecksum() async throws {
+        let server = try CoreServer.named(CoreServer.seaweedFS)
+        let folder = try TemporaryFolder()
+        let bytes = TwoServerCoreTests.bytes(12 << 20, seed: 37)
+        let source = folder.path + "/three-parts.bin"
+        try bytes.write(to: URL(fileURLWithPath: source))
+        let log = folder.path + "/faults.jsonl"
+        let proxy = try await IntegrityCommandTests.proxy(
+            server, ["--only-methods", "PUT", "--script", "1=drop-checksum", "--log-all"], log: log)
+        defer { proxy.stop() }
+        var env = server.environment(home: folder.path)
+        env["R2UP_ENDPOINT"] = proxy.endpoint
+        let key = Self.key("three-parts.bin")
+        let push = try await CLI.run(
+            ["push", source, "--key", key, "--part-size", "5M", "--multipart-threshold", "5M", "--concurrency", "1",
+             "--db", folder.path + "/db.sqlite"],
+            environment: env)
+        #expect(push.status == 0, "\(push.stderr)")
+        #expect(IntegrityCommandTests.faults(log, "drop-checksum") == 1)
+        #expect(try await server.stored(under: key) == [key: TwoServerCoreTests.fingerprint(bytes)])
+        let parts = Self.requests(log).filter { $0.contains("\"method\": \"PUT\"") && $0.contains("partNumber=") }
+        #expect(parts.count == 4, "three parts and the unverified one again: \(parts)")
+    }
 }

@@ -67,12 +67,13 @@ extension S3Client {
 
     /// UploadPart with no checksum header, to a server that answers with the CRC-32C it computed
     /// (`ServerProfile.echoesPartCRC32C`; the upload was created for CRC-32C). The CRC-32C of the
-    /// bytes curl sent is computed as they go; a reply without one, or with another, is an error
-    /// (another is BadDigest: the bytes changed on the way, and the part is sent again).
+    /// bytes curl sent is computed as they go; another in the reply is BadDigest (the bytes
+    /// changed on the way, and the part is sent again). Its checksum is nil when the reply has
+    /// none: the part is unverified, and the caller sends it again with the checksum in a header.
     public func uploadPartChecksummedInFlight(
         bucket: String, key: String, uploadID: String, partNumber: Int, body: FileSlice,
         onProgress: (@Sendable (Int64) -> Void)? = nil
-    ) async throws(S3ClientError) -> (etag: String, checksum: PayloadChecksum) {
+    ) async throws(S3ClientError) -> (etag: String, checksum: PayloadChecksum?) {
         var call = Call(
             method: "PUT", bucket: bucket, key: key, query: [("partNumber", String(partNumber)), ("uploadId", uploadID)],
             body: .file(body), payload: .unsigned, onProgress: onProgress)
@@ -81,13 +82,11 @@ extension S3Client {
         let etag = try Self.requiredETag(response)
         guard let sent = response.bodyCRC32C else { throw .unexpectedResponse("curl did not read part \(partNumber) once through") }
         let computed = PayloadChecksum.base64(bigEndian: sent)
-        guard let echoed = response.header("x-amz-checksum-crc32c") else {
-            throw .unexpectedResponse("the reply to part \(partNumber) carries no x-amz-checksum-crc32c")
-        }
+        guard let echoed = response.header("x-amz-checksum-crc32c") else { return (etag, nil) }
         guard echoed == computed else {
             throw .service(S3ServiceError(
                 status: 400, code: "BadDigest",
-                message: "part \(partNumber) arrived with CRC-32C \(echoed), not the \(computed) sent"))
+                message: "part \(partNumber) arrived damaged: the CRC-32C in the reply is not that of the bytes sent"))
         }
         return (etag, .crc32c(computed))
     }

@@ -215,14 +215,14 @@ struct MultipartUpload: Sendable {
         _ number: Int, plan: PartPlan, uploadID: String, sent: ByteCounter, tally: ProgressTally
     ) async throws(UploadError) -> UploadedPart {
         let (offset, length) = plan.range(ofPart: number)
-        // A server that answers with the part's CRC-32C gets it computed as the part is sent, so
-        // the file is read once; elsewhere the checksum goes in a header, read before the part.
-        let inFlight = check == .crc32c && uploader.knownServer.echoesPartCRC32C
-        let header = inFlight ? nil : try check.checksum(of: file, offset: offset, length: length)
         let journal = journal
         typealias Reply = (etag: String, checksum: PayloadChecksum)
         let (etag, checksum) = try await uploader.withRetries("UploadPart \(number) of \(key)") { () throws(UploadError) -> Reply in
             guard file.isUnchanged() else { throw file.changeError }
+            // A server that answers with the part's CRC-32C gets it computed as the part is sent, so
+            // the file is read once; elsewhere the checksum goes in a header, read before the part.
+            let inFlight = check == .crc32c && uploader.knownServer.echoesPartCRC32C && uploader.profile.partsEchoed
+            let header = inFlight ? nil : try check.checksum(of: file, offset: offset, length: length)
             return try await uploader.slots.withTypedSlot(bytes: length) { () throws(UploadError) -> Reply in
                 let body = FileSlice(descriptor: file.descriptor, offset: offset, length: length)
                 let onProgress: @Sendable (Int64) -> Void = { bytes in
@@ -237,8 +237,17 @@ struct MultipartUpload: Sendable {
                                 onProgress: onProgress),
                             header)
                     } else {
-                        reply = try await client.uploadPartChecksummedInFlight(
+                        let answer = try await client.uploadPartChecksummedInFlight(
                             bucket: bucket, key: key, uploadID: uploadID, partNumber: number, body: body, onProgress: onProgress)
+                        guard let sum = answer.checksum else {
+                            // Not answered as the profile says: this part and the ones after it go
+                            // with the checksum in a header (the retry reads the profile again).
+                            uploader.profile.partsNotEchoed()
+                            throw S3ClientError.service(S3ServiceError(
+                                status: 400, code: "BadDigest",
+                                message: "the reply to part \(number) carries no CRC-32C; it is sent again with one"))
+                        }
+                        reply = (answer.etag, sum)
                     }
                     sent.add(length)
                     return reply

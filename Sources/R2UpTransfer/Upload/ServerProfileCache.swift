@@ -18,6 +18,12 @@ public final class ServerProfileCache: Sendable {
     var value: ServerProfile? { state.withLock { $0 } }
     func learn(_ profile: ServerProfile) { state.withLock { $0 = profile } }
 
+    /// False once a part's reply lacked the CRC-32C its server's profile promised
+    /// (`echoesPartCRC32C`): parts carry it in a header for the rest of the run.
+    var partsEchoed: Bool { partEcho.withLock { $0 } }
+    func partsNotEchoed() { partEcho.withLock { $0 = false } }
+    private let partEcho = Mutex<Bool>(true)
+
     /// Whether a request to name the server has gone out (or its reply came back).
     public var hasAskedForName: Bool {
         naming.withLock { state in
