@@ -152,47 +152,18 @@ struct OneBadReplyTests {
         #expect(puts.count == 2, "the damaged PUT refused (BadDigest), then sent again: \(puts)")
     }
 
-    /// SeaweedFS answers a part with the CRC-32C it computed, so r2up checksums each part as it is
-    /// sent (the file read once) instead of in a header: a damaged part is stored by the server
-    /// (200, not BadDigest), caught by its reply and sent again, and never completed.
-    @Test("SeaweedFS: a part damaged once on the way is stored, caught by its reply's CRC-32C and sent again")
-    func seaweedPartCaughtByItsReply() async throws {
+    /// 12 MiB pushed in parts of 5 MiB, one at a time, to SeaweedFS through faultproxy with
+    /// `fault` on the first part: the run, the proxy's log lines, and whether the bucket holds
+    /// the file's bytes.
+    static func threePartsToSeaweedFS(fault: String, seed: UInt8) async throws -> (push: CLI.Run, log: [String], intact: Bool) {
         let server = try CoreServer.named(CoreServer.seaweedFS)
         let folder = try TemporaryFolder()
-        let bytes = TwoServerCoreTests.bytes(12 << 20, seed: 29)
+        let bytes = TwoServerCoreTests.bytes(12 << 20, seed: seed)
         let source = folder.path + "/three-parts.bin"
         try bytes.write(to: URL(fileURLWithPath: source))
         let log = folder.path + "/faults.jsonl"
         let proxy = try await IntegrityCommandTests.proxy(
-            server, ["--only-methods", "PUT", "--script", "1=corrupt-body", "--log-all"], log: log)
-        defer { proxy.stop() }
-        var env = server.environment(home: folder.path)
-        env["R2UP_ENDPOINT"] = proxy.endpoint
-        let key = Self.key("three-parts.bin")
-        let push = try await CLI.run(
-            ["push", source, "--key", key, "--part-size", "5M", "--multipart-threshold", "5M", "--db", folder.path + "/db.sqlite"],
-            environment: env)
-        #expect(push.status == 0, "\(push.stderr)")
-        let damaged = Self.requests(log).filter { $0.contains("\"fault\": \"corrupt-body\"") }
-        #expect(damaged.count == 1 && damaged.first?.contains("partNumber=") == true, "\(damaged)")
-        #expect(damaged.first?.contains("\"upstream_status\": 200") == true, "stored by the server, not refused: \(damaged)")
-        #expect(try await server.stored(under: key) == [key: TwoServerCoreTests.fingerprint(bytes)], "the file's bytes, not the damaged ones")
-        let parts = Self.requests(log).filter { $0.contains("\"method\": \"PUT\"") && $0.contains("partNumber=") }
-        #expect(parts.count == 4, "three parts and the damaged one again: \(parts)")
-    }
-
-    /// A server named SeaweedFS whose part reply lacks the CRC-32C (a version that answers
-    /// otherwise): the part is sent again with its checksum in a header, and so are the others.
-    @Test("SeaweedFS: a part reply without its CRC-32C: that part goes again with the checksum in a header, and the rest with it")
-    func seaweedPartWithoutItsChecksum() async throws {
-        let server = try CoreServer.named(CoreServer.seaweedFS)
-        let folder = try TemporaryFolder()
-        let bytes = TwoServerCoreTests.bytes(12 << 20, seed: 37)
-        let source = folder.path + "/three-parts.bin"
-        try bytes.write(to: URL(fileURLWithPath: source))
-        let log = folder.path + "/faults.jsonl"
-        let proxy = try await IntegrityCommandTests.proxy(
-            server, ["--only-methods", "PUT", "--script", "1=drop-checksum", "--log-all"], log: log)
+            server, ["--only-methods", "PUT", "--script", "1=\(fault)", "--log-all"], log: log)
         defer { proxy.stop() }
         var env = server.environment(home: folder.path)
         env["R2UP_ENDPOINT"] = proxy.endpoint
@@ -201,10 +172,34 @@ struct OneBadReplyTests {
             ["push", source, "--key", key, "--part-size", "5M", "--multipart-threshold", "5M", "--concurrency", "1",
              "--db", folder.path + "/db.sqlite"],
             environment: env)
-        #expect(push.status == 0, "\(push.stderr)")
-        #expect(IntegrityCommandTests.faults(log, "drop-checksum") == 1)
-        #expect(try await server.stored(under: key) == [key: TwoServerCoreTests.fingerprint(bytes)])
-        let parts = Self.requests(log).filter { $0.contains("\"method\": \"PUT\"") && $0.contains("partNumber=") }
+        let intact = try await server.stored(under: key) == [key: TwoServerCoreTests.fingerprint(bytes)]
+        return (push, Self.requests(log), intact)
+    }
+
+    /// SeaweedFS answers a part with the CRC-32C it computed, so r2up checksums each part as it is
+    /// sent (the file read once) instead of in a header: a damaged part is stored by the server
+    /// (200, not BadDigest), caught by its reply and sent again, and never completed.
+    @Test("SeaweedFS: a part damaged once on the way is stored, caught by its reply's CRC-32C and sent again")
+    func seaweedPartCaughtByItsReply() async throws {
+        let run = try await Self.threePartsToSeaweedFS(fault: "corrupt-body", seed: 29)
+        #expect(run.push.status == 0, "\(run.push.stderr)")
+        let damaged = run.log.filter { $0.contains("\"fault\": \"corrupt-body\"") }
+        #expect(damaged.count == 1 && damaged.first?.contains("partNumber=") == true, "\(damaged)")
+        #expect(damaged.first?.contains("\"upstream_status\": 200") == true, "stored by the server, not refused: \(damaged)")
+        #expect(run.intact, "the file's bytes, not the damaged ones")
+        let parts = run.log.filter { $0.contains("\"method\": \"PUT\"") && $0.contains("partNumber=") }
+        #expect(parts.count == 4, "three parts and the damaged one again: \(parts)")
+    }
+
+    /// A server named SeaweedFS whose part reply lacks the CRC-32C (a version that answers
+    /// otherwise): the part is sent again with its checksum in a header, and so are the others.
+    @Test("SeaweedFS: a part reply without its CRC-32C: that part goes again with the checksum in a header, and the rest with it")
+    func seaweedPartWithoutItsChecksum() async throws {
+        let run = try await Self.threePartsToSeaweedFS(fault: "drop-checksum", seed: 37)
+        #expect(run.push.status == 0, "\(run.push.stderr)")
+        #expect(run.log.filter { $0.contains("\"fault\": \"drop-checksum\"") }.count == 1)
+        #expect(run.intact)
+        let parts = run.log.filter { $0.contains("\"method\": \"PUT\"") && $0.contains("partNumber=") }
         #expect(parts.count == 4, "three parts and the unverified one again: \(parts)")
     }
 }
