@@ -635,19 +635,12 @@ class Proxy:
             await cwriter.drain()
             fin(cwriter)
             return False
-        if fault == "drop-etag":
-            if resp.get("etag") is None:
-                return None
-            record("drop-etag", upstream_status=status)
-            cwriter.write(build(drop({b"etag"})))
-            await cwriter.drain()
-            await relay_body(ureader, cwriter, rframing, rlength)
-            return False
-        if fault == "drop-checksum":
-            names = {name.lower().encode() for name, _ in resp.headers if name.lower().startswith("x-amz-checksum-")}
+        if fault in ("drop-etag", "drop-checksum"):
+            wanted = (lambda n: n == "etag") if fault == "drop-etag" else (lambda n: n.startswith("x-amz-checksum-"))
+            names = {name.lower().encode() for name, _ in resp.headers if wanted(name.lower())}
             if not names:
                 return None
-            record("drop-checksum", upstream_status=status, dropped=sorted(n.decode() for n in names))
+            record(fault, upstream_status=status, dropped=sorted(n.decode() for n in names))
             cwriter.write(build(drop(names)))
             await cwriter.drain()
             await relay_body(ureader, cwriter, rframing, rlength)

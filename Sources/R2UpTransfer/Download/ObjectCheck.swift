@@ -52,19 +52,14 @@ package enum ObjectCheck: Sendable, Equatable {
             guard FileRange.read(descriptor: descriptor, offset: 0, length: size, { chunk in
                 crc = crc32_z(crc, chunk.baseAddress?.assumingMemoryBound(to: UInt8.self), chunk.count)
             }) || size == 0 else { return nil }
-            return .crc32(base64(UInt32(truncatingIfNeeded: crc)))
+            return .crc32(PayloadChecksum.base64(bigEndian: UInt32(truncatingIfNeeded: crc)))
         case .crc32c:
             var crc: UInt32 = 0
             guard FileRange.read(descriptor: descriptor, offset: 0, length: size, { chunk in
                 if let base = chunk.baseAddress { crc = r2up_crc32c(crc, base, chunk.count) }
             }) || size == 0 else { return nil }
-            return .crc32c(base64(crc))
+            return .crc32c(PayloadChecksum.base64(bigEndian: crc))
         }
-    }
-
-    private static func base64(_ value: UInt32) -> String {
-        Data([UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF)])
-            .base64EncodedString()
     }
 
     /// A multipart ETag's MD5 and part count ("hex-N", N from 1 to 10,000), else nil.

@@ -171,7 +171,6 @@ final class CurlTransfer {
             bytes.withUnsafeBufferPointer { source in
                 UnsafeMutableRawPointer(buffer).copyMemory(from: source.baseAddress! + start, byteCount: wanted)
             }
-            if request.checksumsBody { bodyCRC.value = r2up_crc32c(bodyCRC.value, buffer, wanted) }
             bodyPosition += Int64(wanted)
             noteHandedOver()
             return wanted
@@ -334,7 +333,9 @@ final class CurlTransfer {
         request.onProgress?(bodyPosition)
         var response = HTTPResponse(
             status: code, headers: responseHeaders, body: responseBody, bodyBytesReceived: responseBytes, receivedAt: Date())
-        if request.checksumsBody, bodyCRC.valid, bodyPosition == request.body.length { response.bodyCRC32C = bodyCRC.value }
+        if request.checksumsBody, case .file = request.body, bodyCRC.valid, bodyPosition == request.body.length {
+            response.bodyCRC32C = bodyCRC.value
+        }
         continuation.resume(returning: response)
     }
 

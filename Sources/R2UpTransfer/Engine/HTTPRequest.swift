@@ -50,7 +50,7 @@ public struct HTTPRequest: Sendable {
     /// On a new connection: libcurl silently sends a request again when a reused connection
     /// dies before the reply, which must not happen unseen to a request that creates something.
     public var freshConnection = false
-    /// The CRC-32C of the body as curl reads it, for a server that answers with the one it
+    /// The CRC-32C of a file body as curl reads it, for a server that answers with the one it
     /// computed (a part checksummed while sent, read once: `ServerProfile.echoesPartCRC32C`).
     public var checksumsBody = false
 
@@ -79,8 +79,8 @@ public struct HTTPResponse: Sendable {
     /// When the engine thread saw the reply end: the moment a server `Date` is compared with,
     /// not the later one at which a busy task pool gets round to reading the reply.
     public var receivedAt = Date()
-    /// With `checksumsBody`: the CRC-32C of the bytes sent, read once front to back (nil when
-    /// curl seeked into the body, which does not happen on a plain send).
+    /// With `checksumsBody` and a file body: the CRC-32C of the bytes sent, read once front to
+    /// back (nil when curl seeked into the body, which does not happen on a plain send).
     public var bodyCRC32C: UInt32?
 
     /// The first value of a header, by case-insensitive name.

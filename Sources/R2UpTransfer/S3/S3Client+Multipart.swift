@@ -55,14 +55,17 @@ extension S3Client {
         bucket: String, key: String, uploadID: String, partNumber: Int, body: FileSlice, checksum: PayloadChecksum?,
         onProgress: (@Sendable (Int64) -> Void)? = nil
     ) async throws(S3ClientError) -> String {
-        var headers: [(name: String, value: String)] = []
-        if let checksum { headers.append(checksum.header) }
-        let response = try await send(
-            Call(
-                method: "PUT", bucket: bucket, key: key,
-                query: [("partNumber", String(partNumber)), ("uploadId", uploadID)], headers: headers,
-                body: .file(body), payload: .unsigned, onProgress: onProgress))
-        return try Self.requiredETag(response)
+        var call = Self.partCall(bucket: bucket, key: key, uploadID: uploadID, partNumber: partNumber, body: body, onProgress: onProgress)
+        if let checksum { call.headers.append(checksum.header) }
+        return try Self.requiredETag(try await send(call))
+    }
+
+    private static func partCall(
+        bucket: String, key: String, uploadID: String, partNumber: Int, body: FileSlice, onProgress: (@Sendable (Int64) -> Void)?
+    ) -> Call {
+        Call(
+            method: "PUT", bucket: bucket, key: key, query: [("partNumber", String(partNumber)), ("uploadId", uploadID)],
+            body: .file(body), payload: .unsigned, onProgress: onProgress)
     }
 
     /// UploadPart with no checksum header, to a server that answers with the CRC-32C it computed
@@ -74,9 +77,7 @@ extension S3Client {
         bucket: String, key: String, uploadID: String, partNumber: Int, body: FileSlice,
         onProgress: (@Sendable (Int64) -> Void)? = nil
     ) async throws(S3ClientError) -> (etag: String, checksum: PayloadChecksum?) {
-        var call = Call(
-            method: "PUT", bucket: bucket, key: key, query: [("partNumber", String(partNumber)), ("uploadId", uploadID)],
-            body: .file(body), payload: .unsigned, onProgress: onProgress)
+        var call = Self.partCall(bucket: bucket, key: key, uploadID: uploadID, partNumber: partNumber, body: body, onProgress: onProgress)
         call.checksumsBody = true
         let response = try await send(call)
         let etag = try Self.requiredETag(response)

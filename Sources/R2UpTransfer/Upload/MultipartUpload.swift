@@ -19,6 +19,11 @@ struct MultipartUpload: Sendable {
 
     private var client: S3Client { uploader.client }
 
+    /// Whether this upload's parts go without a checksum header, checked against the reply's.
+    private var partsEchoed: Bool {
+        check == .crc32c && uploader.knownServer.echoesPartCRC32C && uploader.profile.partsEchoed
+    }
+
     func run(checkpoint: MultipartCheckpoint?) async throws(UploadError) -> UploadOutcome {
         var plan: PartPlan
         var uploadID: String
@@ -215,14 +220,18 @@ struct MultipartUpload: Sendable {
         _ number: Int, plan: PartPlan, uploadID: String, sent: ByteCounter, tally: ProgressTally
     ) async throws(UploadError) -> UploadedPart {
         let (offset, length) = plan.range(ofPart: number)
+        // A server that answers with the part's CRC-32C gets it computed as the part is sent, so
+        // the file is read once; elsewhere the checksum goes in a header, read once before the part.
+        let ahead = partsEchoed ? nil : try check.checksum(of: file, offset: offset, length: length)
         let journal = journal
         typealias Reply = (etag: String, checksum: PayloadChecksum)
         let (etag, checksum) = try await uploader.withRetries("UploadPart \(number) of \(key)") { () throws(UploadError) -> Reply in
             guard file.isUnchanged() else { throw file.changeError }
-            // A server that answers with the part's CRC-32C gets it computed as the part is sent, so
-            // the file is read once; elsewhere the checksum goes in a header, read before the part.
-            let inFlight = check == .crc32c && uploader.knownServer.echoesPartCRC32C && uploader.profile.partsEchoed
-            let header = inFlight ? nil : try check.checksum(of: file, offset: offset, length: length)
+            // After a reply without its CRC-32C the part goes again with the header, read now.
+            let header: PayloadChecksum?
+            if let ahead { header = ahead } else if partsEchoed { header = nil } else {
+                header = try check.checksum(of: file, offset: offset, length: length)
+            }
             return try await uploader.slots.withTypedSlot(bytes: length) { () throws(UploadError) -> Reply in
                 let body = FileSlice(descriptor: file.descriptor, offset: offset, length: length)
                 let onProgress: @Sendable (Int64) -> Void = { bytes in
