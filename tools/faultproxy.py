@@ -427,8 +427,9 @@ class Proxy:
         self.counts["requests"] += 1
         if fault in ("reset-during-body", "corrupt-body") and not has_body:
             fault = None
+        # "arrived": when the request head came in ("t" is when the line is written).
         rec = {"req": idx, "eligible": n, "conn": conn, "method": method, "target": target[:300],
-               "length": length, "amzDate": head.get("x-amz-date")}
+               "length": length, "amzDate": head.get("x-amz-date"), "arrived": round(time.monotonic() - self.t0, 3)}
 
         def record(fault_name, **extra):
             self.counts[fault_name] += 1

@@ -32,6 +32,8 @@ final class CurlTransfer {
     /// Called when the read callback has handed curl the body's last byte: the engine then frees
     /// curl's upload buffer once those bytes are on the socket (`releaseUploadBufferIfSent`).
     var bodyHandedOver: (() -> Void)?
+    /// Called when the read callback paused the body for its gate (`HTTPRequest.heldBy`).
+    var bodyHeld: (() -> Void)?
 
     init(
         id: UInt64, handle: UnsafeMutableRawPointer, request: HTTPRequest, options: TransferEngine.Options,
@@ -158,6 +160,18 @@ final class CurlTransfer {
     fileprivate func readBody(into buffer: UnsafeMutablePointer<CChar>, capacity: Int) -> Int {
         let remaining = request.body.length - bodyPosition
         if remaining <= 0 { return 0 }
+        if let gate = request.heldBy {
+            switch gate.state {
+            case .held:
+                bodyHeld?()
+                return r2_readfunc_pause
+            case .refused:
+                callbackFailure = TransferError(kind: .bodyWithheld, message: "the request's body was withheld")
+                return r2_readfunc_abort
+            case .released:
+                break
+            }
+        }
         var wanted = Int(min(Int64(capacity), remaining))
         if let grant = bandwidthGrant {
             wanted = grant(wanted)

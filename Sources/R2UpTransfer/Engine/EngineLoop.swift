@@ -17,6 +17,8 @@ final class EngineLoop: @unchecked Sendable {
     var unmatchedCancellations: Set<UInt64> = []
     var bucket: TokenBucket?
     var paused: [UInt64] = []
+    /// Transfers paused at their body until its gate decides (`BodyGate`).
+    var held: [UInt64] = []
     /// Transfers whose body curl has been handed whole: their upload buffer goes once it is sent.
     var handedOver: [UInt64] = []
     /// Reset easy handles ready for the next transfer.
@@ -45,6 +47,7 @@ final class EngineLoop: @unchecked Sendable {
             let (submissions, cancellations, stopping) = engine.takeInbox()
             for submission in submissions { start(submission) }
             cancel(cancellations)
+            resumeDecided()
             runDueTimer()
             collectFinished()
             if stopping && active.isEmpty && engine.finishIfIdle() {
@@ -167,6 +170,9 @@ final class EngineLoop: @unchecked Sendable {
             if submission.request.body.length > 0 {
                 transfer.bodyHandedOver = { [unowned self, id = submission.id] in self.handedOver.append(id) }
             }
+            if submission.request.heldBy != nil {
+                transfer.bodyHeld = { [unowned self, id = submission.id] in self.held.append(id) }
+            }
             if bucket != nil {
                 transfer.bandwidthGrant = { [unowned self, id = submission.id] wanted in
                     let granted = self.bucket!.take(wanted, now: DispatchTime.now().uptimeNanoseconds)
@@ -250,6 +256,18 @@ final class EngineLoop: @unchecked Sendable {
             remove(transfer)
             transfer.finish(code: code)
             recycle(transfer.handle)
+        }
+    }
+
+    /// Resumes the held transfers whose gate has decided: curl calls the read callback again,
+    /// which sends the body or ends the transfer. The gate's decision woke the loop.
+    private func resumeDecided() {
+        guard !held.isEmpty else { return }
+        held.removeAll { id in
+            guard let transfer = active[id] else { return true }
+            guard transfer.request.heldBy?.state != .held else { return false }
+            _ = curl_easy_pause(transfer.handle, CURLPAUSE_CONT)
+            return true
         }
     }
 

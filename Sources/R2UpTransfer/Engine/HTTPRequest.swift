@@ -53,6 +53,8 @@ public struct HTTPRequest: Sendable {
     /// The CRC-32C of a file body as curl reads it, for a server that answers with the one it
     /// computed (a part checksummed while sent, read once: `ServerProfile.echoesPartCRC32C`).
     public var checksumsBody = false
+    /// Holds the body (not the connection or the headers) until the gate decides (`BodyGate`).
+    public var heldBy: BodyGate?
 
     public init(
         method: String, url: String, headers: [(name: String, value: String)] = [],

@@ -159,6 +159,9 @@ public final class TransferEngine: TaskExecutor, Sendable {
         }
     }
 
+    /// Makes the loop take another turn (a held body's gate decided: `BodyGate`).
+    func wakeLoop() { descriptors.wake() }
+
     /// Ends the engine thread once running transfers are done; new ones are refused.
     public func shutdown() {
         withInbox { $0.stopping = true }

@@ -9,6 +9,8 @@ public struct TransferError: Error, Sendable, Equatable, CustomStringConvertible
         case malformedURL, responseTooLarge, fileReadFailed, fileShorterThanExpected, fileWriteFailed
         /// A reply body longer than the bytes asked for (`ResponseSink.file`'s limit).
         case responseLongerThanAsked
+        /// The body was held and its gate refused it (`BodyGate`): the request was never whole.
+        case bodyWithheld
         case cancelled, other
     }
 

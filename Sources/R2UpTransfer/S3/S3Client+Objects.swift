@@ -86,17 +86,19 @@ extension S3Client {
     }
 
     /// PutObject, answering with what the reply tells: the ETag and who answered (`Server`).
+    /// `heldBy` holds the body until the gate decides (`BodyGate`).
     public func putObjectReply(
         bucket: String, key: String, body: RequestBody, checksum: PayloadChecksum?,
         attributes: ObjectAttributes = .init(), condition: WriteCondition? = nil,
-        onProgress: (@Sendable (Int64) -> Void)? = nil
+        heldBy gate: BodyGate? = nil, onProgress: (@Sendable (Int64) -> Void)? = nil
     ) async throws(S3ClientError) -> PutReply {
         var headers = attributes.headers
         if let checksum { headers.append(checksum.header) }
         if let condition = condition?.header { headers.append(condition) }
-        let call = Call(
+        var call = Call(
             method: "PUT", bucket: bucket, key: key, headers: headers, body: body,
             payload: Self.payload(for: body), onProgress: onProgress)
+        call.heldBy = gate
         let response = try await send(call)
         return PutReply(etag: try Self.requiredETag(response), server: response.header("server"))
     }

@@ -52,6 +52,7 @@ public final class S3Client: Sendable {
         var onProgress: (@Sendable (Int64) -> Void)?
         var freshConnection = false
         var checksumsBody = false
+        var heldBy: BodyGate?
     }
 
     func signedRequest(for call: Call, date: Date) -> (request: SigningRequest, url: String, headers: [(name: String, value: String)]) {
@@ -90,6 +91,7 @@ public final class S3Client: Sendable {
             method: call.method, url: url, headers: headers, body: call.body, sink: call.sink, onProgress: call.onProgress)
         request.freshConnection = call.freshConnection
         request.checksumsBody = call.checksumsBody
+        request.heldBy = call.heldBy
         return request
     }
 

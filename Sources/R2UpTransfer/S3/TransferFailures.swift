@@ -24,7 +24,8 @@ extension S3ClientError: ClassifiedError {
             case .tlsFailure: return .tlsFailure
             case .fileReadFailed: return .fileUnreadable
             case .fileShorterThanExpected: return .fileChanged
-            case .cancelled: return .cancelled
+            // Never retried and no news for the depth: the caller sends the write another way.
+            case .cancelled, .bodyWithheld: return .cancelled
             case .responseLongerThanAsked: return .malformedReply(failure.message)
             case .malformedURL, .responseTooLarge, .fileWriteFailed, .other: return .other(failure.message)
             }

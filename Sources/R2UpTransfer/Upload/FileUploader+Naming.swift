@@ -4,9 +4,10 @@ extension FileUploader {
     /// Names the server before the first conditional write needs it: a HEAD of `bucket` sent
     /// now, in a task of its own, while the caller opens its store and plans its files. Until a
     /// reply's `Server` header names the server, whether it honours `If-None-Match: *` is not
-    /// known, and the first writes wait for this reply (`conditioned`) instead of sending a HEAD
-    /// of their own; then they go as conditional writes where the server honours them, with a
-    /// HEAD first where it does not. Sends nothing where the endpoint names the server (R2, S3),
+    /// known: the first single PUTs go out meanwhile with their bodies held (`BodyGate`), which
+    /// follow once the reply names a server that honours their condition; other writes wait for
+    /// the reply. Then they go as conditional writes where the server honours them, with a HEAD
+    /// first where it does not (a held body is then never sent). Sends nothing where the endpoint names the server (R2, S3),
     /// a reply already has, or a request of this run is asking already.
     /// - Returns: whether the request was started.
     @discardableResult

@@ -123,27 +123,49 @@ public struct FileUploader: Sendable {
         adopting: ((ObjectInfo) async -> T?)? = nil, replacing: ((ObjectInfo) -> Bool)? = nil,
         _ write: (WriteCondition?) async throws(UploadError) -> T
     ) async throws(UploadError) -> T {
-        guard let condition else { return try await write(nil) }
-        // The first request of a run to an unnamed server is a HEAD sent alone (`nameServer`),
-        // or the run's HEAD of the bucket already under way (`nameServerAhead`): wait for it.
+        try await conditioned(
+            condition, bucket: bucket, key: key, multipart: multipart, copy: copy, holdingBody: false, adopting: adopting,
+            replacing: replacing
+        ) { (condition, _) throws(UploadError) -> T in try await write(condition) }
+    }
+
+    /// `conditioned` for a write whose body can be held (`BodyGate`): while the reply that names
+    /// the server is on its way, the write goes at once with its body held, and the body follows
+    /// once the name says the server honours the condition. Where it does not, the body never
+    /// goes (the request stores nothing) and the write is sent again the way that server needs.
+    func conditioned<T: Sendable>(
+        _ condition: WriteCondition?, bucket: String, key: String, multipart: Bool, copy: Bool = false,
+        holdingBody: Bool, adopting: ((ObjectInfo) async -> T?)? = nil, replacing: ((ObjectInfo) -> Bool)? = nil,
+        _ write: (WriteCondition?, BodyGate?) async throws(UploadError) -> T
+    ) async throws(UploadError) -> T {
+        guard let condition else { return try await write(nil, nil) }
         var probed: Presence?
+        var gate: BodyGate?
+        var decision: Task<Void, Never>?
         if knownServer == .unknown, profile.value == nil, client.server == nil {
-            probed = await profile.nameServer { await head(bucket: bucket, key: key) }
+            if holdingBody, condition.header != nil, profile.isNaming {
+                // The run's HEAD of the bucket is under way: send now, the body held until its reply.
+                (gate, decision) = holdBody(condition, multipart: multipart)
+            } else {
+                // The first request of a run to an unnamed server is a HEAD sent alone (`nameServer`),
+                // or the run's HEAD of the bucket already under way (`nameServerAhead`): wait for it.
+                probed = await profile.nameServer { await head(bucket: bucket, key: key) }
+            }
         }
         let known = knownServer
         let honoured = copy ? known.honoursOnCopy(condition) : known.honours(condition, multipart: multipart)
-        if condition.header == nil || !honoured {
+        if gate == nil, condition.header == nil || !honoured {
             let presence = if let probed { probed } else { await head(bucket: bucket, key: key) }
             switch presence {
             case .unknown:
                 break  // HEAD not allowed: the write itself carries the condition and says what is wrong
             case .missing:
-                return try await write(.absent)
+                return try await write(.absent, nil)
             case .found(let info):
                 switch condition {
                 case .absent:
                     if let adopted = await adopting?(info) { return adopted }
-                    if replacing?(info) == true, !info.etag.isEmpty { return try await write(.etag(info.etag)) }
+                    if replacing?(info) == true, !info.etag.isEmpty { return try await write(.etag(info.etag), nil) }
                     throw .keyConflict(key: key, reason: "already holds an object (ETag \(info.etag))")
                 case .etag(let etag) where info.etag != etag:
                     throw .keyConflict(
@@ -154,21 +176,41 @@ public struct FileUploader: Sendable {
             }
         }
         do {
-            return try await write(condition)
+            let written = try await write(condition, gate)
+            await decision?.value
+            return written
+        } catch .s3(.transfer(let failure)) where failure.kind == .bodyWithheld {
+            // The server turned out not to honour the condition: nothing was stored; the write
+            // goes again the way that server needs (a HEAD first).
+            await decision?.value
+            return try await conditioned(
+                condition, bucket: bucket, key: key, multipart: multipart, copy: copy, holdingBody: false, adopting: adopting,
+                replacing: replacing, write)
         } catch .keyConflict(let conflictKey, let reason) {
             switch condition {
             case .etag:
-                if case .missing = await head(bucket: bucket, key: key) { return try await write(.absent) }
+                if case .missing = await head(bucket: bucket, key: key) { return try await write(.absent, nil) }
             case .absent:
                 // Looked at again: the write's own HEAD after its 412 may have met a bad reply
                 // (a 404 or 400 for the object an earlier try stored) and not taken it.
                 if adopting != nil || replacing != nil, case .found(let info) = await head(bucket: bucket, key: key) {
                     if let adopted = await adopting?(info) { return adopted }
-                    if replacing?(info) == true, !info.etag.isEmpty { return try await write(.etag(info.etag)) }
+                    if replacing?(info) == true, !info.etag.isEmpty { return try await write(.etag(info.etag), nil) }
                 }
             }
             throw .keyConflict(key: conflictKey, reason: reason)
         }
+    }
+
+    /// A gate for a write's body and the task that decides it once the server is named: released
+    /// where the server honours `condition`, refused (the body never goes) where it does not.
+    private func holdBody(_ condition: WriteCondition, multipart: Bool) -> (BodyGate, Task<Void, Never>) {
+        let gate = BodyGate(engine: client.engine)
+        let decision = Task { [self] in
+            await profile.waitForName()
+            if knownServer.honours(condition, multipart: multipart) { gate.release() } else { gate.refuse() }
+        }
+        return (gate, decision)
     }
 
     /// `unknown`: the HEAD was refused (a write-only token) or, `unreachable`, every try of it
@@ -282,9 +324,10 @@ public struct FileUploader: Sendable {
             journal?.mayAdoptObjectAtKey ?? true
             ? { info in Self.isOwnObject(info, file) ? PutReply(etag: info.etag, server: nil, adopted: true) : nil } : nil
         let reply = try await conditioned(
-            condition, bucket: bucket, key: key, multipart: false, adopting: own, replacing: journal.map { j in { j.isOwnCopy($0) } }
+            condition, bucket: bucket, key: key, multipart: false, holdingBody: true, adopting: own,
+            replacing: journal.map { j in { j.isOwnCopy($0) } }
         ) {
-            (condition) throws(UploadError) -> PutReply in
+            (condition, gate) throws(UploadError) -> PutReply in
             try await withRetries("PUT \(key)") { () throws(UploadError) -> PutReply in
             let checksum = try ready(file, retrying: &retrying, hashed: &hashed)
             let body = RequestBody.file(FileSlice(descriptor: file.descriptor, offset: 0, length: file.size))
@@ -292,7 +335,7 @@ public struct FileUploader: Sendable {
                 do {
                     let reply = try await client.putObjectReply(
                         bucket: bucket, key: key, body: body, checksum: checksum, attributes: attributes,
-                        condition: condition, onProgress: { journal?.progress(bytesSent: $0) })
+                        condition: condition, heldBy: gate, onProgress: { journal?.progress(bytesSent: $0) })
                     sent.add(file.size)
                     return reply
                 } catch {

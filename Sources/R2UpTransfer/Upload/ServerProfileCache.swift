@@ -32,6 +32,26 @@ public final class ServerProfileCache: Sendable {
         }
     }
 
+    /// Whether a request naming the server is on its way (its reply not back yet).
+    var isNaming: Bool {
+        naming.withLock { state in
+            if case .probing = state { return true }
+            return false
+        }
+    }
+
+    /// Returns once no request naming the server is on its way.
+    func waitForName() async {
+        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+            let wait = naming.withLock { state -> Bool in
+                guard case .probing(let waiters) = state else { return false }
+                state = .probing(waiters + [waiter])
+                return true
+            }
+            if !wait { waiter.resume() }
+        }
+    }
+
     /// Until a reply names the server, whether it honours `If-None-Match: *` is unknown and each
     /// conditional write needs a HEAD first. So the first caller sends its request (`probe`)
     /// alone; the others wait for its reply and then ask again, and a first wave of files goes
@@ -40,14 +60,7 @@ public final class ServerProfileCache: Sendable {
     /// has asked: they wait for its reply).
     func nameServer<T: Sendable>(_ probe: () async -> T) async -> T? {
         guard takeTurn() else {
-            await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
-                let wait = naming.withLock { state -> Bool in
-                    guard case .probing(let waiters) = state else { return false }
-                    state = .probing(waiters + [waiter])
-                    return true
-                }
-                if !wait { waiter.resume() }
-            }
+            await waitForName()
             return nil
         }
         let result = await probe()

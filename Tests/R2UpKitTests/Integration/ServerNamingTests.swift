@@ -12,12 +12,16 @@ import R2UpTestSupport
 /// the endpoint names the server. Against SeaweedFS, through faultproxy logging every request.
 @Suite("The server named ahead of the first wave")
 struct ServerNamingTests {
+    /// `slowName`: the naming HEAD's reply comes a second late, so the first wave's writes (7
+    /// beside the HEAD at a depth of 8) go out with their bodies held (`BodyGate`) and send them
+    /// once the reply names SeaweedFS.
     @Test(
         "push: one HEAD of the bucket, asked before the first file is queued; the files go as conditional PUTs with no HEAD of their own",
-        arguments: [nil, 1] as [Int?])
-    func pushNamesAhead(concurrency: Int?) async throws {
+        arguments: [(nil, false), (1, false), (8, true)] as [(Int?, Bool)])
+    func pushNamesAhead(concurrency: Int?, slowName: Bool) async throws {
         let server = try TestServer.require()
-        let proxy = try await FaultProxy(server: server, arguments: ["--log-all"])
+        let stall = ["--only-methods", "HEAD", "--script", "1=stall", "--stall-seconds", "1"]
+        let proxy = try await FaultProxy(server: server, arguments: ["--log-all"] + (slowName ? stall : []))
         let scope = server.scratchPrefix("named")
         let directory = try TestDirectory()
         var expected: [String: String] = [:]
@@ -56,7 +60,21 @@ struct ServerNamingTests {
         #expect(service.uploader.profile.value == .seaweedFS)
 
         let requests = Self.requests(proxy)
-        #expect(requests.first == "HEAD /\(server.bucket)/", "\(requests.prefix(3))")
+        if slowName {
+            // The first wave's PUT heads came in while the naming reply was held back (logged
+            // when the server answered, sent a second later), and no PUT ended before it: the
+            // bodies waited for the name, the connections and headers did not.
+            let records = proxy.injectedFaults(includingClean: true)
+            let naming = records.first { $0["fault"] as? String == "stall" }
+            let answeredAt = try #require(naming?["t"] as? Double) + 1
+            let puts = records.filter { $0["method"] as? String == "PUT" }
+            #expect(puts.count == 30)
+            let early = puts.filter { ($0["arrived"] as? Double ?? .infinity) < answeredAt - 0.5 }
+            #expect(early.count == 7, "\(puts) \(answeredAt)")
+            #expect(puts.allSatisfy { ($0["t"] as? Double ?? 0) >= answeredAt - 0.05 })
+        } else {
+            #expect(requests.first == "HEAD /\(server.bucket)/", "\(requests.prefix(3))")
+        }
         // The refused key's own HEADs (after its 412: was it this file's bytes?) aside, no file sent a HEAD.
         let heads = requests.filter { $0.hasPrefix("HEAD") && !$0.hasSuffix("/t07.bin") }
         #expect(heads == ["HEAD /\(server.bucket)/"], "\(heads)")
