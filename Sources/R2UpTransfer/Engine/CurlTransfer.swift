@@ -207,7 +207,7 @@ final class CurlTransfer {
                 }
                 done += got
             }
-            // ~8 GB/s (SSE 4.2): 64 µs for a 512 KiB buffer, while the bytes are still in cache.
+            // ~8 GB/s (SSE 4.2): 8 µs for a 64 KiB buffer, while the bytes are still in cache.
             if request.checksumsBody { bodyCRC.value = r2up_crc32c(bodyCRC.value, buffer, done) }
             bodyPosition += Int64(done)
             noteHandedOver()

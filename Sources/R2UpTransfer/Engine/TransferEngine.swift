@@ -1,5 +1,6 @@
 internal import CCurl
 import Foundation
+import R2UpModel
 import SigV4
 import Synchronization
 
@@ -24,7 +25,8 @@ public final class TransferEngine: TaskExecutor, Sendable {
         /// A PEM file of trusted CAs; nil uses the system store. Verification is never off.
         public var caBundle: String?
         public var userAgent = "r2up/0.1"
-        public var uploadBufferSize = 512 * 1024
+        /// The most curl's upload buffer takes (`DepthController.bufferCap`).
+        public var uploadBufferSize = Int(DepthController.bufferCap)
         /// Connections kept open for reuse.
         public var maxConnections = 16
         /// Connections idle this long are closed: no request reuses one older (curl's

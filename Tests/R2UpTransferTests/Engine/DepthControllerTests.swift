@@ -118,13 +118,13 @@ struct DepthControllerTests {
         #expect(DepthController.floor(meanBytes: 16_384) == 4)
         #expect(DepthController.floor(meanBytes: Double(3 << 20)) == 2)
         #expect(DepthController.floor(meanBytes: Double(8 << 20)) == 2)
-        // 12 MiB over (44 KiB + the upload buffer, 16-512 KiB).
+        // 12 MiB over (44 KiB + the upload buffer, 16-64 KiB).
         #expect(DepthController.memoryCap(meanBytes: 16_384) == 204)
-        #expect(DepthController.memoryCap(meanBytes: Double(256 << 10)) == 40)
-        #expect(DepthController.memoryCap(meanBytes: Double(3 << 20)) == 22)
+        #expect(DepthController.memoryCap(meanBytes: Double(32 << 10)) == 161)
+        #expect(DepthController.memoryCap(meanBytes: Double(3 << 20)) == 113)
         // With resident memory measured, 12 MiB over the upload buffers alone.
         #expect(DepthController.memoryCap(meanBytes: 16_384, measured: true) == 512)
-        #expect(DepthController.memoryCap(meanBytes: Double(3 << 20), measured: true) == 24)
+        #expect(DepthController.memoryCap(meanBytes: Double(3 << 20), measured: true) == 192)
     }
 
     @Test("small requests where latency dominates: deep, up to what the memory budget allows")
@@ -241,8 +241,8 @@ struct DepthControllerTests {
         let depths = RequestByRequest(link: Link(latency: 0.07, rate: 3e8, bytes: 3 << 20)).run(&controller, until: 3)
         // Doubling, not growing by one: a window's rate counts replies to requests sent before
         // it grew, so twice the knee had held big requests to +1 a window (2, 3, 4, 5, 6, 7, 10).
-        #expect(Array(depths.prefix(4)) == [8, 16, 22, 1], "\(depths)")
-        // 22 is the memory budget's; after the drain to one, 2 × rate × unqueued latency:
+        #expect(Array(depths.prefix(4)) == [8, 16, 32, 1], "\(depths)")
+        // After the drain to one, 2 × rate × unqueued latency:
         // 2 × 95.4/s × 80.5 ms = 15.4.
         #expect(controller.depth == 16, "\(depths)")
         #expect(controller.settledDepth == 16)
@@ -283,7 +283,7 @@ struct DepthControllerTests {
         var controller = DepthController()
         controller.start(requestBytes: 1 << 20, now: 0)
         _ = Link(latency: 0.24, rate: 1e10, bytes: 1 << 20).run(&controller, from: 0, until: 10)
-        #expect(controller.depth == 22)
+        #expect(controller.depth == 113)
         #expect(controller.reason == .memory)
     }
 
