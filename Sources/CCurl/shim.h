@@ -76,6 +76,23 @@ static inline int r2_curl_has_protocols_str(void) {
 #define CURLOPT_REDIR_PROTOCOLS_STR ((CURLoption)0)
 #endif
 
+// libcurl's built-in CA file (CURLINFO_CAINFO, 7.84+) copied into `out`; 0 where unknown.
+#include <string.h>
+static inline int r2_builtin_ca_file(char *out, size_t size) {
+#if LIBCURL_VERSION_NUM >= 0x075400
+    CURL *handle = curl_easy_init();
+    if (!handle) return 0;
+    char *path = NULL;
+    int found = curl_easy_getinfo(handle, CURLINFO_CAINFO, &path) == CURLE_OK && path && strlen(path) < size;
+    if (found) strcpy(out, path);
+    curl_easy_cleanup(handle);
+    return found;
+#else
+    (void)out; (void)size;
+    return 0;
+#endif
+}
+
 // epoll for the engine's socket set (Glibc's Swift module leaves sys/epoll.h out). Elsewhere
 // r2_epoll_create fails and the engine polls the sockets itself.
 #ifdef __linux__

@@ -27,7 +27,7 @@ struct GlobalOptions: ParsableArguments {
     @Flag(name: .customLong("virtual-hosted"), help: "Address buckets as https://bucket.host/key.")
     var virtualHosted = false
 
-    @Option(name: .customLong("ca-bundle"), help: "PEM file of CA certificates to trust for HTTPS.")
+    @Option(name: .customLong("ca-bundle"), help: "PEM file of CA certificates to trust for HTTPS, instead of the system's.")
     var caBundle: String?
 
     @Flag(help: "Print errors only.")

@@ -61,8 +61,8 @@ package final class Puller: Sendable {
         self.service = service
         self.store = store
         self.overwrite = overwrite
-        downloader = ObjectDownloader(
-            client: service.client, bucket: service.bucket, slots: service.options.makeSlots(tuning: service.tuning), partSize: partSize)
+        let slots = service.options.makeSlots(tuning: service.tuning, overTLS: service.endpoint.scheme == "https")
+        downloader = ObjectDownloader(client: service.client, bucket: service.bucket, slots: slots, partSize: partSize)
     }
 
     /// The objects `target` names: everything under it when it ends in `/` (or is empty), else the

@@ -20,9 +20,12 @@ package struct RunOptions: Sendable, Equatable {
 
     /// The slots a run's requests share: pinned or adaptive; they keep `tuning` (the engine's
     /// low-speed limit and upload buffer size) in step with their depth and the link they measure.
-    package func makeSlots(tuning: TransferTuning? = nil) -> TransferSlots {
-        TransferSlots(
-            controller: concurrency.map { DepthController(pinned: $0) } ?? DepthController(ceiling: Self.descriptorCeiling()),
+    /// `overTLS`: each request in flight then holds a TLS connection, which costs more memory.
+    package func makeSlots(tuning: TransferTuning? = nil, overTLS: Bool = false) -> TransferSlots {
+        let cost = overTLS ? DepthController.residentPerTLSRequest : DepthController.residentPerRequest
+        return TransferSlots(
+            controller: concurrency.map { DepthController(pinned: $0) }
+                ?? DepthController(ceiling: Self.descriptorCeiling(), requestMemory: cost),
             tuning: tuning, resident: concurrency == nil ? ProcessMemory.residentBytes : nil)
     }
 
@@ -140,7 +143,7 @@ package final class UploadService: Sendable {
         }
         client = S3Client(endpoint: endpoint, region: checked.region, credentials: checked.credentials, engine: engine)
         uploader = FileUploader(
-            client: client, settings: options.upload, slots: options.makeSlots(tuning: tuning))
+            client: client, settings: options.upload, slots: options.makeSlots(tuning: tuning, overTLS: endpoint.scheme == "https"))
     }
 
     deinit { client.engine.shutdown() }

@@ -43,7 +43,7 @@ extension R2UpSession {
         /// folder must exist and be writable (see ``createsDatabaseFolder``).
         public var databasePath: String
         public var addressing: Addressing = .pathStyle
-        /// A PEM file of CA certificates to trust for HTTPS; nil trusts the system's.
+        /// A PEM file of CA certificates to trust for HTTPS instead of the system's; nil trusts the system's.
         public var caBundle: String?
         /// Requests in flight at once, parts included (1–512); nil lets r2up find the depth
         /// from what finished requests show (`DepthController`).

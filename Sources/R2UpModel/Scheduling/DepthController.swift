@@ -25,8 +25,9 @@
 ///   growth is then +1 a window for `recoverySeconds`. A timeout or a broken connection cuts by
 ///   a quarter the same way.
 /// - Memory: where the caller reads the process's resident memory (`noteResident`), the depth
-///   stays where `residentLimit` leaves room for (`residentPerRequest` each); elsewhere a fixed
-///   budget of `requestOverhead` a request bounds it (`memoryCap`).
+///   stays where `residentLimit` leaves room for (`requestMemory` each, or what the readings show
+///   a request costs, if more); elsewhere a fixed budget of `requestOverhead` a request bounds it
+///   (`memoryCap`).
 /// A pinned depth (`--concurrency N`) never moves.
 public struct DepthController: Sendable, Equatable {
     public enum Outcome: Sendable, Equatable {
@@ -73,6 +74,9 @@ public struct DepthController: Sendable, Equatable {
     /// ~38 KiB measured 2026-11-27 (1,000 × 16 KiB with 200 ms replies: 49.4 MiB at 16 in flight,
     /// 59.2 at 256, 67.0 at 489): curl's handle, connection and transfer state, the task's frames.
     public static let residentPerRequest: Int64 = 40 << 10
+    /// The same over TLS: OpenSSL's connection state and buffers add ~50 KiB (measured 2026-11-28,
+    /// 1,000 × 16 KiB through a TLS proxy: 52.0 MiB at 16 in flight, 71.5 at 256).
+    public static let residentPerTLSRequest: Int64 = 96 << 10
     /// What requests in flight may always add to the resident memory seen with none in flight: a
     /// process already near `residentLimit` (a daemon over a big library) still runs ~200 small
     /// requests, as before memory was measured, rather than a few.
@@ -129,6 +133,10 @@ public struct DepthController: Sendable, Equatable {
     public private(set) var memoryRoom: Int?
     /// The latest reading taken with no request in flight.
     private var idleResident: Int64 = 0
+    /// The most in flight at any reading since the idle one: what the memory over it went to.
+    private var busiestSinceIdle = 0
+    /// What one request in flight is expected to add to the resident memory.
+    public let requestMemory: Int64
 
     /// The slowest a request may go (bytes a second, over curl's low-speed time) before it counts
     /// as stalled: a 64th of its share of the measured link (the link's byte rate over the requests
@@ -144,14 +152,6 @@ public struct DepthController: Sendable, Equatable {
     /// The highest `lowSpeedLimit`: 64 KiB a second.
     public static let lowSpeedCeiling = 64 << 10
 
-    /// The upload buffer each request may take at this depth: its share of `bufferBudget` less
-    /// `requestOverhead`, from curl's minimum (16 KiB) to `bufferCap`. A pinned depth of hundreds
-    /// then stays within the budget too (512 requests of 3 MiB parts no longer hold 512 KiB each).
-    public var uploadBufferCap: Int {
-        let share = Self.bufferBudget / Int64(max(1, depth)) - Self.requestOverhead
-        return Int(max(16 << 10, min(Self.bufferCap, share)))
-    }
-
     /// A depth that never changes.
     public init(pinned depth: Int) {
         pinned = true
@@ -161,33 +161,20 @@ public struct DepthController: Sendable, Equatable {
         peakDepth = self.depth
         settledDepth = self.depth
         settledReason = .pinned
+        requestMemory = Self.residentPerRequest
     }
 
-    /// An adaptive depth up to `ceiling`; `start` sizes it to the first request.
-    public init(ceiling: Int = DepthController.maximumDepth) {
+    /// An adaptive depth up to `ceiling`; `start` sizes it to the first request. `requestMemory`:
+    /// what a request in flight is expected to cost (`residentPerTLSRequest` over TLS).
+    public init(ceiling: Int = DepthController.maximumDepth, requestMemory: Int64 = DepthController.residentPerRequest) {
         pinned = false
+        self.requestMemory = max(1, requestMemory)
         self.ceiling = min(Self.maximumDepth, max(Self.floor(meanBytes: 0), ceiling))
         depth = 4
         reason = .starting
         peakDepth = 4
         settledDepth = 4
         settledReason = .starting
-    }
-
-    /// The fewest requests kept in flight outside throttling: 4 for small requests, 2 for big
-    /// ones (one transfers while the other waits for its reply).
-    package static func floor(meanBytes: Double) -> Int {
-        guard meanBytes > 0 else { return 2 }
-        // Clamped as a Double: HEADs and DELETEs (0 bytes) drive the mean towards 0.
-        return Int(min(4.0, max(2.0, (8.0 * 1_048_576) / meanBytes)))
-    }
-
-    /// The most requests whose memory fits the budget: their upload buffers and `requestOverhead`
-    /// each, or (`measured`: the rest is bounded by `noteResident`) their upload buffers alone.
-    package static func memoryCap(meanBytes: Double, measured: Bool = false) -> Int {
-        let buffer = max(16_384, min(Double(bufferCap), meanBytes))
-        let overhead = measured ? 0 : Double(requestOverhead)
-        return max(1, min(maximumDepth, Int(Double(bufferBudget) / (overhead + buffer))))
     }
 
     /// The most requests the memory allows now: the buffer budget, and the room the latest reading
@@ -198,16 +185,25 @@ public struct DepthController: Sendable, Equatable {
     }
 
     /// Takes a reading of the process's resident memory (`resident` bytes, `inFlight` requests
-    /// running): the depth may grow to `inFlight` plus what `residentLimit` (or the idle reading
-    /// plus `requestBudgetFloor`, if more) leaves room for. Under
-    /// the limit it never comes down for memory (between waves fewer run, but what they freed is
-    /// reused, not returned); over it, it comes down at once to what fits, so no new request
-    /// starts until enough have finished. Never below the floor: a few requests always run.
+    /// running). The memory over the idle reading went to the most requests in flight since
+    /// (`busiestSinceIdle`): what those freed is reused, not returned, so that many cost nothing
+    /// more. Under `residentLimit` (or the idle reading plus `requestBudgetFloor`, if more) the
+    /// depth may grow by what the rest leaves room for, at `requestMemory` each, and never comes
+    /// down for memory. Over it, it comes down at once by the excess, counted at the share the
+    /// readings show if more (TLS, a bigger process than expected), and stays there as requests
+    /// finish: fewer in flight would not give the memory back. Never below the floor.
     public mutating func noteResident(_ resident: Int64, inFlight: Int) {
         guard !pinned, resident > 0 else { return }
-        if inFlight == 0 { idleResident = resident }
+        if inFlight == 0 {
+            idleResident = resident
+            busiestSinceIdle = 0
+        }
+        busiestSinceIdle = max(busiestSinceIdle, inFlight)
         let limit = max(Self.residentLimit, idleResident + Self.requestBudgetFloor)
-        let room = inFlight + Int((limit - resident) / Self.residentPerRequest)
+        // Below 32 in flight the scan's and the queue's growth would pass for the requests' cost.
+        let shown = busiestSinceIdle >= 32 ? (resident - idleResident) / Int64(busiestSinceIdle) : 0
+        let cost = resident > limit ? max(requestMemory, shown) : requestMemory
+        let room = busiestSinceIdle + Int((limit - resident) / cost)
         let floor = Self.floor(meanBytes: meanBytes)
         memoryRoom = resident > limit ? max(floor, room) : max(floor, room, depth)
         if let memoryRoom, depth > memoryRoom {

@@ -96,8 +96,10 @@ final class CurlTransfer {
         try set(CURLOPT_FOLLOWLOCATION, 0)
         try set(CURLOPT_SSL_VERIFYPEER, 1)
         try set(CURLOPT_SSL_VERIFYHOST, 2)
-        if let bundle = options.caBundle {
-            try set(CURLOPT_CAINFO, string: bundle)
+        // One CA file and no directory: curl then parses it once per run (`CurlRuntime.builtInCAFile`).
+        if let file = options.caBundle ?? CurlRuntime.builtInCAFile {
+            try set(CURLOPT_CAINFO, string: file)
+            try set(CURLOPT_CAPATH, pointer: nil)
         }
         try set(CURLOPT_CONNECTTIMEOUT_MS, options.connectTimeoutMilliseconds)
         try set(CURLOPT_LOW_SPEED_LIMIT, options.tuning?.lowSpeedLimit ?? options.lowSpeedLimitBytesPerSecond)

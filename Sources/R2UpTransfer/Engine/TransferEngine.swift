@@ -22,7 +22,7 @@ public final class TransferEngine: TaskExecutor, Sendable {
         /// A transfer slower than this many bytes a second for `lowSpeedTimeSeconds` is aborted.
         public var lowSpeedLimitBytesPerSecond = 1
         public var lowSpeedTimeSeconds = 30
-        /// A PEM file of trusted CAs; nil uses the system store. Verification is never off.
+        /// A PEM file of trusted CAs, instead of the system's; nil uses libcurl's built-in one. Verification is never off.
         public var caBundle: String?
         public var userAgent = "r2up/0.1"
         /// The most curl's upload buffer takes (`DepthController.bufferCap`).

@@ -160,13 +160,19 @@ struct DepthControllerTests {
         // Fewer running between two waves, memory under the limit: the depth stays.
         controller.noteResident(60 * mib, inFlight: 30)
         #expect(controller.depth == 384)
-        // Memory over the limit (63 MiB with 300 running): down to the 249 that fit.
+        // Memory over the limit (63 MiB with 300 running, 17 MiB over the idle reading: 58 KiB
+        // each, more than the 40 expected): down by the 2 MiB over, 35 requests, to 265.
         controller.noteResident(63 * mib, inFlight: 300)
-        #expect(controller.depth == 249)
+        #expect(controller.depth == 265)
         #expect(controller.reason == .memory)
-        // Over the limit: no new request until enough finish, but never below the floor.
+        // Further over with 2 left running: 24 MiB went to the 300 (82 KiB each), 9 MiB too much.
+        // What finished requests freed is reused, not given back, so the depth stays at what fits
+        // beside the busiest point (188) as requests finish; it used to walk down to the floor
+        // of 4, and a TLS push of 1,000 small files then took 46 s instead of 2.4.
         controller.noteResident(70 * mib, inFlight: 2)
-        #expect(controller.depth == 4)
+        #expect(controller.depth == 188)
+        controller.noteResident(70 * mib, inFlight: 1)
+        #expect(controller.depth == 188)
         // Little resident: the ceiling (512) bounds it, and big requests keep their start of eight.
         var roomy = DepthController()
         roomy.noteResident(20 * mib, inFlight: 0)
@@ -190,6 +196,32 @@ struct DepthControllerTests {
         var pinned = DepthController(pinned: 300)
         pinned.noteResident(70 * mib, inFlight: 300)
         #expect(pinned.depth == 300)
+    }
+
+    @Test("over TLS a request costs 96 KiB: the start fits the memory, and the depth follows what readings show")
+    func memoryOverTLS() {
+        let mib: Int64 = 1 << 20
+        // 44 MiB resident before the first request: (61 - 44) MiB / 96 KiB = 181 (256 over plain HTTP).
+        var controller = DepthController(requestMemory: DepthController.residentPerTLSRequest)
+        controller.noteResident(44 * mib, inFlight: 0)
+        controller.start(requestBytes: 16_384, now: 0)
+        #expect(controller.depth == 181)
+        #expect(controller.reason == .memory)
+        var plain = DepthController()
+        plain.noteResident(44 * mib, inFlight: 0)
+        plain.start(requestBytes: 16_384, now: 0)
+        #expect(plain.depth == 256)
+        // The 181 took 18 MiB (101 KiB each): 1 MiB over, 10 fewer; and so it stays as they finish.
+        controller.noteResident(62 * mib, inFlight: 181)
+        #expect(controller.depth == 171)
+        controller.noteResident(62 * mib, inFlight: 12)
+        #expect(controller.depth == 171)
+        // Under the limit the expected cost counts, not the readings' share: 16 in flight at
+        // 58 MiB (14 MiB over the idle reading, with the scan's growth) leave room for 32 more.
+        var few = DepthController(requestMemory: DepthController.residentPerTLSRequest)
+        few.noteResident(44 * mib, inFlight: 0)
+        few.noteResident(58 * mib, inFlight: 16)
+        #expect(few.memoryRoom == 48)
     }
 
     @Test("small requests to a busy server (each reply twice the luckiest): deep enough for its full rate")

@@ -280,3 +280,21 @@ private final class HeaderSink: @unchecked Sendable {
         try? FileManager.default.removeItem(atPath: logPath)
     }
 }
+
+@Suite("TransferEngine's TLS trust")
+struct TransferEngineTrustTests {
+    @Test("libcurl's built-in CA file is found (what curl-config names), so the default trust is parsed once a run")
+    func builtInCAFile() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "curl-config --ca"]
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let named = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        let file = named.trimmingCharacters(in: .whitespacesAndNewlines)
+        try #require(!file.isEmpty, "libcurl was built with no CA file on this machine")
+        #expect(CurlRuntime.builtInCAFile == file)
+    }
+}
