@@ -8,7 +8,9 @@
 #
 # R2UP_BIN=path uses that r2up instead of building this tree's release binary; R2UP_ARGS adds
 # flags to its push (e.g. "--concurrency 128" to compare engines at one depth).
-# A cell is WORKLOAD:RTT_MS:REPLY_DELAY_MS:UPLINK_MBIT (0 = unlimited). Workloads (made once
+# A cell is WORKLOAD:RTT_MS:REPLY_DELAY_MS:UPLINK_MBIT[:tls] (0 = unlimited; tls puts a TLS
+# terminator, tools/testservers.py, in front of the relay: every tool then speaks HTTPS and trusts
+# a private CA made here, as each does with AWS_CA_BUNDLE, rclone with --ca-cert). Workloads (made once
 # in benchmarks/work/wan-data): small = 1,000 x 16 KiB; album = 48 x 3 MiB; big = one 200 MiB
 # file; mixed = an album folder (12 tracks of 6 MiB, cover art 1.5 MiB and 150 KiB, a cue
 # sheet, a rip log). Every cell adds a connection set-up of SETUP_RTTS round trips (2).
@@ -31,7 +33,7 @@ RUN_TIMEOUT=${RUN_TIMEOUT:-900}
 TOOLS=${TOOLS:-r2up s5cmd aws rclone}
 RELAY_WORKERS=${RELAY_WORKERS:-2}
 R2UP_ARGS=${R2UP_ARGS:-}
-QUICK="small:40:0:0 small:40:200:0 small:150:200:0 album:40:0:0 album:40:0:20 album:20:0:10 mixed:40:200:20 big:40:0:100 big:20:0:20"
+QUICK="small:40:0:0 small:40:200:0 small:150:200:0 album:40:0:0 album:40:0:20 album:20:0:10 mixed:40:200:20 big:40:0:100 big:20:0:20 small:40:200:0:tls album:40:0:0:tls"
 case "${1:-}" in
   --quick | "") CELLS=${CELLS:-$QUICK} ;;
   --full)
@@ -84,6 +86,18 @@ make_data() {
   touch "$dir.done"
 }
 
+# make_ca DIR: a private CA and a certificate for 127.0.0.1 signed by it (the tls cells).
+make_ca() {
+  mkdir -p "$1"
+  (
+    cd "$1"
+    openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 30 -subj "/CN=r2up wan CA" 2>/dev/null
+    openssl req -newkey rsa:2048 -nodes -keyout server.key -out server.csr -subj "/CN=127.0.0.1" 2>/dev/null
+    printf 'subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n' >ext.cnf
+    openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out server.pem -days 30 -extfile ext.cnf 2>/dev/null
+  )
+}
+
 # measure TOOL DIR BUCKET: runs one tool at its defaults through the relay at $RELAY.
 run_tool() {
   local tool=$1 dir=$2 bucket=$3 prefix=run
@@ -94,7 +108,7 @@ run_tool() {
     s5cmd) s5cmd --endpoint-url "$RELAY" cp "$dir/*" "s3://$bucket/$prefix/" ;;
     aws) aws --endpoint-url "$RELAY" s3 cp --recursive --only-show-errors "$dir" "s3://$bucket/$prefix/" ;;
     rclone)
-      env -u AWS_CA_BUNDLE RCLONE_CONFIG_WAN_TYPE=s3 RCLONE_CONFIG_WAN_PROVIDER=Other RCLONE_CONFIG_WAN_ENDPOINT="$RELAY" \
+      env -u AWS_CA_BUNDLE ${AWS_CA_BUNDLE:+RCLONE_CA_CERT=$AWS_CA_BUNDLE} RCLONE_CONFIG_WAN_TYPE=s3 RCLONE_CONFIG_WAN_PROVIDER=Other RCLONE_CONFIG_WAN_ENDPOINT="$RELAY" \
         RCLONE_CONFIG_WAN_ACCESS_KEY_ID="$AWS_ACCESS_KEY_ID" RCLONE_CONFIG_WAN_SECRET_ACCESS_KEY="$AWS_SECRET_ACCESS_KEY" \
         RCLONE_CONFIG_WAN_REGION=us-east-1 RCLONE_CONFIG_WAN_FORCE_PATH_STYLE=true \
         "$RCLONE_BIN" --config /dev/null copy "$dir" "wan:$bucket/$prefix" ;;
@@ -111,7 +125,7 @@ aws --endpoint-url "$DIRECT" s3 mb "s3://$warm" >/dev/null
 s5cmd --endpoint-url "$DIRECT" cp "$DATA/small/*" "s3://$warm/warm/" >/dev/null
 aws --endpoint-url "$DIRECT" s3 rb --force "s3://$warm" >/dev/null 2>&1 || echo "wan: could not delete $warm" >&2
 for cell in $CELLS; do
-  IFS=: read -r workload rtt reply up <<<"$cell"
+  IFS=: read -r workload rtt reply up tls <<<"$cell"
   make_data "$workload"
   dir=$DATA/$workload
   want_count=$(find "$dir" -type f | wc -l)
@@ -133,6 +147,17 @@ for cell in $CELLS; do
     read -r word port <&"${RELAYP[0]}"
     [ "$word" = PORT ] || { echo "wan: the relay did not start" >&2; cat "$WORK/wan-relay.err" >&2; exit 1; }
     RELAY=http://127.0.0.1:$port
+    TLS_PID=""
+    if [ "$tls" = tls ]; then
+      [ -f "$WORK/wan-tls/ca.pem" ] || make_ca "$WORK/wan-tls"
+      coproc TLSP { exec python3 tools/testservers.py tls --cert "$WORK/wan-tls/server.pem" --key "$WORK/wan-tls/server.key" \
+        --upstream "127.0.0.1:$port" --max-seconds $((RUN_TIMEOUT + 60)) 2>>"$WORK/wan-relay.err"; }
+      TLS_PID=$TLSP_PID
+      read -r word port <&"${TLSP[0]}"
+      [ "$word" = PORT ] || { echo "wan: the TLS terminator did not start" >&2; exit 1; }
+      RELAY=https://127.0.0.1:$port
+      export AWS_CA_BUNDLE=$WORK/wan-tls/ca.pem
+    fi
     status=ok
     if ! /usr/bin/time -f "%e %M %U %S" -o "$WORK/wan-time.out" timeout "$RUN_TIMEOUT" \
       bash -c "$(declare -f run_tool); BIN=$BIN RCLONE_BIN=$RCLONE_BIN WORK=$WORK RELAY=$RELAY R2UP_ARGS='$R2UP_ARGS'; run_tool $tool '$dir' $bucket" \
@@ -143,6 +168,11 @@ for cell in $CELLS; do
     kill "$RELAY_PID" 2>/dev/null || true
     wait "$RELAY_PID" 2>/dev/null || true
     RELAY_PID=""
+    if [ -n "$TLS_PID" ]; then
+      kill "$TLS_PID" 2>/dev/null || true
+      wait "$TLS_PID" 2>/dev/null || true
+      unset AWS_CA_BUNDLE
+    fi
     read -r wall rss user sys < <(grep -v '^Command' "$WORK/wan-time.out" | tail -1)
     cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
     got=$(aws --endpoint-url "$DIRECT" s3api list-objects-v2 --bucket "$bucket" \
@@ -176,7 +206,7 @@ for cell, tool, rest in rows:
 print(f"| workload | RTT | reply delay | uplink | tool | wall s | vs s5cmd | vs best peer | sent twice | requests | peak RSS MiB | client CPU s |")
 print("|---|---|---|---|---|---|---|---|---|---|---|---|")
 for cell, tools in cells.items():
-    w, rtt, reply, up = cell.split(":")
+    w, rtt, reply, up, *tls = cell.split(":")
     peers = [t[1] for name, t in tools.items() if name != "r2up" and t[0] == "ok"]
     best = min(peers) if peers else None
     s5 = tools.get("s5cmd")
@@ -184,7 +214,7 @@ for cell, tools in cells.items():
         shown = f"{wall:.1f}" if status == "ok" else f"{status} ({wall:.0f})"
         vs5 = f"{wall / s5[1]:.2f}x" if s5 and s5[0] == "ok" and status == "ok" else "-"
         vbest = f"{wall / best:.2f}x" if best and status == "ok" else "-"
-        print(f"| {names[w]} | {rtt} ms | {reply} ms | {up + ' Mbit/s' if up != '0' else 'unlimited'} | {name} | {shown} "
+        print(f"| {names[w]}{' over TLS' if tls else ''} | {rtt} ms | {reply} ms | {up + ' Mbit/s' if up != '0' else 'unlimited'} | {name} | {shown} "
               f"| {vs5} | {vbest} | {100 * again / total:.1f}% | {requests} | {rss / 1024:.0f} | {cpu:.2f} |")
 print(f"\nEvery cell: connection set-up {sys.argv[2]} round trips; sent twice = payload bytes PUT again to the same key/part, as the relay counted them.")
 EOF

@@ -106,7 +106,7 @@ def main():
         ap.error("--upstream must be on loopback")
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
-    listener.listen(64)
+    listener.listen(1024)
     print(f"PORT {listener.getsockname()[1]}", flush=True)
     target = serve_tls if a.mode == "tls" else serve_html
     args = (listener, a) if a.mode == "tls" else (listener,)
