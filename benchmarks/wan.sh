@@ -150,11 +150,13 @@ for cell in $CELLS; do
     TLS_PID=""
     if [ "$tls" = tls ]; then
       [ -f "$WORK/wan-tls/ca.pem" ] || make_ca "$WORK/wan-tls"
-      coproc TLSP { exec python3 tools/testservers.py tls --cert "$WORK/wan-tls/server.pem" --key "$WORK/wan-tls/server.key" \
-        --upstream "127.0.0.1:$port" --max-seconds $((RUN_TIMEOUT + 60)) 2>>"$WORK/wan-relay.err"; }
-      TLS_PID=$TLSP_PID
-      read -r word port <&"${TLSP[0]}"
-      [ "$word" = PORT ] || { echo "wan: the TLS terminator did not start" >&2; exit 1; }
+      # Not a second coproc (bash keeps one at a time): its port comes through a file.
+      python3 tools/testservers.py tls --cert "$WORK/wan-tls/server.pem" --key "$WORK/wan-tls/server.key" \
+        --upstream "127.0.0.1:$port" --max-seconds $((RUN_TIMEOUT + 60)) >"$WORK/wan-tls.port" 2>>"$WORK/wan-relay.err" &
+      TLS_PID=$!
+      for _ in $(seq 100); do grep -q '^PORT ' "$WORK/wan-tls.port" && break; sleep 0.1; done
+      read -r word port <"$WORK/wan-tls.port" || true
+      [ "${word:-}" = PORT ] || { echo "wan: the TLS terminator did not start" >&2; exit 1; }
       RELAY=https://127.0.0.1:$port
       export AWS_CA_BUNDLE=$WORK/wan-tls/ca.pem
     fi
