@@ -61,7 +61,7 @@ package final class Puller: Sendable {
         self.service = service
         self.store = store
         self.overwrite = overwrite
-        let slots = service.options.makeSlots(tuning: service.tuning, overTLS: service.endpoint.scheme == "https")
+        let slots = service.options.makeSlots(tuning: service.tuning, overTLS: service.endpoint.usesTLS)
         downloader = ObjectDownloader(client: service.client, bucket: service.bucket, slots: slots, partSize: partSize)
     }
 

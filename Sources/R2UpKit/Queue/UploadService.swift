@@ -143,7 +143,7 @@ package final class UploadService: Sendable {
         }
         client = S3Client(endpoint: endpoint, region: checked.region, credentials: checked.credentials, engine: engine)
         uploader = FileUploader(
-            client: client, settings: options.upload, slots: options.makeSlots(tuning: tuning, overTLS: endpoint.scheme == "https"))
+            client: client, settings: options.upload, slots: options.makeSlots(tuning: tuning, overTLS: endpoint.usesTLS))
     }
 
     deinit { client.engine.shutdown() }

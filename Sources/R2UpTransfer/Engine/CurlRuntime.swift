@@ -14,7 +14,8 @@ enum CurlRuntime {
     /// parsed the whole bundle again (~28 ms of CPU and ~0.85 MB each: 256 at once took 277 MB).
     static let builtInCAFile: String? = {
         var buffer = [CChar](repeating: 0, count: 4_096)
-        guard r2_builtin_ca_file(&buffer, buffer.count) != 0 else { return nil }
+        // curl_easy_init would run the global setup itself, unguarded, if it had not run yet.
+        guard initialized, r2_builtin_ca_file(&buffer, buffer.count) != 0 else { return nil }
         let path = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         return FileManager.default.isReadableFile(atPath: path) ? path : nil
     }()

@@ -37,6 +37,9 @@ public struct S3Endpoint: Sendable, Equatable {
     /// True for Cloudflare R2's S3 API hosts.
     public var isR2: Bool { host.hasSuffix(".r2.cloudflarestorage.com") }
 
+    /// Whether requests go over TLS (each connection then costs more memory).
+    public var usesTLS: Bool { scheme == "https" }
+
     /// The S3 endpoint URL of a Cloudflare account's R2.
     public static func r2URL(account: String) -> String { "https://\(account).r2.cloudflarestorage.com" }
 
