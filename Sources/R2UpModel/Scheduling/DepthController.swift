@@ -74,8 +74,9 @@ public struct DepthController: Sendable, Equatable {
     /// ~38 KiB measured 2026-11-27 (1,000 × 16 KiB with 200 ms replies: 49.4 MiB at 16 in flight,
     /// 59.2 at 256, 67.0 at 489): curl's handle, connection and transfer state, the task's frames.
     public static let residentPerRequest: Int64 = 40 << 10
-    /// The same over TLS: OpenSSL's connection state and buffers add ~50 KiB (measured 2026-11-28,
-    /// 1,000 × 16 KiB through a TLS proxy: 52.0 MiB at 16 in flight, 71.5 at 256).
+    /// The same over TLS, where OpenSSL's state sits beside curl's: 1,000 × 16 KiB through a TLS
+    /// proxy took 52.0 MiB at 16 in flight and 71.5 at 256 (~83 KiB each; measured 2026-11-28),
+    /// and a wave of handshakes at once takes more for a while.
     public static let residentPerTLSRequest: Int64 = 96 << 10
     /// What requests in flight may always add to the resident memory seen with none in flight: a
     /// process already near `residentLimit` (a daemon over a big library) still runs ~200 small
