@@ -1,3 +1,4 @@
+#if os(Linux)
 import Foundation
 import Testing
 
@@ -54,13 +55,17 @@ final class FileOpenCounter: @unchecked Sendable {
         while true {
             let got = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             guard got > 0 else { return opens }
-            var offset = 0
-            while offset + 16 <= got {
-                let mask = buffer[offset + 4..<offset + 8].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-                let length = buffer[offset + 12..<offset + 16].reversed().reduce(0) { $0 << 8 | Int($1) }
-                if mask & UInt32(IN_OPEN) != 0 { opens += 1 }
-                offset += 16 + length
+            // struct inotify_event: wd, mask, cookie, len (4 bytes each, native order), then the name.
+            buffer.withUnsafeBytes { bytes in
+                var offset = 0
+                while offset + 16 <= got {
+                    let mask = bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)
+                    let length = Int(bytes.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
+                    if mask & UInt32(IN_OPEN) != 0 { opens += 1 }
+                    offset += 16 + length
+                }
             }
         }
     }
 }
+#endif

@@ -190,9 +190,9 @@ public struct DepthController: Sendable, Equatable {
     /// (`busiestSinceIdle`): what those freed is reused, not returned, so that many cost nothing
     /// more. Under `residentLimit` (or the idle reading plus `requestBudgetFloor`, if more) the
     /// depth may grow by what the rest leaves room for, at `requestMemory` each, and never comes
-    /// down for memory. Over it, it comes down at once by the excess, counted at the share the
-    /// readings show if more (TLS, a bigger process than expected), and stays there as requests
-    /// finish: fewer in flight would not give the memory back. Never below the floor.
+    /// down for memory. Over it, it comes down at once to the share of the busiest point the
+    /// limit leaves (the requests took more than expected: TLS, a bigger process), and stays
+    /// there as requests finish: fewer in flight would not give the memory back. Never below the floor.
     public mutating func noteResident(_ resident: Int64, inFlight: Int) {
         guard !pinned, resident > 0 else { return }
         if inFlight == 0 {
@@ -201,10 +201,11 @@ public struct DepthController: Sendable, Equatable {
         }
         busiestSinceIdle = max(busiestSinceIdle, inFlight)
         let limit = max(Self.residentLimit, idleResident + Self.requestBudgetFloor)
-        // Below 32 in flight the scan's and the queue's growth would pass for the requests' cost.
-        let shown = busiestSinceIdle >= 32 ? (resident - idleResident) / Int64(busiestSinceIdle) : 0
-        let cost = resident > limit ? max(requestMemory, shown) : requestMemory
-        let room = busiestSinceIdle + Int((limit - resident) / cost)
+        // Over the limit, resident - idleResident > requestBudgetFloor: the division is safe.
+        let room =
+            resident > limit
+            ? Int(Double(busiestSinceIdle) * Double(limit - idleResident) / Double(resident - idleResident))
+            : busiestSinceIdle + Int((limit - resident) / requestMemory)
         let floor = Self.floor(meanBytes: meanBytes)
         memoryRoom = resident > limit ? max(floor, room) : max(floor, room, depth)
         if let memoryRoom, depth > memoryRoom {

@@ -97,9 +97,10 @@ final class CurlTransfer {
         try set(CURLOPT_SSL_VERIFYPEER, 1)
         try set(CURLOPT_SSL_VERIFYHOST, 2)
         // One CA file and no directory: curl then parses it once per run (`CurlRuntime.builtInCAFile`).
+        // A TLS backend without CA directories refuses the option (CURLE_NOT_BUILT_IN): nothing to clear.
         if let file = options.caBundle ?? CurlRuntime.builtInCAFile {
             try set(CURLOPT_CAINFO, string: file)
-            try set(CURLOPT_CAPATH, pointer: nil)
+            _ = r2_easy_setopt_ptr(handle, CURLOPT_CAPATH, nil)
         }
         try set(CURLOPT_CONNECTTIMEOUT_MS, options.connectTimeoutMilliseconds)
         try set(CURLOPT_LOW_SPEED_LIMIT, options.tuning?.lowSpeedLimit ?? options.lowSpeedLimitBytesPerSecond)

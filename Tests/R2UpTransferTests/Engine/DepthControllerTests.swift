@@ -160,19 +160,26 @@ struct DepthControllerTests {
         // Fewer running between two waves, memory under the limit: the depth stays.
         controller.noteResident(60 * mib, inFlight: 30)
         #expect(controller.depth == 384)
-        // Memory over the limit (63 MiB with 300 running, 17 MiB over the idle reading: 58 KiB
-        // each, more than the 40 expected): down by the 2 MiB over, 35 requests, to 265.
+        // Memory over the limit (63 MiB with 300 running: 17 MiB over the idle reading where 15
+        // were allowed): down to that share of the 300, 264.
         controller.noteResident(63 * mib, inFlight: 300)
-        #expect(controller.depth == 265)
+        #expect(controller.depth == 264)
         #expect(controller.reason == .memory)
-        // Further over with 2 left running: 24 MiB went to the 300 (82 KiB each), 9 MiB too much.
-        // What finished requests freed is reused, not given back, so the depth stays at what fits
-        // beside the busiest point (188) as requests finish; it used to walk down to the floor
-        // of 4, and a TLS push of 1,000 small files then took 46 s instead of 2.4.
+        // Further over with 2 left running: 24 MiB went to the 300, so 15 MiB keep 187 of them.
+        // What finished requests freed is reused, not given back, so the depth stays there as
+        // requests finish; it used to walk down to the floor of 4, and a TLS push of 1,000 small
+        // files then took 47.7 s instead of 2.4.
         controller.noteResident(70 * mib, inFlight: 2)
-        #expect(controller.depth == 188)
+        #expect(controller.depth == 187)
         controller.noteResident(70 * mib, inFlight: 1)
-        #expect(controller.depth == 188)
+        #expect(controller.depth == 187)
+        // A few big requests over the limit (the scan's memory counted as theirs): a share of
+        // them, not the floor. 8 in flight, 2 MiB over the 15 allowed: 7.
+        var few = DepthController()
+        few.noteResident(46 * mib, inFlight: 0)
+        few.start(requestBytes: 3 << 20, now: 0)
+        few.noteResident(63 * mib, inFlight: 8)
+        #expect(few.depth == 7)
         // Little resident: the ceiling (512) bounds it, and big requests keep their start of eight.
         var roomy = DepthController()
         roomy.noteResident(20 * mib, inFlight: 0)
@@ -211,13 +218,12 @@ struct DepthControllerTests {
         plain.noteResident(44 * mib, inFlight: 0)
         plain.start(requestBytes: 16_384, now: 0)
         #expect(plain.depth == 256)
-        // The 181 took 18 MiB (101 KiB each): 1 MiB over, 10 fewer; and so it stays as they finish.
+        // The 181 took 18 MiB where 17 were allowed: 170 of them fit; and so it stays as they finish.
         controller.noteResident(62 * mib, inFlight: 181)
-        #expect(controller.depth == 171)
+        #expect(controller.depth == 170)
         controller.noteResident(62 * mib, inFlight: 12)
-        #expect(controller.depth == 171)
-        // Under the limit the expected cost counts, not the readings' share: 16 in flight at
-        // 58 MiB (14 MiB over the idle reading, with the scan's growth) leave room for 32 more.
+        #expect(controller.depth == 170)
+        // Under the limit the expected cost counts: 16 in flight at 58 MiB leave room for 32 more.
         var few = DepthController(requestMemory: DepthController.residentPerTLSRequest)
         few.noteResident(44 * mib, inFlight: 0)
         few.noteResident(58 * mib, inFlight: 16)
