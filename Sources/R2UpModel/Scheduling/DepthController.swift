@@ -25,8 +25,8 @@
 ///   growth is then +1 a window for `recoverySeconds`. A timeout or a broken connection cuts by
 ///   a quarter the same way.
 /// - Memory: where the caller reads the process's resident memory (`noteResident`), the depth
-///   stays where `residentLimit` leaves room for (`requestMemory` each, or what the readings show
-///   a request costs, if more); elsewhere a fixed budget of `requestOverhead` a request bounds it
+///   stays where `residentLimit` leaves room for (`requestMemory` each; over it, the limit's share
+///   of the busiest point); elsewhere a fixed budget of `requestOverhead` a request bounds it
 ///   (`memoryCap`).
 /// A pinned depth (`--concurrency N`) never moves.
 public struct DepthController: Sendable, Equatable {
@@ -201,13 +201,14 @@ public struct DepthController: Sendable, Equatable {
         }
         busiestSinceIdle = max(busiestSinceIdle, inFlight)
         let limit = max(Self.residentLimit, idleResident + Self.requestBudgetFloor)
-        // Over the limit, resident - idleResident > requestBudgetFloor: the division is safe.
-        let room =
-            resident > limit
-            ? Int(Double(busiestSinceIdle) * Double(limit - idleResident) / Double(resident - idleResident))
-            : busiestSinceIdle + Int((limit - resident) / requestMemory)
         let floor = Self.floor(meanBytes: meanBytes)
-        memoryRoom = resident > limit ? max(floor, room) : max(floor, room, depth)
+        if resident > limit {
+            // resident - idleResident > requestBudgetFloor here: the division is safe.
+            let share = Double(limit - idleResident) / Double(resident - idleResident)
+            memoryRoom = max(floor, Int(Double(busiestSinceIdle) * share))
+        } else {
+            memoryRoom = max(floor, busiestSinceIdle + Int((limit - resident) / requestMemory), depth)
+        }
         if let memoryRoom, depth > memoryRoom {
             depth = memoryRoom
             reason = .memory
