@@ -108,7 +108,7 @@ run_tool() {
     s5cmd) s5cmd --endpoint-url "$RELAY" cp "$dir/*" "s3://$bucket/$prefix/" ;;
     aws) aws --endpoint-url "$RELAY" s3 cp --recursive --only-show-errors "$dir" "s3://$bucket/$prefix/" ;;
     rclone)
-      env -u AWS_CA_BUNDLE ${AWS_CA_BUNDLE:+RCLONE_CA_CERT=$AWS_CA_BUNDLE} RCLONE_CONFIG_WAN_TYPE=s3 RCLONE_CONFIG_WAN_PROVIDER=Other RCLONE_CONFIG_WAN_ENDPOINT="$RELAY" \
+      env -u AWS_CA_BUNDLE ${TLS_CA:+RCLONE_CA_CERT=$TLS_CA} RCLONE_CONFIG_WAN_TYPE=s3 RCLONE_CONFIG_WAN_PROVIDER=Other RCLONE_CONFIG_WAN_ENDPOINT="$RELAY" \
         RCLONE_CONFIG_WAN_ACCESS_KEY_ID="$AWS_ACCESS_KEY_ID" RCLONE_CONFIG_WAN_SECRET_ACCESS_KEY="$AWS_SECRET_ACCESS_KEY" \
         RCLONE_CONFIG_WAN_REGION=us-east-1 RCLONE_CONFIG_WAN_FORCE_PATH_STYLE=true \
         "$RCLONE_BIN" --config /dev/null copy "$dir" "wan:$bucket/$prefix" ;;
@@ -147,10 +147,12 @@ for cell in $CELLS; do
     read -r word port <&"${RELAYP[0]}"
     [ "$word" = PORT ] || { echo "wan: the relay did not start" >&2; cat "$WORK/wan-relay.err" >&2; exit 1; }
     RELAY=http://127.0.0.1:$port
-    TLS_PID=""
+    TLS_PID="" TLS_CA=""
     if [ "$tls" = tls ]; then
       [ -f "$WORK/wan-tls/ca.pem" ] || make_ca "$WORK/wan-tls"
-      # Not a second coproc (bash keeps one at a time): its port comes through a file.
+      # Not a second coproc (bash keeps one at a time): its port comes through a file, removed
+      # first so the last run's port is never read before this terminator writes its own.
+      rm -f "$WORK/wan-tls.port"
       python3 tools/testservers.py tls --cert "$WORK/wan-tls/server.pem" --key "$WORK/wan-tls/server.key" \
         --upstream "127.0.0.1:$port" --max-seconds $((RUN_TIMEOUT + 60)) >"$WORK/wan-tls.port" 2>>"$WORK/wan-relay.err" &
       TLS_PID=$!
@@ -158,11 +160,12 @@ for cell in $CELLS; do
       read -r word port <"$WORK/wan-tls.port" || true
       [ "${word:-}" = PORT ] || { echo "wan: the TLS terminator did not start" >&2; exit 1; }
       RELAY=https://127.0.0.1:$port
-      export AWS_CA_BUNDLE=$WORK/wan-tls/ca.pem
+      TLS_CA=$WORK/wan-tls/ca.pem
     fi
     status=ok
-    if ! /usr/bin/time -f "%e %M %U %S" -o "$WORK/wan-time.out" timeout "$RUN_TIMEOUT" \
-      bash -c "$(declare -f run_tool); BIN=$BIN RCLONE_BIN=$RCLONE_BIN WORK=$WORK RELAY=$RELAY R2UP_ARGS='$R2UP_ARGS'; run_tool $tool '$dir' $bucket" \
+    # The TLS cells' CA for this run only (AWS_CA_BUNDLE for r2up, s5cmd and aws; rclone's own).
+    if ! env ${TLS_CA:+AWS_CA_BUNDLE=$TLS_CA} /usr/bin/time -f "%e %M %U %S" -o "$WORK/wan-time.out" timeout "$RUN_TIMEOUT" \
+      bash -c "$(declare -f run_tool); BIN=$BIN RCLONE_BIN=$RCLONE_BIN WORK=$WORK RELAY=$RELAY TLS_CA=$TLS_CA R2UP_ARGS='$R2UP_ARGS'; run_tool $tool '$dir' $bucket" \
       >"$WORK/wan-cmd.out" 2>"$WORK/wan-cmd.err"; then
       status=failed
       grep -q "timed out\|^Command exited with non-zero status 124" "$WORK/wan-time.out" && status=timeout
@@ -173,7 +176,6 @@ for cell in $CELLS; do
     if [ -n "$TLS_PID" ]; then
       kill "$TLS_PID" 2>/dev/null || true
       wait "$TLS_PID" 2>/dev/null || true
-      unset AWS_CA_BUNDLE
     fi
     read -r wall rss user sys < <(grep -v '^Command' "$WORK/wan-time.out" | tail -1)
     cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
