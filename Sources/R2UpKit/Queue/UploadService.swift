@@ -152,9 +152,11 @@ package final class UploadService: Sendable {
     /// store opens and the files are scanned and queued, so the first wave of conditional writes
     /// does not wait a round trip for it. Nothing where the endpoint names the server (R2, S3),
     /// a reply of this service already has, or the run writes with no condition (`--overwrite`).
-    package func nameServerAhead(replace: ReplacePolicy) {
-        guard replace != .overwrite else { return }
-        uploader.nameServerAhead(bucket: bucket)
+    /// - Returns: whether the request was started.
+    @discardableResult
+    package func nameServerAhead(replace: ReplacePolicy) -> Bool {
+        guard replace != .overwrite else { return false }
+        return uploader.nameServerAhead(bucket: bucket)
     }
 
     /// The public URL of a key in this service's bucket, or in another one (a job queued

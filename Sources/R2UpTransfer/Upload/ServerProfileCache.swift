@@ -24,14 +24,6 @@ public final class ServerProfileCache: Sendable {
     func partsNotEchoed() { partEcho.withLock { $0 = false } }
     private let partEcho = Mutex<Bool>(true)
 
-    /// Whether a request to name the server has gone out (or its reply came back).
-    public var hasAskedForName: Bool {
-        naming.withLock { state in
-            if case .idle = state { return false }
-            return true
-        }
-    }
-
     /// Whether a request naming the server is on its way (its reply not back yet).
     var isNaming: Bool {
         naming.withLock { state in

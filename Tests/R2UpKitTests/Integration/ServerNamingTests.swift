@@ -50,7 +50,8 @@ struct ServerNamingTests {
         let summary = try await runner.run(
             request, progress: nil,
             admit: { _ in
-                askedBeforeFirstJob.withLock { if $0 == nil { $0 = service.uploader.profile.hasAskedForName } }
+                // Asked already (or named): a second ask starts nothing.
+                askedBeforeFirstJob.withLock { if $0 == nil { $0 = !service.uploader.nameServerAhead(bucket: server.bucket) } }
                 return true
             },
             onNotice: { notice in notices.withLock { $0.append("\(notice)") } }, onEvent: { _ in })
@@ -90,14 +91,12 @@ struct ServerNamingTests {
         // Endpoints that name their server: R2 and S3 (nothing listens there; nothing is sent).
         for endpoint in ["https://0123456789abcdef0123456789abcdef.r2.cloudflarestorage.com", "https://s3.eu-west-1.amazonaws.com"] {
             let service = try server.service(endpoint: endpoint)
-            service.nameServerAhead(replace: .guarded)
-            #expect(!service.uploader.profile.hasAskedForName, "\(endpoint)")
+            #expect(!service.nameServerAhead(replace: .guarded), "\(endpoint)")
             #expect(!service.uploader.nameServerAhead(bucket: server.bucket), "\(endpoint)")
         }
         // --overwrite: no write carries a condition, none waits for the name.
         let overwriting = try server.service()
-        overwriting.nameServerAhead(replace: .overwrite)
-        #expect(!overwriting.uploader.profile.hasAskedForName)
+        #expect(!overwriting.nameServerAhead(replace: .overwrite))
 
         // Once per run: a second ask sends nothing, and once named nothing more is asked.
         let proxy = try await FaultProxy(server: server, arguments: ["--log-all"])
