@@ -310,8 +310,20 @@ class Soak:
         self.samples.append((self.now(), *sample(self.watch.pid)))
 
     def queue(self):
+        return self.queue_report()["counts"]
+
+    def queue_report(self):
         run = subprocess.run([self.a.bin, "queue", "--json", "--db", self.db], env=self.r2env, capture_output=True)
-        return json.loads(run.stdout)["counts"]
+        return json.loads(run.stdout)
+
+    def failed_jobs(self):
+        """Each job left failed: its key, the file's state now and the error, for the problem's line."""
+        rows = []
+        for job in self.queue_report().get("failed", []):
+            there = "present" if os.path.exists(job.get("path", "")) else "gone"
+            rows.append(f"{job.get('key')} ({job.get('state')}, {job.get('attempts')} tries, file {there}"
+                        f"{', a copy' if job.get('copyOf') else ''}): {job.get('lastError')}")
+        return rows
 
     def restart_server(self):
         subprocess.run(["bash", "scripts/seaweedfs.sh", "stop", self.a.server_dir], stdout=subprocess.DEVNULL,
@@ -452,7 +464,7 @@ def main():
         problems.append(f"watch exited {watch_exit} on SIGTERM")
     queue = soak.queue()
     if any(queue.values()):
-        problems.append(f"queue not empty at the stop: {queue}")
+        problems.append(f"queue not empty at the stop: {queue}; failed: {soak.failed_jobs()}")
     lost, wrong = check_bucket(soak, expected)
     if lost or wrong:
         problems.append(f"{lost} files not in the bucket, {wrong} with other bytes")
