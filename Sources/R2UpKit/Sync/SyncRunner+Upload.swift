@@ -121,15 +121,16 @@ extension SyncRunner {
     /// Jobs left waiting whose files are gone since (renamed, moved away, deleted) have nothing
     /// left to upload: dropped, as a job found so at its start is, rather than shown failed or
     /// interrupted for good. That is a job waiting for its next try (the soak met it after a cut),
-    /// one a stopped run left queued, and one a run set aside because its file changed before it
-    /// started (the 30-minute soak left one so: the file was renamed before its next look). Jobs a
-    /// live other r2up holds are its own. A batch looks at its own paths, a full pass at every
-    /// such job under the folder.
+    /// one failed for good (`r2up retry` could only say the file is gone; CI's soak kept one
+    /// failed so), one a stopped run left queued, and one a run set aside because its file
+    /// changed before it started (the 30-minute soak left one so: the file was renamed before its
+    /// next look). Jobs a live other r2up holds are its own. A batch looks at its own paths, a
+    /// full pass at every such job under the folder.
     func dropGoneJobs(root: String, only paths: [String]?, store: Store) async throws {
         let folder = root.hasSuffix("/") ? root : root + "/"
         let wanted = paths.map(Set.init)
         let now = Date()
-        let waiting = try store.jobs(in: [.failedRetryable, .staged, .initiated, .uploading, .verifying]).filter { job in
+        let waiting = try store.jobs(in: [.failedRetryable, .failedPermanent, .staged, .initiated, .uploading, .verifying]).filter { job in
             if let lease = job.lease, !lease.isMine, lease.isLive(now: now) { return false }
             return wanted.map { $0.contains(job.path) } ?? job.path.hasPrefix(folder)
         }

@@ -240,6 +240,32 @@ struct SyncIntegrationTests {
         #expect(try await remoteTimes(prefix: prefix).keys.sorted() == [prefix + "kept.flac"])
     }
 
+    @Test("a job failed for good whose file is gone since is dropped by the next pass: nothing shown failed, the object kept")
+    func failedForGoodThenGone() async throws {
+        let folder = try TestDirectory()
+        let prefix = server.scratchPrefix("sync-failed-gone")
+        let taken = try folder.makeFile("library/taken.flac", size: 70, seed: 5)
+        try folder.makeFile("library/kept.flac", size: 60, seed: 6)
+        // Another writer's object at one key: the conditional PUT is refused (412), for good.
+        let other = try folder.makeFile("other.bin", size: 40, seed: 7)
+        let writer = try server.service()
+        _ = try await writer.uploader.upload(
+            try LocalFile(path: other.path), bucket: server.bucket, key: prefix + "taken.flac", attributes: ObjectAttributes())
+        let first = try await runner(folder).run(library(folder), options: options(prefix: prefix))
+        #expect(first.uploaded == 1 && first.failed == 1, "\(first.failures)")
+        let database = folder.path + "/db/r2up.sqlite"
+        #expect(try Store(path: database).failedJobs().map(\.state) == [.failedPermanent])
+
+        try FileManager.default.removeItem(atPath: taken.path)
+        let second = try await runner(folder).run(library(folder), options: options(prefix: prefix))
+        #expect(second.failed == 0 && second.uploaded == 0, "\(second.failures)")
+        let store = try Store(path: database)
+        #expect(try store.failedJobs().isEmpty)
+        #expect(try store.track(path: taken.path) == nil)
+        let stored = try await IndependentClient.fetch([prefix + "taken.flac"], bucket: server.bucket, server: server)
+        #expect(stored[prefix + "taken.flac"]?.sha256 == other.sha256)
+    }
+
     @Test("a file that grows during its upload is not published torn: withdrawn, counted waiting, sent whole next run")
     func changedDuringUpload() async throws {
         let folder = try TestDirectory()
