@@ -5,20 +5,39 @@ enum DashedName {
     /// The letters of r2up's short flags: a word of only these is a group of flags (`-hv`).
     static let shortFlags: Set<Character> = ["h", "v", "r"]
 
+    /// Commands whose first words are keys or ids, not paths: `./-x` names another key there.
+    static let keyCommands: Set<String> = ["pull", "cat", "rm", "presign", "ls", "copy-url", "history"]
+
     /// The line for the first such word before `--` in `arguments` (the subcommand's words); nil when none.
     static func message(for arguments: [String]) -> String? {
-        var previous = ""
         for word in arguments {
             if word == "--" { return nil }
-            defer { previous = word }
             guard word.hasPrefix("-"), !word.hasPrefix("--"), word.count > 2 else { continue }
             let letters = word.dropFirst()
-            // A negative number or duration (`-1d`), or a value after an option (`--key -x`).
-            if letters.first?.isNumber == true || (previous.hasPrefix("--") && !previous.contains("=")) { continue }
+            // A negative number, size or duration (`-1`, `-1.5`, `-30s`: the options that take one
+            // accept a leading dash). `-04 intro.m4a` is a file name; so is a word after a flag
+            // (`--dry-run -x.m4a`); an option's value never starts with '-' (argument-parser).
+            if isNumber(letters) { continue }
             if letters.allSatisfy({ shortFlags.contains($0) }) { continue }
             let command = arguments.first.flatMap { $0.hasPrefix("-") ? nil : $0 } ?? "COMMAND"
+            guard !keyCommands.contains(command) else {
+                return "'\(word)' is not an option; name a key or file that starts with '-' after -- (r2up \(command) -- \(word))"
+            }
             return "'\(word)' is not an option; name a file that starts with '-' after -- (r2up \(command) -- \(word)) or as ./\(word)"
         }
         return nil
+    }
+
+    /// Digits, an optional fraction, and at most a short unit after them (`1d`, `250ms`, `8MiB`).
+    static func isNumber(_ text: Substring) -> Bool {
+        let digits = text.prefix { $0.isASCII && $0.isNumber }
+        guard !digits.isEmpty else { return false }
+        var rest = text.dropFirst(digits.count)
+        if rest.first == "." {
+            let fraction = rest.dropFirst().prefix { $0.isASCII && $0.isNumber }
+            guard !fraction.isEmpty else { return false }
+            rest = rest.dropFirst(1 + fraction.count)
+        }
+        return rest.count <= 3 && rest.allSatisfy { $0.isASCII && $0.isLetter }
     }
 }
