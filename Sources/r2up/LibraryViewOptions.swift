@@ -52,10 +52,9 @@ struct LibraryViewOptions<Help: LibraryViewHelp>: ParsableArguments {
                 return service
             }
         } catch {
-            if let diagnosis = DownloadFailure.diagnosis(error) { throw CommandFailure(diagnosis) }
             // An endpoint refusing before it ever answered is the setup's fault (exit 3, with the hint), as for push.
             if let made { throw CommandFailure(await made.diagnose(error, subject: nil)) }
-            throw CommandFailure(Diagnosis(error))
+            throw CommandFailure(DownloadFailure.diagnosis(error) ?? Diagnosis(error))
         }
     }
 }

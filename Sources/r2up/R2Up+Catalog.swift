@@ -49,7 +49,7 @@ enum CatalogCommand {
             return try await CatalogPublisher(service: service, database: store).publish(prefix: normalized)
         } catch {
             switch error {
-            case .s3(let inner): throw CommandFailure(Diagnosis(inner, subject: "catalog publish"))
+            case .s3(let inner): throw CommandFailure(await service.diagnose(inner, subject: "catalog publish"))
             case .store(let inner): throw CommandFailure(Diagnosis(inner))
             case .contended: throw CommandFailure(Diagnosis(category: .uploadFailed, message: error.description))
             }

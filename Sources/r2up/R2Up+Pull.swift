@@ -43,7 +43,7 @@ extension R2Up {
             let (_, service, store) = try global.open(transfer.runOptions)
             let puller = Puller(service: service, database: store, overwrite: overwrite)
             let plan: PullPlan
-            do { plan = try await puller.plan(target) } catch { throw CommandFailure(DownloadFailure.diagnosis(error)) }
+            do { plan = try await puller.plan(target) } catch { throw CommandFailure(await service.diagnose(error, subject: nil)) }
             let single = plan.refused.isEmpty && plan.items.count == 1 && plan.items[0].key == target
             if destination == "-" {
                 guard single else {
@@ -170,7 +170,7 @@ extension R2Up {
                 throw CommandFailure(error)
             }
             let plan: PullPlan
-            do { plan = try await puller.plan(key) } catch { throw CommandFailure(DownloadFailure.diagnosis(error)) }
+            do { plan = try await puller.plan(key) } catch { throw CommandFailure(await puller.service.diagnose(error, subject: nil)) }
             guard plan.refused.isEmpty, plan.items.count == 1, plan.items[0].key == key else {
                 throw CommandFailure(Diagnosis(
                     category: .badInput, message: "cat \(TextColumns.printable(key)): names a folder, not an object; cat writes one object"))
@@ -204,7 +204,7 @@ enum PullOutput {
             if !Terminal.checkOutputReader() {
                 Foundation.exit(Terminal.closedOutputStatus)
             }
-            throw CommandFailure(DownloadFailure.diagnosis(error) ?? Diagnosis(error))
+            throw CommandFailure(await puller.service.diagnose(error, subject: nil))
         }
     }
 }

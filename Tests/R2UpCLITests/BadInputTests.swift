@@ -560,7 +560,7 @@ extension BadInputRow {
         BadInputRow(id: "malformed endpoint URL", status: 2, phrase: "--endpoint: the endpoint 'ht!tp://bad url' is not an http(s) URL") { c in
             BadInputSetup(c.push(try c.file("a.m4a"), ["--endpoint", "ht!tp://bad url"]), environment: c.environment, database: c.database)
         },
-        BadInputRow(id: "malformed endpoint in the environment", status: 3, phrase: "the endpoint 'http://127.0.0.1:1/%zz' is not an http(s) URL") { c in
+        BadInputRow(id: "malformed endpoint in the environment", status: 3, phrase: "the endpoint 'http://127.0.0.1:1/%zz' (environment R2UP_ENDPOINT) is not an http(s) URL") { c in
             var env = c.environment
             env["R2UP_ENDPOINT"] = "http://127.0.0.1:1/%zz"
             return BadInputSetup(c.push(try c.file("a.m4a")), environment: env, database: c.database)

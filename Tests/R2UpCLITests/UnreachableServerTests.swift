@@ -89,4 +89,25 @@ struct UnreachableServerTests {
         }
         #expect(statuses.allSatisfy { $0 == 5 }, "\(statuses)")
     }
+
+    @Test("every command that reads the bucket says the same of a refused endpoint: one line, the hint, exit 3")
+    func readersAgree() async throws {
+        let server = try CLI.serverEnvironment()
+        let folder = try TemporaryFolder()
+        var env = CLI.environment(server: server, home: folder.path)
+        env["R2UP_ENDPOINT"] = "http://127.0.0.1:9"  // discard port: nothing listens
+        let database = folder.path + "/db.sqlite"
+        // pull, cat, status --remote and catalog publish said "lib/: the endpoint refused the
+        // connection: …" with exit 1 (status with an empty name first: "r2up: : …").
+        for arguments in [
+            ["pull", "lib/", folder.path + "/out/"], ["pull", "a.m4a", folder.path + "/a.m4a"], ["cat", "a.m4a"],
+            ["status", folder.path, "--remote", "--prefix", "lib/"], ["catalog", "publish"], ["ls", "lib/"],
+        ] {
+            let run = try await CLI.run(arguments + ["--db", database], environment: env)
+            #expect(run.status == 3, "\(arguments): \(run.stderr)")
+            #expect(run.stderr.hasPrefix("r2up: the endpoint refused the connection ("), "\(arguments): \(run.stderr)")
+            #expect(run.stderr.hasSuffix("is the server running? check --endpoint or R2UP_ENDPOINT\n"), "\(arguments): \(run.stderr)")
+            #expect(run.stderr.split(separator: "\n").count == 1, "\(arguments): \(run.stderr)")
+        }
+    }
 }

@@ -277,10 +277,12 @@ struct SettingsTests {
     @Test("an endpoint that is not an http(s) URL is rejected wherever it came from")
     func invalidEndpoint() throws {
         let home = try Home(config: "[default]\nendpoint_url = ftp://files.example.com\n")
-        #expect(throws: ConfigurationError.invalidEndpoint("ftp://files.example.com")) { try home.resolve() }
+        #expect(throws: ConfigurationError.invalidEndpoint("ftp://files.example.com", source: "\(home.awsConfig) [default]")) {
+            try home.resolve()
+        }
         var flags = SettingOverrides()
         flags.endpoint = "not a url"
-        #expect(throws: ConfigurationError.invalidEndpoint("not a url")) { try home.resolve(flags: flags) }
+        #expect(throws: ConfigurationError.invalidEndpoint("not a url", source: "\(SettingSource.flag(.endpoint))")) { try home.resolve(flags: flags) }
     }
 }
 

@@ -30,7 +30,9 @@ package struct SettingsResolver: Sendable {
 
         let endpoint: Sourced<String>? = flags.endpoint.map { Sourced(value: $0, source: .flag(.endpoint)) }
             ?? lookup.endpoint()
-        if let text = endpoint?.value { _ = try S3Endpoint(url: text) }
+        if let endpoint, (try? S3Endpoint(url: endpoint.value)) == nil {
+            throw .invalidEndpoint(endpoint.value, source: "\(endpoint.source)")
+        }
         let isR2 = endpoint.map { (try? S3Endpoint(url: $0.value))?.isR2 ?? false } ?? false
 
         let region = flags.region.map { Sourced(value: $0, source: .flag(.region)) }

@@ -180,13 +180,16 @@ package final class UploadService: Sendable {
 extension UploadService {
     /// Explains a failure; an AccessDenied is looked into once with a HEAD of the bucket,
     /// because S3 and R2 answer AccessDenied, not NoSuchBucket, when the token cannot list.
+    /// A download's error (pull, cat, status --remote) says itself, but for the same refused
+    /// endpoint: every command gives that one exit 3 and one line.
     package func diagnose(_ error: any Error, subject: String?) async -> Diagnosis {
-        let diagnosis = Diagnosis(error, subject: subject)
-        if FailureKind(error) == .connectionRefused, !client.hasAnswered {
+        if Self.refusedConnection(error), !client.hasAnswered {
             // Refused before the server ever answered: every file would meet the same, so it is
             // the run's failure (exit 3, jobs stay queued), not one line per file.
             return Diagnosis(category: .configuration, message: Self.unreachable(error))
         }
+        if let download = error as? DownloadError { return download.diagnosis }
+        let diagnosis = Diagnosis(error, subject: subject)
         guard case .s3(.service(let failure))? = error as? UploadError, failure.code == "AccessDenied" else {
             return diagnosis
         }
@@ -198,11 +201,18 @@ extension UploadService {
         return diagnosis
     }
 
+    /// Whether the connection was refused: an upload's, a download's or a request's error.
+    static func refusedConnection(_ error: any Error) -> Bool {
+        if case .s3(_, let inner)? = error as? DownloadError { return inner.failureKind == .connectionRefused }
+        return FailureKind(error) == .connectionRefused
+    }
+
     /// A refused connection before any reply: the endpoint, not a file, is what is wrong.
     static func unreachable(_ error: any Error) -> String {
         var detail = String(describing: error)
         if case .s3(.transfer(let failure))? = error as? UploadError { detail = failure.message }
         if case .transfer(let failure)? = error as? S3ClientError { detail = failure.message }
+        if case .s3(_, .transfer(let failure))? = error as? DownloadError { detail = failure.message }
         return "the endpoint refused the connection (\(detail)): is the server running? check \(OptionName.endpoint.sources)"
     }
 }

@@ -1,6 +1,7 @@
 /// Problems with settings, found before any upload starts (the `configuration` category).
 public enum ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
-    case invalidEndpoint(String)
+    /// Not an http(s) URL; `source` names where it was set (`environment R2UP_ENDPOINT`).
+    case invalidEndpoint(String, source: String? = nil)
     case missingEndpoint
     case missingCredentials
     case missingBucket
@@ -12,8 +13,8 @@ public enum ConfigurationError: Error, Sendable, Equatable, CustomStringConverti
 
     public var description: String {
         switch self {
-        case .invalidEndpoint(let text):
-            return "the endpoint '\(text)' is not an http(s) URL (scheme and host, no spaces, query or fragment); give one like https://ACCOUNT_ID.r2.cloudflarestorage.com"
+        case .invalidEndpoint(let text, let source):
+            return "the endpoint '\(text)'\(source.map { " (\($0))" } ?? "") is not an http(s) URL (scheme and host, no spaces, query or fragment); give one like https://ACCOUNT_ID.r2.cloudflarestorage.com"
         case .missingEndpoint:
             return "no endpoint is set; use \(OptionName.endpoint.everySource)"
         case .missingCredentials:

@@ -48,8 +48,7 @@ public enum DownloadError: Error, Sendable, Equatable, CustomStringConvertible {
         case .localChanges(let path):
             return "\(TextColumns.printable(path)): changed here since r2up last uploaded or downloaded it; not replaced (\(OptionName.overwrite.option) replaces it)"
         case .s3(let key, let error):
-            let diagnosis = Diagnosis(error, subject: TextColumns.printable(key))
-            return diagnosis.message
+            return Diagnosis(error, subject: Self.subject(key)).message
         }
     }
 
@@ -65,11 +64,15 @@ public enum DownloadError: Error, Sendable, Equatable, CustomStringConvertible {
                     category: .configuration,
                     message: "access denied (AccessDenied); the credentials are not allowed to read this bucket")
             }
-            return Diagnosis(error, subject: TextColumns.printable(key))
+            return Diagnosis(error, subject: Self.subject(key))
         default:
             return Diagnosis(category: .uploadFailed, message: description)
         }
     }
+
+    /// The key that starts the line; none for a request about no key (`status --remote`'s
+    /// listing of the whole bucket printed "r2up: : …").
+    private static func subject(_ key: String) -> String? { key.isEmpty ? nil : TextColumns.printable(key) }
 
     /// The transfer was cancelled (Ctrl-C, SIGTERM): left to resume, not failed.
     public var isCancellation: Bool {

@@ -23,6 +23,9 @@ public struct S3ServiceError: Error, Sendable, Equatable, CustomStringConvertibl
         status = response.status
         requestID = response.header("x-amz-request-id")
         serverDate = response.header("date")
+        // A page of text that is not S3 (a web server's "404 page not found"): the endpoint is
+        // not S3, whatever its status would name.
+        var isPage = false
         if let root = XMLNode.parse(response.body), root.name == "Error" {
             code = root.value("Code") ?? ""
             message = root.value("Message") ?? ""
@@ -39,11 +42,13 @@ public struct S3ServiceError: Error, Sendable, Equatable, CustomStringConvertibl
                 let isText = !head.contains { $0 < 0x09 || ($0 > 0x0D && $0 < 0x20) || $0 == 0x7F }
                     && decoded.unicodeScalars.filter { $0 == "\u{FFFD}" }.count <= 1
                 let text = isText
-                    ? decoded.replacingOccurrences(of: "\n", with: " ") : "\(response.body.count) bytes that are not text"
+                    ? decoded.replacingOccurrences(of: "\n", with: " ").trimmingCharacters(in: .whitespaces)
+                    : "\(response.body.count) bytes that are not text"
                 message = "the reply is not an S3 error document: \(text)"
+                isPage = isText
             }
         }
-        if code.isEmpty {
+        if code.isEmpty && !isPage {
             // HEAD replies carry no body; name the common cases the way S3 would.
             switch status {
             case 403: code = "AccessDenied"

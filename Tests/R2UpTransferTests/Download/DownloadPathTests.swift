@@ -83,6 +83,10 @@ struct DownloadPathTests {
         let said = "access denied (HTTP 403, no reason given): either the secret access key is wrong (check the secret access key setting or the profile) or the credentials may not read this bucket"
         #expect(DownloadError.s3(key: "x", .service(bodiless)).diagnosis == Diagnosis(category: .configuration, message: said))
         #expect(S3ClientError.service(bodiless).diagnosis(subject: nil) == Diagnosis(category: .configuration, message: said))
+        // A request about no key (a listing) starts the line with nothing, not ": ".
+        let slow = S3ClientError.service(S3ServiceError(status: 503, code: "SlowDown", message: "slow"))
+        #expect(DownloadError.s3(key: "", slow).diagnosis.message == "SlowDown (HTTP 503): slow")
+        #expect(DownloadError.s3(key: "a b", slow).diagnosis.message == "a b: SlowDown (HTTP 503): slow")
     }
 
     @Test("parts are 8 MiB, the last one shorter; an empty object has none")

@@ -38,6 +38,15 @@ struct S3ReplyTests {
         #expect(diagnosis.category == .configuration)
     }
 
+    @Test("a web server's 404 page is not S3, not a missing object")
+    func webServerNotFound() {
+        let error = S3ServiceError(response: response(404, "404 page not found\n"))
+        #expect(error.code == "" && !error.codeFromStatus)
+        let diagnosis = Diagnosis(S3ClientError.service(error))
+        #expect(diagnosis.category == .configuration)
+        #expect(diagnosis.message == "the endpoint does not speak S3: HTTP 404, the reply is not an S3 error document: 404 page not found")
+    }
+
     @Test("a bodiless 403 (HEAD) is named AccessDenied")
     func headForbidden() {
         #expect(S3ServiceError(response: response(403, "")).code == "AccessDenied")
