@@ -29,7 +29,7 @@ struct FolderUploadOptions: ParsableArguments {
     var delete = false
 
     @Option(
-        name: .customLong("delete-max"),
+        name: .customLong("delete-max"), parsing: .unconditional,
         help: ArgumentHelp("With --delete: allow up to N deletions at once (default: at most 10% of the folder's objects).", valueName: "N"))
     var deleteMax: Int?
 

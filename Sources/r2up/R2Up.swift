@@ -94,6 +94,8 @@ enum CommandSuggestion {
 
     /// The message when `arguments` starts with a word that is not a command; nil otherwise.
     static func message(for arguments: [String], names: [String] = names) -> String? {
+        // `r2up help WORD` printed the overview and exited 0 for a WORD that is no command.
+        if arguments.first == "help", arguments.count > 1 { return message(for: Array(arguments.dropFirst()), names: names) }
         guard let word = arguments.first, !word.hasPrefix("-"), !names.contains(word) else { return nil }
         let nearest = names.map { (name: $0, distance: distance(word.lowercased(), $0)) }.min { $0.distance < $1.distance }
         let shown = TextColumns.printable(word)

@@ -571,6 +571,13 @@ extension BadInputRow {
         BadInputRow(id: "--concurrency 0", status: 2, phrase: "--concurrency must be from 1 to 512, got 0") { c in
             BadInputSetup(c.push(try c.file("a.m4a"), ["--concurrency", "0"]), environment: c.environment, database: c.database)
         },
+        // argument-parser took -1 for a flag: "Missing value for '--delete-max <N>'".
+        BadInputRow(id: "--delete-max -1", status: 2, phrase: "--delete-max must be 0 or more, got -1") { c in
+            try FileManager.default.createDirectory(atPath: c.folder + "/album", withIntermediateDirectories: true)
+            _ = try c.file("album/a.m4a")
+            return BadInputSetup(
+                c.sync(c.folder + "/album", ["--delete", "--delete-max", "-1"]), environment: c.environment, database: c.database)
+        },
         BadInputRow(id: "--retries 99", status: 2, phrase: "--retries must be from 0 to 20, got 99") { c in
             BadInputSetup(c.push(try c.file("a.m4a"), ["--retries", "99"]), environment: c.environment, database: c.database)
         },

@@ -78,6 +78,18 @@ struct ParityCommandTests {
         #expect(run.status == 2)
         #expect(run.stderr == message)
         #expect(run.stdout.isEmpty)
+        // `r2up help WORD` the same (it printed the overview, exit 0).
+        let help = try await CLI.run(["help", word], environment: ReadCommands.environment(home: folder.path))
+        #expect(help.status == 2 && help.stderr == message && help.stdout.isEmpty, "\(help.stderr)")
+    }
+
+    @Test("help of a command, and of a subcommand, still prints it")
+    func helpOfCommands() async throws {
+        let folder = try TemporaryFolder()
+        for words in [["help", "push"], ["help", "queue", "cancel"]] {
+            let run = try await CLI.run(words, environment: ReadCommands.environment(home: folder.path))
+            #expect(run.status == 0 && run.stdout.contains("USAGE: r2up \(words.dropFirst().joined(separator: " "))"), "\(run.stdout)")
+        }
     }
 
     @Test("rm without keys or --prefix, or with both, or an empty prefix, is a usage error (exit 2)", arguments: [
