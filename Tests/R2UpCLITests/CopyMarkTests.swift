@@ -7,7 +7,7 @@ import R2UpTestSupport
 /// a later run. The job keeps the mark that it sent that copy to the then empty key, so the next
 /// run knows the object there is its own: it takes it (the file unchanged) or replaces it (the
 /// file changed). The relay resets every PUT and HEAD reply after the server acted on it.
-@Suite("a copy whose reply was lost, met by the next run", .serialized)
+@Suite("a copy or PUT whose reply was lost, met by the next run", .serialized)
 struct CopyMarkTests {
     static func bytes(_ count: Int, seed: UInt8) -> Data {
         var bytes = Data(count: count)
@@ -61,6 +61,41 @@ struct CopyMarkTests {
         let history = try await CLI.run(["history", "--db", db], environment: server.environment(home: folder.path))
         let rows = history.stdout.split(separator: "\n").filter { $0.contains(key) }
         #expect(rows.count == 1 && rows.first?.contains("(copy of") == false, "\(history.stdout)")
+    }
+
+    @Test("a new file's PUT stored, its reply lost, then the file appended: the next sync replaces it, no 412 (the soak's 'already holds')")
+    func putThenChanged() async throws {
+        let server = try CoreServer.named(CoreServer.seaweedFS)
+        let folder = try TemporaryFolder()
+        let prefix = "copy-mark/put-\(UInt32.random(in: 0...UInt32.max))"
+        let db = folder.path + "/db.sqlite"
+        let library = folder.path + "/lib"
+        try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
+        let sync = ["sync", library, "--prefix", prefix, "--min-age", "0", "--db", db]
+        let before = Self.bytes(60_000, seed: 4)
+        try before.write(to: URL(fileURLWithPath: library + "/take.flac"))
+        // Every PUT and HEAD reply cut after the server acted: the PUT is stored, the run never learns it.
+        let log = folder.path + "/relay.jsonl"
+        let relay = try await IntegrityCommandTests.proxy(
+            server, ["--only-methods", "PUT,HEAD", "--reset-after", "1.0", "--log-all"], log: log)
+        var env = server.environment(home: folder.path)
+        env["R2UP_ENDPOINT"] = relay.endpoint
+        let cut = try await CLI.run(sync + ["--retries", "1"], environment: env)
+        relay.stop()
+        #expect(cut.status == 1, "stdout: \(cut.stdout) stderr: \(cut.stderr)")
+        let key = prefix + "/take.flac"
+        #expect(try await server.stored(under: key) == [key: TwoServerCoreTests.fingerprint(before)], "the PUT was stored")
+
+        // The file grows before any run learns of that PUT: the next sync uploads it over it.
+        var after = before
+        after.append(Self.bytes(9_000, seed: 8))
+        try after.write(to: URL(fileURLWithPath: library + "/take.flac"))
+        let next = try await CLI.run(sync, environment: server.environment(home: folder.path))
+        #expect(next.status == 0, "stdout: \(next.stdout) stderr: \(next.stderr)")
+        #expect(!next.stderr.contains("412") && !next.stderr.contains("already holds"), "\(next.stderr)")
+        #expect(try await server.stored(under: key) == [key: TwoServerCoreTests.fingerprint(after)])
+        let queue = try await CLI.run(["queue", "--json", "--db", db], environment: server.environment(home: folder.path))
+        #expect(queue.stdout.contains("\"failed\" : 0"), "\(queue.stdout)")
     }
 
     @Test("a copy of a multipart track whose reply was lost, retried by the next run on a server whose copy gets a new ETag (moto): taken, no 412")

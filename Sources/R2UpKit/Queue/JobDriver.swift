@@ -73,9 +73,19 @@ final class JobDriver: UploadJournal, Sendable {
         }
     }
 
-    /// The object has the size of the copy this job sent and, where the source's ETag was a plain
-    /// MD5 (which every server's copy keeps), that ETag: it is that copy, this job's to replace.
-    func isOwnCopy(_ info: ObjectInfo) -> Bool {
+    /// Noted in the job as a copy is (the same two columns: the size and ETag of a write of this
+    /// job that may be at the key), so a later run whose file changed replaces the PUT's object:
+    /// the soak met it as a 412 "already holds an object", its own PUT stored during a cut.
+    func putSent(size: Int64, etag: String?) {
+        state.withLock { s in
+            s.job.copySentSize = size
+            s.job.copySentETag = etag
+        }
+    }
+
+    /// The object has the size of the copy or PUT this job sent and, where that write's ETag was
+    /// a plain MD5 (which every server's copy keeps), that ETag: it is this job's to replace.
+    func isOwnEarlierWrite(_ info: ObjectInfo) -> Bool {
         state.withLock { s in
             guard !keyHeldElsewhere, let size = s.job.copySentSize, info.size == size else { return false }
             guard let etag = s.job.copySentETag, Self.isHexMD5(etag) else { return true }

@@ -116,8 +116,9 @@ public struct FileUploader: Sendable {
     /// - Parameters:
     ///   - adopting: for a key that must be empty, what an object the HEAD finds there stands
     ///     for when it is an earlier try's write whose reply was lost (nil: a conflict).
-    ///   - replacing: for a key that must be empty, whether an object found there is this job's
-    ///     own earlier copy, made before the file changed: it is replaced (`If-Match` its ETag).
+    ///   - replacing: whether an object found at the key is this job's own earlier write (a copy
+    ///     or a PUT whose reply was lost), made before the file changed: it is replaced (`If-Match`
+    ///     its ETag).
     func conditioned<T: Sendable>(
         _ condition: WriteCondition?, bucket: String, key: String, multipart: Bool, copy: Bool = false,
         adopting: ((ObjectInfo) async -> T?)? = nil, replacing: ((ObjectInfo) -> Bool)? = nil,
@@ -168,6 +169,7 @@ public struct FileUploader: Sendable {
                     if replacing?(info) == true, !info.etag.isEmpty { return try await write(.etag(info.etag), nil) }
                     throw .keyConflict(key: key, reason: "already holds an object (ETag \(info.etag))")
                 case .etag(let etag) where info.etag != etag:
+                    if replacing?(info) == true, !info.etag.isEmpty { return try await write(.etag(info.etag), nil) }
                     throw .keyConflict(
                         key: key, reason: "holds ETag \(info.etag), not \(etag) that r2up wrote: it changed behind r2up's back")
                 case .etag:
@@ -189,7 +191,14 @@ public struct FileUploader: Sendable {
         } catch .keyConflict(let conflictKey, let reason) {
             switch condition {
             case .etag:
-                if case .missing = await head(bucket: bucket, key: key) { return try await write(.absent, nil) }
+                switch await head(bucket: bucket, key: key) {
+                case .missing:
+                    return try await write(.absent, nil)
+                case .found(let info) where replacing?(info) == true && !info.etag.isEmpty:
+                    return try await write(.etag(info.etag), nil)
+                default:
+                    break
+                }
             case .absent:
                 // Looked at again: the write's own HEAD after its 412 may have met a bad reply
                 // (a 404 or 400 for the object an earlier try stored) and not taken it.
@@ -213,10 +222,6 @@ public struct FileUploader: Sendable {
         return (gate, decision)
     }
 
-    /// `unknown`: the HEAD was refused (a write-only token) or, `unreachable`, every try of it
-    /// failed on the way (a cut connection, a restarting server).
-    enum Presence { case found(ObjectInfo), missing, unknown(unreachable: Bool) }
-
     /// The server as far as the endpoint and the replies so far name it (any reply's `Server`
     /// header: a HEAD's names it as well as a PUT's).
     var knownServer: ServerProfile {
@@ -229,60 +234,6 @@ public struct FileUploader: Sendable {
         guard info.size == file.size, Self.isHexMD5(info.etag), let md5 = try? file.md5Base64(offset: 0, length: file.size)
         else { return false }
         return Self.etag(info.etag, isMD5: md5)
-    }
-
-    /// HEAD of the key; `unknown` when it cannot tell (a write-only token, a HEAD that fails):
-    /// then the write itself carries the condition, and its answer says what is wrong.
-    /// `slotted: false` for a HEAD made inside a write's slot (after its 412): a second slot
-    /// could wait forever at a depth of 1.
-    func head(bucket: String, key: String, slotted: Bool = true) async -> Presence {
-        do {
-            // In a slot: a burst of HEADs (the first files, before a reply names the server) is
-            // requests in flight like any other, and a 503 on one is throttling the depth must see.
-            let info = try await withRetries("HEAD \(key)") { () throws(UploadError) -> ObjectInfo? in
-                let request = { () async throws(UploadError) -> ObjectInfo? in
-                    do { return try await self.client.headObject(bucket: bucket, key: key) } catch { throw .s3(S3ClientError(error)) }
-                }
-                return slotted ? try await slots.withTypedSlot(timed: false, request) : try await request()
-            }
-            return info.map(Presence.found) ?? .missing
-        } catch {
-            return .unknown(unreachable: error.failureKind.retryClass == .retryable)
-        }
-    }
-
-    /// A write refused by its condition (412). The object there may be this upload's own, stored
-    /// by a try whose reply was lost: `own` adopts it. When the key cannot be looked at for the
-    /// network, that is unknown, not another's object (the next try of a daemon looks again).
-    func refusal<T: Sendable>(
-        _ failure: S3ClientError, bucket: String, key: String, condition: WriteCondition?,
-        own: ((ObjectInfo) async -> T?)?
-    ) async throws(UploadError) -> T {
-        guard condition != nil, case .service(let refused) = failure, refused.status == 412 else {
-            throw Self.conflict(failure, key: key, condition: condition)
-        }
-        switch await head(bucket: bucket, key: key, slotted: false) {
-        case .found(let info):
-            if let adopted = await own?(info) { return adopted }
-        case .unknown(unreachable: true):
-            throw .unconfirmed(
-                key: key, reason: "a retry was refused (412 PreconditionFailed) and the object at the key, maybe this upload's own, could not be looked at")
-        case .missing, .unknown:
-            break
-        }
-        throw Self.conflict(failure, key: key, condition: condition)
-    }
-
-    /// A 412 PreconditionFailed: the condition failed, the object is not replaced.
-    static func conflict(_ error: S3ClientError, key: String, condition: WriteCondition?) -> UploadError {
-        guard case .service(let failure) = error, failure.status == 412, let condition else { return .s3(error) }
-        switch condition {
-        case .absent:
-            return .keyConflict(key: key, reason: "already holds an object (412 PreconditionFailed)")
-        case .etag(let etag):
-            return .keyConflict(
-                key: key, reason: "no longer holds ETag \(etag) that r2up wrote: it changed behind r2up's back (412 PreconditionFailed)")
-        }
     }
 
     private func putWhole(
@@ -325,7 +276,7 @@ public struct FileUploader: Sendable {
             ? { info in Self.isOwnObject(info, file) ? PutReply(etag: info.etag, server: nil, adopted: true) : nil } : nil
         let reply = try await conditioned(
             condition, bucket: bucket, key: key, multipart: false, holdingBody: true, adopting: own,
-            replacing: journal.map { j in { j.isOwnCopy($0) } }
+            replacing: journal.map { j in { j.isOwnEarlierWrite($0) } }
         ) {
             (condition, gate) throws(UploadError) -> PutReply in
             try await withRetries("PUT \(key)") { () throws(UploadError) -> PutReply in
@@ -339,8 +290,14 @@ public struct FileUploader: Sendable {
                     sent.add(file.size)
                     return reply
                 } catch {
-                    return try await refused(
-                        S3ClientError(error), bucket: bucket, key: key, condition: condition, sent: sent, size: file.size, own: own)
+                    let failure = S3ClientError(error)
+                    // No reply: the server may have stored it. Noted, so a later upload of the
+                    // changed file knows that object for its own (a 412 did not store anything).
+                    if condition != nil, [.connectionReset, .timeout].contains(failure.failureKind) {
+                        let md5 = if case .md5(let base64) = checksum { Self.hex(base64: base64) } else { String?.none }
+                        journal?.putSent(size: file.size, etag: md5)
+                    }
+                    return try await refused(failure, bucket: bucket, key: key, condition: condition, sent: sent, size: file.size, own: own)
                 }
             }
             }

@@ -59,7 +59,7 @@ struct MultipartUpload: Sendable {
             let own = adoption(of: parts, taken: taken)
             let etag = try await uploader.conditioned(
                 condition, bucket: bucket, key: key, multipart: true, adopting: own,
-                replacing: journal.map { j in { j.isOwnCopy($0) } }
+                replacing: journal.map { j in { j.isOwnEarlierWrite($0) } }
             ) {
                 (condition) throws(UploadError) -> String in
                 try await uploader.withRetries("CompleteMultipartUpload \(key)") { () throws(UploadError) -> String in

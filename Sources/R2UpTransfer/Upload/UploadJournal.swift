@@ -34,9 +34,15 @@ public protocol UploadJournal: Sendable {
     func copySent()
     /// Whether `copySent()` was told for this job: in this run, or by an earlier one.
     var copyWasSent: Bool { get }
-    /// Whether the object found at a key that had to be empty is this job's own copy, sent by an
-    /// earlier try whose reply was lost before the file changed: the upload replaces it.
-    func isOwnCopy(_ info: ObjectInfo) -> Bool
+    /// A conditional single PUT of `size` bytes went out and no reply came (cut, timed out): the
+    /// server may have stored it. `etag` is its body's MD5 in hex when that was hashed. What is
+    /// found at the key later with that size (and ETag) is that PUT: a later upload of the
+    /// changed file replaces it.
+    func putSent(size: Int64, etag: String?)
+    /// Whether the object found at a key that had to be empty is this job's own write (a copy or
+    /// a single PUT), sent by an earlier try whose reply was lost before the file changed: the
+    /// upload replaces it.
+    func isOwnEarlierWrite(_ info: ObjectInfo) -> Bool
 }
 
 extension UploadJournal {
@@ -46,6 +52,8 @@ extension UploadJournal {
     public func copySent() {}
     /// Nothing noted: an object at the key is an earlier copy only by its ETag.
     public var copyWasSent: Bool { false }
-    /// No copy noted: nothing at the key is this job's to replace.
-    public func isOwnCopy(_ info: ObjectInfo) -> Bool { false }
+    /// A journal that keeps no record of writes: nothing is noted.
+    public func putSent(size: Int64, etag: String?) {}
+    /// No write noted: nothing at the key is this job's to replace.
+    public func isOwnEarlierWrite(_ info: ObjectInfo) -> Bool { false }
 }
