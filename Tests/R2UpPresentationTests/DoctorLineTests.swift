@@ -3,6 +3,7 @@ import R2UpTestSupport
 import Testing
 @testable import r2up
 @testable import R2UpKit
+import R2UpModel
 
 @Suite("doctor's lines")
 struct DoctorLineTests {
@@ -18,5 +19,12 @@ struct DoctorLineTests {
         #expect(passed.line(style: TerminalStyle(ascii: true, colour: false)) == "ok write: wrote, read back and deleted p...")
         #expect(DoctorCheck(.tls, .skipped, "plain HTTP").line(style: TerminalStyle(ascii: false, colour: false))
             == "- TLS: plain HTTP")
+    }
+
+    @Test("no endpoint: the line names the flag and variables once, the advice adds config init")
+    func missingEndpointAdvice() {
+        let line = "\(ConfigurationError.missingEndpoint) — \(Doctor.advice(for: .missingEndpoint) ?? "")"
+        #expect(line.components(separatedBy: OptionName.endpoint.everySource).count == 2, "\(line)")
+        #expect(line.hasSuffix("\(Remedy.runConfigInit)"), "\(line)")
     }
 }

@@ -39,7 +39,9 @@ extension Doctor {
     static func advice(for error: ConfigurationError) -> String? {
         switch error {
         case .unknownProfile(let name): Remedy.initProfile(name).description
-        case .missingEndpoint, .invalidEndpoint: "\(Remedy.runConfigInit), or use \(OptionName.endpoint.everySource)"
+        // The line names the flag and variables already ("no endpoint is set; use …").
+        case .missingEndpoint: "\(Remedy.runConfigInit)"
+        case .invalidEndpoint: "\(Remedy.runConfigInit), or use \(OptionName.endpoint.everySource)"
         case .invalidFile: "fix that line, or \(Remedy.runConfigInit)"
         default: nil
         }
