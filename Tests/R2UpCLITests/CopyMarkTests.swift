@@ -37,6 +37,20 @@ struct CopyMarkTests {
         #expect(IntegrityCommandTests.faults(log, "reset-after") >= 1)
     }
 
+    /// Appends `added` to the file at `path` (holding `before`), then syncs straight to the server:
+    /// the run ends 0 with no 412, and `key` holds the file as it is now.
+    static func appendThenSync(
+        _ server: CoreServer, folder: String, path: String, before: Data, added: Data, key: String, sync: [String]
+    ) async throws {
+        var after = before
+        after.append(added)
+        try after.write(to: URL(fileURLWithPath: path))
+        let next = try await CLI.run(sync, environment: server.environment(home: folder))
+        #expect(next.status == 0, "stdout: \(next.stdout) stderr: \(next.stderr)")
+        #expect(!next.stderr.contains("412") && !next.stderr.contains("already holds"), "\(next.stderr)")
+        #expect(try await server.stored(under: key) == [key: TwoServerCoreTests.fingerprint(after)])
+    }
+
     @Test("a copy made, its reply lost, then the file appended: the next sync replaces that copy with the file, no 412")
     func copyThenChanged() async throws {
         let server = try CoreServer.named(CoreServer.seaweedFS)
@@ -51,13 +65,9 @@ struct CopyMarkTests {
         #expect(try await server.stored(under: key) == [key: TwoServerCoreTests.fingerprint(before)], "the copy was made")
 
         // The file grows before any run learns of the copy: the next sync uploads it over that copy.
-        var after = before
-        after.append(Self.bytes(10_000, seed: 9))
-        try after.write(to: URL(fileURLWithPath: folder.path + "/lib/take (final).flac"))
-        let next = try await CLI.run(sync, environment: server.environment(home: folder.path))
-        #expect(next.status == 0, "stdout: \(next.stdout) stderr: \(next.stderr)")
-        #expect(!next.stderr.contains("412") && !next.stderr.contains("already holds"), "\(next.stderr)")
-        #expect(try await server.stored(under: key) == [key: TwoServerCoreTests.fingerprint(after)])
+        try await Self.appendThenSync(
+            server, folder: folder.path, path: folder.path + "/lib/take (final).flac", before: before,
+            added: Self.bytes(10_000, seed: 9), key: key, sync: sync)
         let history = try await CLI.run(["history", "--db", db], environment: server.environment(home: folder.path))
         let rows = history.stdout.split(separator: "\n").filter { $0.contains(key) }
         #expect(rows.count == 1 && rows.first?.contains("(copy of") == false, "\(history.stdout)")
@@ -87,13 +97,9 @@ struct CopyMarkTests {
         #expect(try await server.stored(under: key) == [key: TwoServerCoreTests.fingerprint(before)], "the PUT was stored")
 
         // The file grows before any run learns of that PUT: the next sync uploads it over it.
-        var after = before
-        after.append(Self.bytes(9_000, seed: 8))
-        try after.write(to: URL(fileURLWithPath: library + "/take.flac"))
-        let next = try await CLI.run(sync, environment: server.environment(home: folder.path))
-        #expect(next.status == 0, "stdout: \(next.stdout) stderr: \(next.stderr)")
-        #expect(!next.stderr.contains("412") && !next.stderr.contains("already holds"), "\(next.stderr)")
-        #expect(try await server.stored(under: key) == [key: TwoServerCoreTests.fingerprint(after)])
+        try await Self.appendThenSync(
+            server, folder: folder.path, path: library + "/take.flac", before: before, added: Self.bytes(9_000, seed: 8),
+            key: key, sync: sync)
         let queue = try await CLI.run(["queue", "--json", "--db", db], environment: server.environment(home: folder.path))
         #expect(queue.stdout.contains("\"failed\" : 0"), "\(queue.stdout)")
     }

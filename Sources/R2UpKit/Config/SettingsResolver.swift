@@ -30,10 +30,14 @@ package struct SettingsResolver: Sendable {
 
         let endpoint: Sourced<String>? = flags.endpoint.map { Sourced(value: $0, source: .flag(.endpoint)) }
             ?? lookup.endpoint()
-        if let endpoint, (try? S3Endpoint(url: endpoint.value)) == nil {
-            throw .invalidEndpoint(endpoint.value, source: "\(endpoint.source)")
+        var isR2 = false
+        if let endpoint {
+            // Parsed once: the message names where the value came from.
+            guard let parsed = try? S3Endpoint(url: endpoint.value) else {
+                throw .invalidEndpoint(endpoint.value, source: "\(endpoint.source)")
+            }
+            isR2 = parsed.isR2
         }
-        let isR2 = endpoint.map { (try? S3Endpoint(url: $0.value))?.isR2 ?? false } ?? false
 
         let region = flags.region.map { Sourced(value: $0, source: .flag(.region)) }
             ?? lookup.fromVariables(variables.region) ?? lookup.fromFiles("region")
