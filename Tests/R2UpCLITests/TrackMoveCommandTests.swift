@@ -171,6 +171,29 @@ struct TrackMoveCommandTests {
         #expect(try await TrackIdentityCommandTests.boto3(["get", "\(prefix)/b/big.flac"]) == big)
     }
 
+    @Test("--delete-moved with another --prefix: a second copy of each file, the first prefix's objects stay")
+    func deleteMovedKeepsOtherPrefix() async throws {
+        let folder = try TemporaryFolder()
+        let library = folder.path + "/lib"
+        try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
+        _ = folder.write("lib/one.flac", "track one's bytes")
+        _ = folder.write("lib/two.flac", "track two's bytes")
+        let db = folder.path + "/db.sqlite"
+        let first = Self.prefix("first"), second = Self.prefix("second")
+        let env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
+        let sync = ["sync", library, "--min-age", "0", "--db", db]
+        #expect(try await CLI.run(sync + ["--prefix", first], environment: env).status == 0)
+        // No file moved: the second prefix gets copies, and --delete-moved has nothing to delete.
+        let run = try await CLI.run(sync + ["--prefix", second, "--delete-moved", "--json"], environment: env)
+        #expect(run.status == 0, "stderr: \(run.stderr)")
+        #expect(run.stdout.contains("\"copied\" : 2"), "\(run.stdout)")
+        #expect(run.stdout.contains("\"movedDeleted\" : 0"), "\(run.stdout)")
+        for name in ["one", "two"] {
+            #expect(try await TrackIdentityCommandTests.boto3(["get", "\(first)/\(name).flac"]) == "track \(name)'s bytes")
+            #expect(try await TrackIdentityCommandTests.boto3(["get", "\(second)/\(name).flac"]) == "track \(name)'s bytes")
+        }
+    }
+
     @Test("a file that moved and changed is uploaded to its new key as usual")
     func movedAndChanged() async throws {
         let folder = try TemporaryFolder()

@@ -50,7 +50,13 @@ extension SyncRunner {
         let done = tally.value
         Self.count(waiting: queued.waiting, into: &summary)
         for (failure, category) in queued.refused { summary.fail(failure, category: category) }
-        if options.deleteMoved { summary.movedDeleted = await deleteMoved(done.copiedFrom, store: store, into: &summary) }
+        if options.deleteMoved {
+            // A file pushed to another prefix or key template did not move: its old object is a
+            // second copy of it that stays (DESIGN §10: only a moved track's old object goes).
+            let rekeyed = Set(moves.filter(\.isRekey).map(\.track.key))
+            let moved = done.copiedFrom.filter { !rekeyed.contains($0) }
+            summary.movedDeleted = await deleteMoved(moved, store: store, into: &summary)
+        }
         summary.waiting += try await settleDeferred(result.deferred, store: store)
         summary.take(done, run: result)
     }

@@ -56,6 +56,10 @@ public struct PlannedMove: Sendable, Equatable {
     /// The track as the store knows it, at its old path and key.
     public var track: VanishedTrack
 
+    /// The file did not move: it goes to another key (another prefix or key template), and its
+    /// old object is a second copy of it, not a moved track's leftover.
+    public var isRekey: Bool { track.path == upload.file.path }
+
     package init(upload: PlannedUpload, track: VanishedTrack) {
         self.upload = upload
         self.track = track
