@@ -76,7 +76,8 @@ struct EmbedTests {
             }
         }
         defer { watcher.cancel() }
-        try await Task.sleep(for: .milliseconds(300))  // the first (empty) value is in
+        // The first (empty) value: the observation starts with one (a parallel test run may delay it).
+        try await Self.waitUntil { latest.withLock { $0 != nil } }
         #expect(latest.withLock { $0?.states.isEmpty } == true)
         var env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
         env["R2UP_DB"] = database
@@ -112,7 +113,7 @@ struct EmbedTests {
             for try await _ in session.storeChanges() { signals.withLock { $0.append(ContinuousClock.now) } }
         }
         defer { watcher.cancel() }
-        try await Task.sleep(for: .milliseconds(300))  // the first signal (now) is in
+        try await Self.waitUntil { signals.withLock { !$0.isEmpty } }  // the first signal (now)
         let before = signals.withLock { $0.count }
         #expect(before >= 1)
         var env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
@@ -148,7 +149,7 @@ struct EmbedTests {
             for try await report in session.queueReports() { latest.withLock { $0 = (report, ContinuousClock.now) } }
         }
         defer { watcher.cancel() }
-        try await Task.sleep(for: .milliseconds(300))
+        try await Self.waitUntil { latest.withLock { $0 != nil } }  // the first report
         #expect(latest.withLock { $0?.report.upNext.isEmpty } == true)
         // A bucket that does not exist stops the run: the job stays queued for the next one.
         var env = CLI.environment(server: try CLI.writerEnvironment(), home: folder.path)
@@ -201,6 +202,12 @@ struct EmbedTests {
         // At most four a second (one each 250 ms), plus the first.
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         #expect(Double(sent.count) <= seconds * 4 + 1, "\(sent.count) progress events in \(seconds) s")
+    }
+
+    /// Returns once `condition` holds, or after 5 s (the caller's expectation then fails).
+    static func waitUntil(_ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while !condition(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
     }
 
     static func configuration(_ server: TestServer, database: String) -> R2UpSession.Configuration {
