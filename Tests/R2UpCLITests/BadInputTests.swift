@@ -206,6 +206,15 @@ struct BadInputContext: Sendable {
         guard first.status == 0 else { throw HarnessError("first push: \(first.stderr)") }
     }
 
+    /// The row's folder and the database root wrote in the set-up, open to nobody (a row run
+    /// `unprivileged`, where root would read and write anything).
+    func openToNobody() throws {
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: folder)
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: database + suffix) {
+            try FileManager.default.setAttributes([.posixPermissions: 0o666], ofItemAtPath: database + suffix)
+        }
+    }
+
     /// `lib/a.m4a` synced into the row's prefix (one object, one history row), then removed
     /// from the folder, which is left empty.
     func syncedOneThenEmptied() async throws {
@@ -491,12 +500,8 @@ extension BadInputRow {
                     objects: ["a.m4a"]) { c in
             try await c.syncedOneThenEmptied()
             _ = try c.file("lib/b.m4a")
-            try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: c.folder)
             try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: c.folder + "/lib")
-            // The database written by root in the setup: nobody must be able to open it.
-            for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: c.database + suffix) {
-                try FileManager.default.setAttributes([.posixPermissions: 0o666], ofItemAtPath: c.database + suffix)
-            }
+            try c.openToNobody()
             return BadInputSetup(
                 c.sync(c.folder + "/lib", ["--delete", "--force"]), environment: c.environment, database: c.database, unprivileged: true)
         },
@@ -514,6 +519,17 @@ extension BadInputRow {
                 #expect((try? FileManager.default.contentsOfDirectory(atPath: c.folder + "/out/a.m4a")) == ["kept"])
             }
             return setup
+        },
+        BadInputRow(id: "pull into a folder that cannot be written", status: 2,
+                    phrase: "/ro: cannot write in the folder: Permission denied; give a folder you can write to", objects: ["a.m4a"]) { c in
+            // One line for the folder (it was one per file, exit 1), as nobody: root writes anywhere.
+            try await c.pushedOne()
+            try FileManager.default.createDirectory(atPath: c.folder + "/ro", withIntermediateDirectories: true)
+            try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: c.folder + "/ro")
+            try c.openToNobody()
+            return BadInputSetup(
+                ["pull", c.scope, c.folder + "/ro", "--db", c.database], environment: c.environment, database: c.database,
+                unprivileged: true)
         },
         BadInputRow(id: "unknown bucket", status: 3, phrase: "does not exist (NoSuchBucket); check --bucket or R2UP_BUCKET") { c in
             // A non-admin identity: SeaweedFS creates a missing bucket for an admin's PUT.

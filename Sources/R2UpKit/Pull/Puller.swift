@@ -121,6 +121,10 @@ package final class Puller: Sendable {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
             guard isDirectory.boolValue else { throw .badDestination(path: path, reason: "is not a folder; give a folder to pull into") }
+            // One line for the folder, not one per file that cannot land in it.
+            if access(path, W_OK) != 0 {
+                throw .badDestination(path: path, reason: "cannot write in the folder: \(String(cString: strerror(errno))); give a folder you can write to")
+            }
             return path
         }
         do {
