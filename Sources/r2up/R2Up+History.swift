@@ -43,8 +43,11 @@ extension R2Up {
             var deleted: [UUID: Date] = [:]
             let shown = all || limit == 0 ? nil : limit
             var more = false
+            var missing: String?  // the database path, when there is no database there
             do {
-                let store = try ReadOnlyStore.open(global)
+                let path = try global.settings().database.value
+                let store = try LocalStore.openIfPresent(forReading: path)
+                if store == nil { missing = path }
                 // One row past the limit says whether more exist.
                 items = try store?.searchUploads(
                     containing: grep, since: since.flatMap { HistorySince.date($0) },
@@ -63,7 +66,9 @@ extension R2Up {
                 return
             }
             guard !items.isEmpty else {
-                if !global.quiet { Terminal.error(grep == nil && since == nil ? "No uploads yet." : "No uploads match.") }
+                // A database that is not there may be a typo in --db or R2UP_DB: name the path.
+                let none = missing.map { "No uploads yet: there is no database at \($0)." } ?? "No uploads yet."
+                if !global.quiet { Terminal.error(grep == nil && since == nil ? none : "No uploads match.") }
                 return
             }
             for line in HistoryTable.lines(items, deleted: deleted) { Terminal.output(line) }

@@ -891,7 +891,7 @@ extension BadInputRow {
             env["R2UP_ENDPOINT"] = proxy.endpoint
             return BadInputSetup(["pull", c.scope, c.folder + "/out", "--db", c.database], environment: env, database: c.database, helpers: [proxy])
         },
-        BadInputRow(id: "history on an empty store", status: 0, phrase: "No uploads yet.") { c in
+        BadInputRow(id: "history on an empty store", status: 0, phrase: "No uploads yet: there is no database at ") { c in
             BadInputSetup(["history", "--db", c.database], environment: c.environment, database: c.database)
         },
         BadInputRow(id: "copy-url on an empty store", status: 2, phrase: "no uploads yet") { c in

@@ -4,7 +4,7 @@ import Testing
 /// `r2up history`: the upload history from the database alone, newest first.
 @Suite("r2up history")
 struct HistoryCommandTests {
-    @Test("an empty store says so on stderr and exits 0; --json prints []")
+    @Test("no database: says so on stderr, naming the path, and exits 0; --json prints []")
     func emptyStore() async throws {
         let folder = try TemporaryFolder()
         let env = ReadCommands.environment(home: folder.path)
@@ -13,7 +13,8 @@ struct HistoryCommandTests {
         let run = try await CLI.run(["history", "--db", database], environment: env)
         #expect(run.status == 0, "stderr: \(run.stderr)")
         #expect(run.stdout.isEmpty)
-        #expect(run.stderr == "No uploads yet.\n")
+        // No database there (a fresh machine, or a typo in --db): the path is named.
+        #expect(run.stderr == "No uploads yet: there is no database at \(database).\n")
 
         let json = try await CLI.run(["history", "--json", "--db", database], environment: env)
         #expect(json.status == 0)
