@@ -103,6 +103,9 @@ public struct DepthController: Sendable, Equatable {
     public private(set) var throttledReplies = 0
     public private(set) var failedReplies = 0
     public private(set) var cuts = 0
+    /// The most requests seen in flight at once (at a request's end): fewer than the depth when
+    /// the run had fewer to send.
+    public private(set) var busiest = 0
     /// The depth of the last window that kept every slot busy: what the run settled on.
     public private(set) var settledDepth: Int
     public private(set) var settledReason: Reason
@@ -123,7 +126,8 @@ public struct DepthController: Sendable, Equatable {
     private var plateauRate = 0.0
     /// When the drain emptied the pool; a reply to a request sent after it is unqueued.
     private var drainedAt: Double?
-    private var meanBytes: Double = 0
+    /// The mean request size seen so far.
+    private(set) var meanBytes: Double = 0
     /// The depth before the steady rule's last fall of small requests and the rate it kept
     /// (0: the last window did not lower it), and the least depth a fall proved was needed.
     private var loweredFrom = 0
@@ -138,20 +142,6 @@ public struct DepthController: Sendable, Equatable {
     private var busiestSinceIdle = 0
     /// What one request in flight is expected to add to the resident memory.
     public let requestMemory: Int64
-
-    /// The slowest a request may go (bytes a second, over curl's low-speed time) before it counts
-    /// as stalled: a 64th of its share of the measured link (the link's byte rate over the requests
-    /// in flight), so a request crawling far below its fellows is cut while a link that slows down
-    /// for all (a tenth of its rate) trips nothing. 1 (only a full stall) until a rate is measured,
-    /// for 0-byte requests, and at most 64 KiB/s.
-    public var lowSpeedLimit: Int {
-        guard !pinned, lastRate > 0, meanBytes > 0, depth > 0 else { return 1 }
-        let share = lastRate * meanBytes / Double(depth)
-        return Int(max(1, min(Double(Self.lowSpeedCeiling), share / 64)))
-    }
-
-    /// The highest `lowSpeedLimit`: 64 KiB a second.
-    public static let lowSpeedCeiling = 64 << 10
 
     /// A depth that never changes.
     public init(pinned depth: Int) {
@@ -238,6 +228,7 @@ public struct DepthController: Sendable, Equatable {
 
     /// Records one finished request; `inFlight` counts it and every other request still running.
     public mutating func record(bytes: Int64, seconds: Double, outcome: Outcome, inFlight: Int, now: Double) {
+        busiest = max(busiest, inFlight)
         guard !pinned else { return }
         if !started { start(requestBytes: bytes, now: now - seconds) }
         windowMaxInFlight = max(windowMaxInFlight, inFlight)

@@ -5,6 +5,8 @@ public struct DepthReport: Sendable, Equatable, Codable {
     public var mode: String
     public var settled: Int
     public var peak: Int
+    /// The most requests that were in flight at once: below the depth when the run had fewer to send.
+    public var busiest: Int
     public var final: Int
     public var reason: String
     public var throttledReplies: Int
@@ -16,6 +18,7 @@ public struct DepthReport: Sendable, Equatable, Codable {
         mode = controller.pinned ? "pinned" : "adaptive"
         settled = controller.settledDepth
         peak = controller.peakDepth
+        busiest = controller.busiest
         final = controller.depth
         let why = controller.settledReason
         reason = why == .pinned ? "pinned by \(OptionName.concurrency.option)" : why.rawValue
@@ -26,8 +29,19 @@ public struct DepthReport: Sendable, Equatable, Codable {
 
     /// One line for `-v`.
     public var line: String {
-        if mode == "pinned" { return "requests in flight: \(settled) (pinned by \(OptionName.concurrency.option))" }
-        var text = "requests in flight: settled at \(settled) (\(reason)), peak \(peak)"
+        let why = mode == "pinned" ? "pinned by \(OptionName.concurrency.option)" : reason
+        var text: String
+        if busiest == 0 {
+            text = "requests in flight: none (nothing was sent)"
+        } else if busiest < settled {
+            // Fewer requests than the depth (a run of a few files): how many went at once, not
+            // only what was allowed.
+            text = "requests in flight: at most \(busiest) (the depth allowed \(settled): \(why))"
+        } else if mode == "pinned" {
+            text = "requests in flight: \(settled) (\(why))"
+        } else {
+            text = "requests in flight: settled at \(settled) (\(why)), peak \(peak)"
+        }
         if throttledReplies > 0 || failedReplies > 0 {
             text += ", \(throttledReplies) throttled replies, \(failedReplies) timeouts or resets, \(cuts) cuts"
         }

@@ -69,6 +69,23 @@ struct DepthControllerTests {
         #expect(DepthReport(controller).line == "requests in flight: 6 (pinned by the concurrency option)")
     }
 
+    @Test("a run with fewer requests than its depth says how many were in flight at once")
+    func fewerThanTheDepth() {
+        var pinned = DepthController(pinned: 6)
+        #expect(DepthReport(pinned).line == "requests in flight: none (nothing was sent)")
+        pinned.record(bytes: 16_384, seconds: 0.01, outcome: .completed, inFlight: 2, now: 1)
+        pinned.record(bytes: 16_384, seconds: 0.01, outcome: .completed, inFlight: 1, now: 1.01)
+        #expect(DepthReport(pinned).busiest == 2)
+        #expect(DepthReport(pinned).line == "requests in flight: at most 2 (the depth allowed 6: pinned by the concurrency option)")
+        var adaptive = DepthController()
+        adaptive.start(requestBytes: 16_384, now: 0)
+        adaptive.record(bytes: 16_384, seconds: 0.01, outcome: .completed, inFlight: 2, now: 0.01)
+        adaptive.record(bytes: 16_384, seconds: 0.01, outcome: .completed, inFlight: 1, now: 0.02)
+        let report = DepthReport(adaptive)
+        #expect(report.busiest == 2 && report.settled > 2)
+        #expect(report.line == "requests in flight: at most 2 (the depth allowed \(report.settled): \(report.reason))")
+    }
+
     @Test("HEADs (0-byte requests, as offload sends) run for thousands of replies: the depth grows past the start and never traps")
     func zeroByteRequests() {
         var controller = DepthController()
