@@ -12,15 +12,19 @@ struct ConfigDoctorCommandTests {
         return env
     }
 
-    /// Keys under the doctor's probe prefix, listed by boto3.
+    /// Keys that start as the doctor's probe does, and folders so named at the top of the bucket
+    /// (SeaweedFS keeps an emptied folder, which `ls` shows), listed by boto3.
     static func probeObjects() async throws -> [String] {
         let script = """
             import boto3, os
             e = os.environ
             s3 = boto3.client("s3", endpoint_url=e["R2UP_TEST_ENDPOINT"], aws_access_key_id=e["R2UP_TEST_ACCESS_KEY"],
                               aws_secret_access_key=e["R2UP_TEST_SECRET_KEY"], region_name="us-east-1")
-            reply = s3.list_objects_v2(Bucket=e["R2UP_TEST_BUCKET"], Prefix=".r2up-doctor/")
-            for o in reply.get("Contents", []): print(o["Key"])
+            # The top level, not Prefix=".r2up-doctor": SeaweedFS lists an empty folder only there.
+            for page in s3.get_paginator("list_objects_v2").paginate(Bucket=e["R2UP_TEST_BUCKET"], Delimiter="/"):
+                names = [o["Key"] for o in page.get("Contents", [])] + [p["Prefix"] for p in page.get("CommonPrefixes", [])]
+                for name in names:
+                    if name.startswith(".r2up-doctor"): print(name)
             """
         let result = try await ProcessRunner.run(
             "/usr/bin/env", ["python3", "-c", script], environment: ProcessInfo.processInfo.environment)

@@ -56,7 +56,16 @@ extension Doctor {
         } catch {
             return Self.failure(.write, error, bucket: bucket, action: "check")
         }
+        await removeProbeFolder(client, bucket: bucket)
         return .pass(.write, "wrote, read back and deleted \(probeKey)")
+    }
+
+    /// SeaweedFS keeps the emptied `.r2up-doctor/` folder, which `ls` then shows: a DELETE of the
+    /// folder's key removes it there (an empty folder only) and is a no-op where keys have no
+    /// folders (S3, R2). Tidying only: the probe itself is gone, so a failure changes no verdict.
+    private func removeProbeFolder(_ client: S3Client, bucket: String) async {
+        guard let slash = probeKey.lastIndex(of: "/") else { return }
+        _ = try? await client.deleteObject(bucket: bucket, key: String(probeKey[...slash]))
     }
 
     /// GETs the probe object, unsigned, through the URL `push` prints for it: what a listener's
