@@ -30,7 +30,7 @@ struct GlobalOptions: ParsableArguments {
     @Option(name: .customLong("ca-bundle"), help: "PEM file of CA certificates to trust for HTTPS, instead of the system's.")
     var caBundle: String?
 
-    @Flag(help: "Print errors only.")
+    @Flag(name: [.short, .long], help: "Print errors only.")
     var quiet = false
 
     @Flag(name: [.short, .long], help: "Also print how the run went: the requests kept in flight and why.")

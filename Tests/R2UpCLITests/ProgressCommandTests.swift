@@ -36,6 +36,10 @@ struct ProgressCommandTests {
         let quiet = try await CLI.run(
             ["push", small, "--prefix", prefix + "quiet/", "--quiet", "--db", folder.path + "/db.sqlite"], environment: env)
         #expect(quiet.status == 0 && quiet.stdout.isEmpty && quiet.stderr.isEmpty, "\(quiet)")
+        // -q is --quiet (as in rclone and curl).
+        let short = try await CLI.run(
+            ["push", small, "--prefix", prefix + "q/", "-q", "--db", folder.path + "/db.sqlite"], environment: env)
+        #expect(short.status == 0 && short.stdout.isEmpty && short.stderr.isEmpty, "\(short)")
         let missing = try await CLI.run(
             ["push", folder.path + "/no such.m4a", "--quiet", "--db", folder.path + "/db.sqlite"], environment: env)
         #expect(missing.status == 2 && missing.stdout.isEmpty)
