@@ -96,7 +96,7 @@ struct GlobalOptions: ParsableArguments {
 struct TransferOptions: ParsableArguments {
     @Option(
         parsing: .unconditional,
-        help: "Requests in flight at once, parts included (1-512); default: found as the run goes, from the link and the server's replies.")
+        help: "Requests in flight at once, parts included (1-512; fewer where 64 MiB of memory holds fewer); default: found as the run goes, from the link and the server's replies.")
     var concurrency: Int?
 
     @Option(parsing: .unconditional, help: "Total upload rate limit, e.g. 500K, 10M (bytes a second).")

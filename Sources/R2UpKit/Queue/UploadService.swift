@@ -24,9 +24,9 @@ package struct RunOptions: Sendable, Equatable {
     package func makeSlots(tuning: TransferTuning? = nil, overTLS: Bool = false) -> TransferSlots {
         let cost = overTLS ? DepthController.residentPerTLSRequest : DepthController.residentPerRequest
         return TransferSlots(
-            controller: concurrency.map { DepthController(pinned: $0) }
+            controller: concurrency.map { DepthController(pinned: $0, requestMemory: cost) }
                 ?? DepthController(ceiling: Self.descriptorCeiling(), requestMemory: cost),
-            tuning: tuning, resident: concurrency == nil ? ProcessMemory.residentBytes : nil)
+            tuning: tuning, resident: ProcessMemory.residentBytes)
     }
 
     /// Each request in flight holds a socket and often a file: the adaptive depth stays within

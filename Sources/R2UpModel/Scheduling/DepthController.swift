@@ -28,7 +28,8 @@
 ///   stays where `residentLimit` leaves room for (`requestMemory` each; over it, the limit's share
 ///   of the busiest point); elsewhere a fixed budget of `requestOverhead` a request bounds it
 ///   (`memoryCap`).
-/// A pinned depth (`--concurrency N`) never moves.
+/// A pinned depth (`--concurrency N`) moves only for memory: never above N, and no higher than
+/// the resident memory leaves room for (`noteResident`), so 64 MiB holds at any depth.
 public struct DepthController: Sendable, Equatable {
     public enum Outcome: Sendable, Equatable {
         case completed
@@ -36,22 +37,6 @@ public struct DepthController: Sendable, Equatable {
         case throttled
         /// A timeout or a broken connection: the link may be overloaded.
         case failed
-    }
-
-    /// Why the depth is what it is (shown by `-v` and in `--json` summaries).
-    public enum Reason: String, Sendable, Equatable {
-        /// Shown as "pinned by" the concurrency option (`DepthReport`).
-        case pinned
-        case starting = "sized to the first request"
-        case rising = "throughput rose with depth"
-        case draining = "draining to measure the unqueued latency"
-        case full = "link or server full: deeper would only queue"
-        case slower = "replies slowed down"
-        case needed = "fewer in flight lost throughput"
-        case throttled = "the server throttled (429/503 SlowDown)"
-        case recovering = "recovering after throttling"
-        case maximum = "the most r2up keeps in flight (512, or fewer where open files are limited)"
-        case memory = "the most that fit the memory budget"
     }
 
     package enum Phase: Sendable, Equatable { case slowStart, draining, steady }
@@ -143,8 +128,9 @@ public struct DepthController: Sendable, Equatable {
     /// What one request in flight is expected to add to the resident memory.
     public let requestMemory: Int64
 
-    /// A depth that never changes.
-    public init(pinned depth: Int) {
+    /// A depth of `depth`, lower only where memory readings leave room for fewer (`requestMemory`
+    /// each, as for an adaptive depth).
+    public init(pinned depth: Int, requestMemory: Int64 = DepthController.residentPerRequest) {
         pinned = true
         ceiling = max(1, depth)
         self.depth = max(1, depth)
@@ -152,7 +138,7 @@ public struct DepthController: Sendable, Equatable {
         peakDepth = self.depth
         settledDepth = self.depth
         settledReason = .pinned
-        requestMemory = Self.residentPerRequest
+        self.requestMemory = max(1, requestMemory)
     }
 
     /// An adaptive depth up to `ceiling`; `start` sizes it to the first request. `requestMemory`:
@@ -182,9 +168,10 @@ public struct DepthController: Sendable, Equatable {
     /// depth may grow by what the rest leaves room for, at `requestMemory` each, and never comes
     /// down for memory. Over it, it comes down at once to the share of the busiest point the
     /// limit leaves (the requests took more than expected: TLS, a bigger process), and stays
-    /// there as requests finish: fewer in flight would not give the memory back. Never below the floor.
+    /// there as requests finish: fewer in flight would not give the memory back. Never below the
+    /// floor. A pinned depth is what the room allows, up to its pin.
     public mutating func noteResident(_ resident: Int64, inFlight: Int) {
-        guard !pinned, resident > 0 else { return }
+        guard resident > 0 else { return }
         if inFlight == 0 {
             idleResident = resident
             busiestSinceIdle = 0
@@ -197,12 +184,24 @@ public struct DepthController: Sendable, Equatable {
             let share = Double(limit - idleResident) / Double(resident - idleResident)
             memoryRoom = max(floor, Int(Double(busiestSinceIdle) * share))
         } else {
-            memoryRoom = max(floor, busiestSinceIdle + Int((limit - resident) / requestMemory), depth)
+            // An adaptive depth never comes down under the limit; a pinned one is the room.
+            memoryRoom = max(floor, busiestSinceIdle + Int((limit - resident) / requestMemory), pinned ? floor : depth)
         }
-        if let memoryRoom, depth > memoryRoom {
+        if pinned, let memoryRoom {
+            pinWithin(memoryRoom)
+        } else if let memoryRoom, depth > memoryRoom {
             depth = memoryRoom
             reason = .memory
         }
+    }
+
+    /// A pinned depth within `room`: its pin, or fewer where memory leaves room for fewer.
+    private mutating func pinWithin(_ room: Int) {
+        depth = min(ceiling, room)
+        reason = depth < ceiling ? .memory : .pinned
+        peakDepth = max(peakDepth, depth)
+        settledDepth = depth
+        settledReason = reason
     }
 
     /// Sizes the starting depth to the first request: `startingBytes` of them in flight.

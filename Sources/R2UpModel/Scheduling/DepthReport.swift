@@ -21,7 +21,12 @@ public struct DepthReport: Sendable, Equatable, Codable {
         busiest = controller.busiest
         final = controller.depth
         let why = controller.settledReason
-        reason = why == .pinned ? "pinned by \(OptionName.concurrency.option)" : why.rawValue
+        if controller.pinned {
+            let pin = "pinned by \(OptionName.concurrency.option)"
+            reason = why == .memory ? "\(pin) at \(controller.ceiling); \(why.rawValue)" : pin
+        } else {
+            reason = why.rawValue
+        }
         throttledReplies = controller.throttledReplies
         failedReplies = controller.failedReplies
         cuts = controller.cuts
@@ -29,7 +34,7 @@ public struct DepthReport: Sendable, Equatable, Codable {
 
     /// One line for `-v`.
     public var line: String {
-        let why = mode == "pinned" ? "pinned by \(OptionName.concurrency.option)" : reason
+        let why = reason
         var text: String
         if busiest == 0 {
             text = "requests in flight: none (nothing was sent)"

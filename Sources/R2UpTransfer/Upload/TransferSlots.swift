@@ -19,8 +19,8 @@ public final class TransferSlots: Sendable {
     private let clock: @Sendable () -> Double
     /// Where the engine reads each new transfer's low-speed limit and upload buffer size.
     private let tuning: TransferTuning?
-    /// The process's resident bytes (nil where it cannot be read): an adaptive depth stays within
-    /// what it leaves room for (`DepthController.noteResident`).
+    /// The process's resident bytes (nil where it cannot be read): the depth, adaptive or pinned,
+    /// stays within what it leaves room for (`DepthController.noteResident`).
     private let resident: (@Sendable () -> Int64?)?
 
     /// How often resident memory is read while requests finish: a reading is a small file read,
@@ -30,7 +30,8 @@ public final class TransferSlots: Sendable {
 
     /// `clock` gives seconds on a monotonic scale (injected by tests).
     /// `tuning`: what the engine gives each new transfer, set here from the depth and the link.
-    /// `resident`: reads the process's resident memory; nil leaves the depth to the fixed budget.
+    /// `resident`: reads the process's resident memory; nil leaves the depth to the fixed budget
+    /// (and a pinned one at its pin).
     public init(
         controller: DepthController, tuning: TransferTuning? = nil,
         resident: (@Sendable () -> Int64?)? = nil,

@@ -216,10 +216,32 @@ struct DepthControllerTests {
         daemon.start(requestBytes: 16_384, now: 0)
         #expect(daemon.memoryRoom == 204)
         #expect(daemon.depth == 204)
-        // A pinned depth ignores memory.
+        // A pinned depth holds where memory leaves room for it...
+        var fits = DepthController(pinned: 100)
+        fits.noteResident(44 * mib, inFlight: 0)
+        #expect(fits.depth == 100 && fits.reason == DepthController.Reason.pinned)
+        // ...and comes down to the limit's share where it does not: 300 × 61/70.
         var pinned = DepthController(pinned: 300)
         pinned.noteResident(70 * mib, inFlight: 300)
-        #expect(pinned.depth == 300)
+        #expect(pinned.depth == 261)
+        #expect(pinned.reason == .memory)
+    }
+
+    @Test("a pinned depth over TLS stays within the memory budget: 512 asked, 181 fit, and -v says both")
+    func pinnedWithinMemory() {
+        let mib: Int64 = 1 << 20
+        var pinned = DepthController(pinned: 512, requestMemory: DepthController.residentPerTLSRequest)
+        // (61 - 44) MiB / 96 KiB = 181 before the first request.
+        pinned.noteResident(44 * mib, inFlight: 0)
+        #expect(pinned.depth == 181)
+        pinned.record(bytes: 16_384, seconds: 0.2, outcome: .completed, inFlight: 181, now: 1)
+        #expect(DepthReport(pinned).line
+            == "requests in flight: 181 (pinned by the concurrency option at 512; the most that fit the memory budget)")
+        // Room again (the requests took less than expected): 181 + 11 MiB / 96 KiB; never past the pin.
+        pinned.noteResident(50 * mib, inFlight: 181)
+        #expect(pinned.depth == 298)
+        pinned.noteResident(10 * mib, inFlight: 0)
+        #expect(pinned.depth == 512 && pinned.reason == DepthController.Reason.pinned)
     }
 
     @Test("over TLS a request costs 96 KiB: the start fits the memory, and the depth follows what readings show")
