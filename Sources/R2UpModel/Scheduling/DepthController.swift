@@ -195,9 +195,11 @@ public struct DepthController: Sendable, Equatable {
         }
     }
 
-    /// A pinned depth within `room`: its pin, or fewer where memory leaves room for fewer.
+    /// A pinned depth within `room`: its pin, or fewer where memory leaves room for fewer, but
+    /// never fewer than `requestBudgetFloor` always allows (204 small requests, 85 over TLS): a
+    /// pin that small holds in any process (a daemon, a test run, a sanitizer's heap).
     private mutating func pinWithin(_ room: Int) {
-        depth = min(ceiling, room)
+        depth = min(ceiling, max(room, Int(Self.requestBudgetFloor / requestMemory)))
         reason = depth < ceiling ? .memory : .pinned
         peakDepth = max(peakDepth, depth)
         settledDepth = depth

@@ -225,6 +225,15 @@ struct DepthControllerTests {
         pinned.noteResident(70 * mib, inFlight: 300)
         #expect(pinned.depth == 261)
         #expect(pinned.reason == .memory)
+        // A pin that the fixed budget always allows holds even in a big process (8 MiB / 40 KiB).
+        var small = DepthController(pinned: 8)
+        small.noteResident(40 * mib, inFlight: 0)
+        small.noteResident(200 * mib, inFlight: 8)
+        #expect(small.depth == 8)
+        var floor = DepthController(pinned: 300)
+        floor.noteResident(40 * mib, inFlight: 0)
+        floor.noteResident(200 * mib, inFlight: 300)
+        #expect(floor.depth == 204)
     }
 
     @Test("a pinned depth over TLS stays within the memory budget: 512 asked, 181 fit, and -v says both")
