@@ -89,6 +89,7 @@ extension R2Up {
                 } else {
                     folder = try Puller.prepareDestination(destination)
                 }
+                try Puller.checkWritable(items, in: folder)
             } catch {
                 throw CommandFailure(DownloadFailure.diagnosis(error))
             }

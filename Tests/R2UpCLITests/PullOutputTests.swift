@@ -34,6 +34,41 @@ struct PullOutputTests {
         #expect(folderToStdout.stderr == "r2up: pull \(prefix)A/ -: only one object can go to standard output, and this names a folder\n")
     }
 
+    @Test("a folder that cannot be written (as nobody): an up-to-date copy there is skipped (exit 0), a writable subfolder takes its files, and nothing to land is one line, exit 2")
+    func readOnlyDestination() async throws {
+        let folder = try TemporaryFolder()
+        let prefix = PullFixtures.scratchPrefix("pull-read-only")
+        try await PullFixtures.put([(prefix + "A/one.m4a", .text("one")), (prefix + "A/two.m4a", .text("two"))])
+        let env = try PullFixtures.env(folder)
+        let out = folder.path + "/out"
+        try FileManager.default.createDirectory(atPath: out + "/A", withIntermediateDirectories: true)
+        #expect(try await CLI.run(PullFixtures.pull([prefix, out], folder), environment: env).status == 0)
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: folder.path)
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: folder.path + "/db.sqlite" + suffix) {
+            try FileManager.default.setAttributes([.posixPermissions: 0o666], ofItemAtPath: folder.path + "/db.sqlite" + suffix)
+        }
+        func pullAsNobody(_ target: String) async throws -> CLI.Run {
+            try await ProcessRunner.r2up(PullFixtures.pull([prefix, target], folder), environment: env, unprivileged: true)
+        }
+        // The copies are there and up to date: nothing needs writing.
+        for path in [out, out + "/A"] { try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: path) }
+        let skipped = try await pullAsNobody(out)
+        #expect(skipped.status == 0 && skipped.stderr.contains("2 identical skipped"), "\(skipped)")
+        // A file missing from a writable subfolder of the read-only folder: it lands there.
+        try FileManager.default.removeItem(atPath: out + "/A/one.m4a")
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: out + "/A")
+        let landed = try await pullAsNobody(out)
+        #expect(landed.status == 0, "\(landed)")
+        #expect(PullFixtures.text(out + "/A/one.m4a") == "one")
+        // Nothing there yet and the folder read-only: one line for the folder, nothing written.
+        let empty = folder.path + "/empty"
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+        try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: empty)
+        let refused = try await pullAsNobody(empty)
+        #expect(refused.status == 2, "\(refused)")
+        #expect(refused.stderr == "r2up: \(empty): cannot write in the folder: Permission denied; give a folder you can write to\n")
+    }
+
     @Test("cat KEY into a reader that went away (| head -c) ends quietly with exit 141, like every command")
     func closedReader() async throws {
         let folder = try TemporaryFolder()

@@ -121,10 +121,6 @@ package final class Puller: Sendable {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
             guard isDirectory.boolValue else { throw .badDestination(path: path, reason: "is not a folder; give a folder to pull into") }
-            // One line for the folder, not one per file that cannot land in it.
-            if access(path, W_OK) != 0 {
-                throw .badDestination(path: path, reason: "cannot write in the folder: \(String(cString: strerror(errno))); give a folder you can write to")
-            }
             return path
         }
         do {
@@ -133,6 +129,26 @@ package final class Puller: Sendable {
             throw .badDestination(path: path, reason: "cannot create the folder: \(DownloadPath.reason(error))")
         }
         return path
+    }
+
+    /// Refuses a pull none of whose items can land (one line for the folder, not one per file):
+    /// none is on disk yet (an identical copy would be skipped, written to nowhere), and the
+    /// folder each goes to, or the nearest one that exists, cannot be written.
+    package static func checkWritable(_ items: [PullItem], in destination: String) throws(DownloadError) {
+        var blocked: (folder: String, reason: String)?
+        for item in items {
+            let path = destination + "/" + item.relativePath
+            if FileManager.default.fileExists(atPath: path) { return }
+            var folder = (path as NSString).deletingLastPathComponent
+            while !folder.isEmpty, folder != "/", !FileManager.default.fileExists(atPath: folder) {
+                folder = (folder as NSString).deletingLastPathComponent
+            }
+            if access(folder, W_OK) == 0 { return }
+            blocked = blocked ?? (folder, String(cString: strerror(errno)))
+        }
+        if let blocked {
+            throw .badDestination(path: blocked.folder, reason: "cannot write in the folder: \(blocked.reason); give a folder you can write to")
+        }
     }
 
     /// Pulls every item into `destination` (an absolute folder), several objects at once.
