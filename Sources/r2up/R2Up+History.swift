@@ -67,8 +67,9 @@ extension R2Up {
             }
             guard !items.isEmpty else {
                 // A database that is not there may be a typo in --db or R2UP_DB: name the path.
-                let none = missing.map { "No uploads yet: there is no database at \($0)." } ?? "No uploads yet."
-                if !global.quiet { Terminal.error(grep == nil && since == nil ? none : "No uploads match.") }
+                let none = grep == nil && since == nil ? "No uploads yet." : "No uploads match."
+                let said = missing.map { "No uploads yet: there is no database at \(TextColumns.printable($0))." } ?? none
+                if !global.quiet { Terminal.error(said) }
                 return
             }
             for line in HistoryTable.lines(items, deleted: deleted) { Terminal.output(line) }

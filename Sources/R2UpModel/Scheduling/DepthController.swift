@@ -29,7 +29,8 @@
 ///   of the busiest point); elsewhere a fixed budget of `requestOverhead` a request bounds it
 ///   (`memoryCap`).
 /// A pinned depth (`--concurrency N`) moves only for memory: never above N, and no higher than
-/// the resident memory leaves room for (`noteResident`), so 64 MiB holds at any depth.
+/// the resident memory leaves room for (`noteResident`), but never below what the 8 MiB floor
+/// always allows (a pin that small holds in any process).
 public struct DepthController: Sendable, Equatable {
     public enum Outcome: Sendable, Equatable {
         case completed
@@ -201,7 +202,8 @@ public struct DepthController: Sendable, Equatable {
     private mutating func pinWithin(_ room: Int) {
         depth = min(ceiling, max(room, Int(Self.requestBudgetFloor / requestMemory)))
         reason = depth < ceiling ? .memory : .pinned
-        peakDepth = max(peakDepth, depth)
+        // Before the first request the pin was only asked for: the peak is what was allowed since.
+        peakDepth = busiest == 0 ? depth : max(peakDepth, depth)
         settledDepth = depth
         settledReason = reason
     }
@@ -226,6 +228,10 @@ public struct DepthController: Sendable, Equatable {
         settledDepth = depth
         settledReason = reason
     }
+
+    /// A request ended with no news for the depth (a HEAD before a write, a cancelled one):
+    /// `inFlight` counts it and every other request still running.
+    public mutating func noteInFlight(_ inFlight: Int) { busiest = max(busiest, inFlight) }
 
     /// Records one finished request; `inFlight` counts it and every other request still running.
     public mutating func record(bytes: Int64, seconds: Double, outcome: Outcome, inFlight: Int, now: Double) {

@@ -37,7 +37,10 @@ public struct DepthReport: Sendable, Equatable, Codable {
         let why = reason
         var text: String
         if busiest == 0 {
-            text = "requests in flight: none (nothing was sent)"
+            text = "requests in flight: none (no upload or download was needed)"
+        } else if mode == "pinned" && busiest > settled {
+            // A pin the memory held lower at the end than earlier: the most that went at once.
+            text = "requests in flight: at most \(busiest) (\(why))"
         } else if busiest < settled {
             // Fewer requests than the depth (a run of a few files): how many went at once, not
             // only what was allowed.

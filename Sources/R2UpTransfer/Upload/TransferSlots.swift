@@ -110,7 +110,10 @@ public final class TransferSlots: Sendable {
 
     /// Frees a slot without news for the depth (a request that never went out).
     public func release() {
-        let next = state.withLock { state in Self.handOut(&state, freeing: 1) }
+        let next = state.withLock { state in
+            state.controller.noteInFlight(state.inUse)
+            return Self.handOut(&state, freeing: 1)
+        }
         for waiter in next { waiter.resume() }
     }
 

@@ -72,7 +72,11 @@ struct DepthControllerTests {
     @Test("a run with fewer requests than its depth says how many were in flight at once")
     func fewerThanTheDepth() {
         var pinned = DepthController(pinned: 6)
-        #expect(DepthReport(pinned).line == "requests in flight: none (nothing was sent)")
+        #expect(DepthReport(pinned).line == "requests in flight: none (no upload or download was needed)")
+        // A HEAD before a write ends with no news for the depth, but it was in flight.
+        var headOnly = DepthController(pinned: 6)
+        headOnly.noteInFlight(1)
+        #expect(DepthReport(headOnly).line == "requests in flight: at most 1 (the depth allowed 6: pinned by the concurrency option)")
         pinned.record(bytes: 16_384, seconds: 0.01, outcome: .completed, inFlight: 2, now: 1)
         pinned.record(bytes: 16_384, seconds: 0.01, outcome: .completed, inFlight: 1, now: 1.01)
         #expect(DepthReport(pinned).busiest == 2)
