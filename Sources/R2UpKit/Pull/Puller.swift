@@ -132,7 +132,7 @@ package final class Puller: Sendable {
     }
 
     /// Refuses a pull none of whose items can land (one line for the folder, not one per file):
-    /// none is on disk yet (an identical copy would be skipped, written to nowhere), and the
+    /// none is on disk yet (a copy there may be identical: skipped, nothing written), and the
     /// folder each goes to, or the nearest one that exists, cannot be written.
     package static func checkWritable(_ items: [PullItem], in destination: String) throws(DownloadError) {
         var blocked: (folder: String, reason: String)?
