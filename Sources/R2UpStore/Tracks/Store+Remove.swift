@@ -42,12 +42,21 @@ extension Store {
 extension Store {
     /// `history --grep/--since/--limit/--all`: uploads newest first, those whose file name or
     /// key contains `text` (any case, ASCII), uploaded at or after `since`; `limit` nil is all.
+    /// Whether the first text holds the second in any case, Unicode letters included.
+    private static let containsAnyCase = DatabaseFunction("r2up_contains_any_case", argumentCount: 2, pure: true) { values in
+        guard values.count == 2, let text = String.fromDatabaseValue(values[0]), let part = String.fromDatabaseValue(values[1])
+        else { return false }
+        return text.range(of: part, options: .caseInsensitive) != nil
+    }
+
     public func searchUploads(containing text: String?, since: Date?, limit: Int?) throws(StoreError) -> [UploadItem] {
         try read { db in
             var conditions: [String] = []
             var arguments: StatementArguments = []
             if let text, !text.isEmpty {
-                conditions.append("(instr(lower(fileName), lower(?)) > 0 OR instr(lower(r2Key), lower(?)) > 0)")
+                // SQLite's lower() folds ASCII only: "DÉJÀ" would not find "déjà".
+                db.add(function: Self.containsAnyCase)
+                conditions.append("(r2up_contains_any_case(fileName, ?) OR r2up_contains_any_case(r2Key, ?))")
                 arguments += [text, text]
             }
             if let since {
