@@ -20,12 +20,23 @@ enum DashedName {
             if isNumber(letters) { continue }
             if letters.allSatisfy({ shortFlags.contains($0) }) { continue }
             let command = arguments.first.flatMap { $0.hasPrefix("-") ? nil : $0 } ?? "COMMAND"
+            // The advice is pasted into a shell: a name with spaces or quotes is quoted there.
+            let quoted = shellWord(word)
             guard !keyCommands.contains(command) else {
-                return "'\(word)' is not an option; name a key or file that starts with '-' after -- (r2up \(command) -- \(word))"
+                return "'\(word)' is not an option; name a key or file that starts with '-' after -- (r2up \(command) -- \(quoted))"
             }
-            return "'\(word)' is not an option; name a file that starts with '-' after -- (r2up \(command) -- \(word)) or as ./\(word)"
+            return "'\(word)' is not an option; name a file that starts with '-' after -- (r2up \(command) -- \(quoted)) or as \(shellWord("./" + word))"
         }
         return nil
+    }
+
+    /// `word` as a POSIX shell reads it back: as it is when it holds only plain characters, else
+    /// in single quotes (a quote inside as '\'').
+    static func shellWord(_ word: String) -> String {
+        let plain = word.unicodeScalars.allSatisfy { scalar in
+            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "-_./+=:,@%".unicodeScalars.contains(scalar))
+        }
+        return plain ? word : "'" + word.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
     }
 
     /// Digits, an optional fraction, and at most a short unit after them (`1d`, `250ms`, `8MiB`).

@@ -5,18 +5,19 @@ import Testing
 /// 0) is refused with one line; numbers, durations, flag groups and words after `--` pass.
 @Suite("Leading-dash names")
 struct DashedNameTests {
-    @Test("file names with a dash first are refused, digits first too", arguments: [
-        (["push", "-dash.wav"], "-dash.wav"),
-        (["push", "01 Intro.m4a", "-04 leading dash.m4a"], "-04 leading dash.m4a"),
-        (["push", "-4 chorus.m4a"], "-4 chorus.m4a"),
-        (["sync", "-04.m4a"], "-04.m4a"),
-        (["status", "-1 hits"], "-1 hits"),
-        (["push", "--dry-run", "-04h.m4a"], "-04h.m4a"),
+    @Test("file names with a dash first are refused, digits first too; the advice quotes a name as a shell must read it", arguments: [
+        (["push", "-dash.wav"], "-dash.wav", "-dash.wav", "./-dash.wav"),
+        (["push", "01 Intro.m4a", "-04 leading dash.m4a"], "-04 leading dash.m4a", "'-04 leading dash.m4a'", "'./-04 leading dash.m4a'"),
+        (["push", "-4 chorus.m4a"], "-4 chorus.m4a", "'-4 chorus.m4a'", "'./-4 chorus.m4a'"),
+        (["sync", "-04.m4a"], "-04.m4a", "-04.m4a", "./-04.m4a"),
+        (["status", "-1 hits"], "-1 hits", "'-1 hits'", "'./-1 hits'"),
+        (["push", "--dry-run", "-04h.m4a"], "-04h.m4a", "-04h.m4a", "./-04h.m4a"),
+        (["push", "-don't.m4a"], "-don't.m4a", "'-don'\\''t.m4a'", "'./-don'\\''t.m4a'"),
     ])
-    func refused(arguments: [String], word: String) {
+    func refused(arguments: [String], word: String, quoted: String, dotted: String) {
         #expect(
             DashedName.message(for: arguments)
-                == "'\(word)' is not an option; name a file that starts with '-' after -- (r2up \(arguments[0]) -- \(word)) or as ./\(word)")
+                == "'\(word)' is not an option; name a file that starts with '-' after -- (r2up \(arguments[0]) -- \(quoted)) or as \(dotted)")
     }
 
     @Test("commands that take keys are told about -- only: ./-x names another key")
