@@ -38,7 +38,9 @@ enum Terminal {
         write(line + "\n", to: STDOUT_FILENO)
     }
 
+    /// Nothing once stdout's reader went away: the run ends quietly (no summary after `| head -1`).
     static func error(_ line: String) {
+        if isOutputClosed { return }
         write(line + "\n", to: STDERR_FILENO)
     }
 

@@ -39,6 +39,17 @@ struct HardeningCommandTests {
         #expect(run.stderr.isEmpty, "stderr: \(run.stderr)")
     }
 
+    @Test("ls into a closed stdout ends quietly with exit 141: no summary on stderr")
+    func closedStdoutListing() async throws {
+        let folder = try TemporaryFolder()
+        let scope = "tests/closed-ls-\(UInt32.random(in: 0...UInt32.max))/"
+        try await PullFixtures.put((1...3).map { (scope + "t\($0).m4a", PullFixtures.Body.text("track \($0)")) })
+        let run = try await Self.runWithClosedStdout(
+            ["ls", scope, "--db", folder.path + "/db.sqlite"], environment: try PullFixtures.env(folder))
+        #expect(run.status == 141, "stderr: \(run.stderr)")
+        #expect(run.stderr.isEmpty, "stderr: \(run.stderr)")
+    }
+
     @Test("push DIR into a closed stdout stops starting uploads, records what finished, and the next push does the rest")
     func closedStdoutPush() async throws {
         let server = try CLI.serverEnvironment()
