@@ -45,7 +45,7 @@ extension R2Up {
                     item = last
                 }
                 if let store, let deleted = try store.deletionDates(of: [item])[item.id] {
-                    var line = "warning: \(TextColumns.printable(item.r2Key)) was deleted on \(Self.dayFormat(deleted)) (r2up rm); this URL no longer serves"
+                    var line = "warning: \(TextColumns.printable(item.r2Key)) was deleted on \(Self.dayFormat(deleted)) (by r2up rm, sync --delete or --delete-moved); this URL no longer serves"
                     if let live = try store.liveUpload(sameAs: item) {
                         line += "; the same file is live at \(live.publicURL.absoluteString) (id \(live.id.uuidString.prefix(8).lowercased()))"
                     }

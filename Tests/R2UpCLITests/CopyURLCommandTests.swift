@@ -103,10 +103,10 @@ struct CopyURLCommandTests {
         #expect(run.stderr.hasPrefix("warning: albums/a.flac was deleted on ") && run.stderr.hasSuffix(live), "\(run.stderr)")
         #expect(run.stderr.split(separator: "\n").count == 1)
         // The date is local time with its zone (TZ=UTC here; Tokyo below).
-        #expect(run.stderr.contains(#/was deleted on \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC \(r2up rm\)/#), "\(run.stderr)")
+        #expect(run.stderr.contains(#/was deleted on \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC \(by r2up rm, sync --delete or --delete-moved\)/#), "\(run.stderr)")
         let tokyo = try await CLI.run(
             ["copy-url", fixture.ids[0].uuidString, "--db", fixture.database], environment: fixture.env.merging(["TZ": "Asia/Tokyo"]) { $1 })
-        #expect(tokyo.stderr.contains(#/was deleted on \d{4}-\d{2}-\d{2} \d{2}:\d{2} \+09:00 \(r2up rm\)/#), "\(tokyo.stderr)")
+        #expect(tokyo.stderr.contains(#/was deleted on \d{4}-\d{2}-\d{2} \d{2}:\d{2} \+09:00 \(by r2up rm, sync --delete or --delete-moved\)/#), "\(tokyo.stderr)")
 
         // Not deleted: no warning.
         let other = try await fixture.run([fixture.ids[2].uuidString])

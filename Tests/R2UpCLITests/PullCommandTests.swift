@@ -119,6 +119,8 @@ struct PullCommandTests {
         try Data("mine".utf8).write(to: URL(fileURLWithPath: stranger + "/a.bin"))
         let foreign = try await CLI.run(PullFixtures.pull([prefix + "a.bin", stranger], folder), environment: env)
         #expect(foreign.status == 1)
+        #expect(foreign.stderr.hasPrefix(
+            "r2up: \(stranger)/a.bin: a file r2up has no record of is there; not replaced (--overwrite replaces it)\n"), "\(foreign.stderr)")
         #expect(PullFixtures.text(stranger + "/a.bin") == "mine")
     }
 

@@ -322,6 +322,6 @@ package final class Puller: Sendable {
                 }
             }
         }
-        return .localChanges(path: path)
+        return .localChanges(path: path, known: track != nil)
     }
 }

@@ -21,8 +21,9 @@ public enum DownloadError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `status DIR --remote`: the store cannot say which prefix the folder maps to (no track
     /// there has a key, or their keys disagree).
     case unknownPrefix(folder: String, ambiguous: Bool)
-    /// The local file is not the copy r2up last uploaded or downloaded: pull leaves it alone.
-    case localChanges(path: String)
+    /// The local file is not the copy r2up last uploaded or downloaded (`known`), or r2up has no
+    /// record of it: pull leaves it alone.
+    case localChanges(path: String, known: Bool)
 
     public var description: String {
         switch self {
@@ -45,8 +46,9 @@ public enum DownloadError: Error, Sendable, Equatable, CustomStringConvertible {
             return ambiguous
                 ? "the tracks in \(folder) are under different prefixes; give \(OptionName.prefix.option)"
                 : "no track in \(folder) says which prefix it maps to; give \(OptionName.prefix.option)"
-        case .localChanges(let path):
-            return "\(TextColumns.printable(path)): changed here since r2up last uploaded or downloaded it; not replaced (\(OptionName.overwrite.option) replaces it)"
+        case .localChanges(let path, let known):
+            let what = known ? "changed here since r2up last uploaded or downloaded it" : "a file r2up has no record of is there"
+            return "\(TextColumns.printable(path)): \(what); not replaced (\(OptionName.overwrite.option) replaces it)"
         case .s3(let key, let error):
             return Diagnosis(error, subject: Self.subject(key)).message
         }
