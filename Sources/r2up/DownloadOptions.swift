@@ -6,15 +6,13 @@ struct DownloadOptions: ParsableArguments {
     @Option(
         parsing: .unconditional,
         help: "Requests in flight at once, parts included (1-512; fewer where 64 MiB of memory holds fewer); default: found as the run goes, from the link and the server's replies.")
-    var concurrency: Int?
+    var concurrency: ConcurrencyValue?
 
     @Option(parsing: .unconditional, help: "Total download rate limit, e.g. 500K, 10M (bytes a second).")
     var bwlimit: String?
 
     func validate() throws {
-        if let concurrency, !(1...RunOptions.maximumConcurrency).contains(concurrency) {
-            throw ValidationError("--concurrency must be from 1 to \(RunOptions.maximumConcurrency), got \(concurrency)")
-        }
+        try concurrency?.check()
         if let bwlimit, ByteSize.parse(bwlimit).map({ $0 > 0 }) != true {
             throw ValidationError("--bwlimit '\(bwlimit)' is not a rate like 500K or 10M")
         }
@@ -23,7 +21,7 @@ struct DownloadOptions: ParsableArguments {
     /// The run's options from the flags (checked by `validate()`).
     var runOptions: RunOptions {
         var options = RunOptions.forTransfers()
-        options.concurrency = concurrency
+        options.concurrency = concurrency?.depth
         options.bandwidthLimit = bwlimit.flatMap(ByteSize.parse)
         return options
     }

@@ -97,7 +97,7 @@ struct TransferOptions: ParsableArguments {
     @Option(
         parsing: .unconditional,
         help: "Requests in flight at once, parts included (1-512; fewer where 64 MiB of memory holds fewer); default: found as the run goes, from the link and the server's replies.")
-    var concurrency: Int?
+    var concurrency: ConcurrencyValue?
 
     @Option(parsing: .unconditional, help: "Total upload rate limit, e.g. 500K, 10M (bytes a second).")
     var bwlimit: String?
@@ -131,9 +131,7 @@ struct TransferOptions: ParsableArguments {
         if let retries, !(0...20).contains(retries) {
             throw ValidationError("--retries must be from 0 to 20, got \(retries)")
         }
-        if let concurrency, !(1...RunOptions.maximumConcurrency).contains(concurrency) {
-            throw ValidationError("--concurrency must be from 1 to \(RunOptions.maximumConcurrency), got \(concurrency)")
-        }
+        try concurrency?.check()
         if let bwlimit, ByteSize.parse(bwlimit).map({ $0 > 0 }) != true {
             throw ValidationError("--bwlimit '\(bwlimit)' is not a rate like 500K or 10M")
         }
@@ -152,7 +150,7 @@ struct TransferOptions: ParsableArguments {
 
     var runOptions: RunOptions {
         var options = RunOptions.forTransfers()
-        options.concurrency = concurrency
+        options.concurrency = concurrency?.depth
         options.bandwidthLimit = bwlimit.flatMap(ByteSize.parse)
         if let size = partSize.flatMap(ByteSize.parse) { options.partSize = size }
         if let size = multipartThreshold.flatMap(ByteSize.parse) { options.multipartThreshold = size }

@@ -32,7 +32,7 @@ extension R2Up {
         @Option(
             parsing: .unconditional,
             help: "Pin the HEAD requests in flight (1-\(RunOptions.maximumConcurrency)); without it the depth adapts to the link.")
-        var concurrency: Int?
+        var concurrency: ConcurrencyValue?
 
         @Flag(help: "Print the outcome as a JSON object.")
         var json = false
@@ -44,9 +44,7 @@ extension R2Up {
             if paths.isEmpty { throw ValidationError("name the tracks or folders to offload") }
             if let olderThan { _ = try OffloadFlags.age(olderThan, flag: "--older-than") }
             guard keepNewest >= 0 else { throw ValidationError("--keep-newest must be 0 or more, got \(keepNewest)") }
-            if let concurrency, !(1...RunOptions.maximumConcurrency).contains(concurrency) {
-                throw ValidationError("--concurrency must be from 1 to \(RunOptions.maximumConcurrency), got \(concurrency)")
-            }
+            try concurrency?.check()
         }
 
         func run() async throws {
@@ -54,7 +52,7 @@ extension R2Up {
             do {
                 let settings = try global.settings()
                 var options = RunOptions()
-                options.concurrency = concurrency
+                options.concurrency = concurrency?.depth
                 let service = try UploadService(settings: settings, options: options)
                 offloader = Offloader(service: service, database: try LocalStore(path: settings.database.value))
             } catch {

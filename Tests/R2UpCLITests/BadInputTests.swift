@@ -581,7 +581,7 @@ extension BadInputRow {
             env["R2UP_ENDPOINT"] = "http://127.0.0.1:1/%zz"
             return BadInputSetup(c.push(try c.file("a.m4a")), environment: env, database: c.database)
         },
-        BadInputRow(id: "invalid --concurrency", status: 2, phrase: "The value 'abc' is invalid for '--concurrency") { c in
+        BadInputRow(id: "invalid --concurrency", status: 2, phrase: "--concurrency must be from 1 to 512, got 'abc'") { c in
             BadInputSetup(c.push(try c.file("a.m4a"), ["--concurrency", "abc"]), environment: c.environment, database: c.database)
         },
         BadInputRow(id: "--concurrency 0", status: 2, phrase: "--concurrency must be from 1 to 512, got 0") { c in
@@ -686,7 +686,7 @@ extension BadInputRow {
         BadInputRow(id: "--limit -5", status: 2, phrase: "--limit must be 0 (all) or more, got -5") { c in
             BadInputSetup(["history", "--limit", "-5", "--db", c.database], environment: c.environment, database: c.database)
         },
-        BadInputRow(id: "--concurrency too big for Int", status: 2, phrase: "The value '99999999999999999999' is invalid for '--concurrency") { c in
+        BadInputRow(id: "--concurrency too big for Int", status: 2, phrase: "--concurrency must be from 1 to 512, got '99999999999999999999'") { c in
             BadInputSetup(c.push(try c.file("a.m4a"), ["--concurrency", "99999999999999999999"]), environment: c.environment, database: c.database)
         },
         BadInputRow(id: "--public-url with a space and a broken escape", status: 2,
