@@ -194,6 +194,31 @@ struct TrackMoveCommandTests {
         }
     }
 
+    @Test("sync --delete --dry-run back to an earlier prefix lists the copies it makes and no deletion of their keys, as the real run")
+    func dryRunBackToEarlierPrefix() async throws {
+        let folder = try TemporaryFolder()
+        let library = folder.path + "/lib"
+        try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
+        for name in ["one", "two", "three"] { _ = folder.write("lib/\(name).flac", "track \(name)") }
+        let db = folder.path + "/db.sqlite"
+        let first = Self.prefix("back-a"), second = Self.prefix("back-b")
+        let env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
+        let sync = ["sync", library, "--min-age", "0", "--db", db]
+        #expect(try await CLI.run(sync + ["--prefix", first], environment: env).status == 0)
+        #expect(try await CLI.run(sync + ["--prefix", second], environment: env).status == 0)
+        // Back to the first prefix: three copies onto keys that hold those files' objects already.
+        let dry = try await CLI.run(sync + ["--prefix", first, "--delete", "--dry-run"], environment: env)
+        #expect(dry.status == 0, "\(dry.stdout)\(dry.stderr)")
+        #expect(!dry.stdout.contains("would delete") && !dry.stderr.contains("stale"), "\(dry.stdout)\(dry.stderr)")
+        #expect(dry.stdout.components(separatedBy: "would copy ").count - 1 == 3, "\(dry.stdout)")
+        let real = try await CLI.run(sync + ["--prefix", first, "--delete", "--json"], environment: env)
+        #expect(real.status == 0, "\(real.stderr)")
+        #expect(real.stdout.contains("\"copied\" : 3") && real.stdout.contains("\"deletions\" : [\n\n  ]"), "\(real.stdout)")
+        for name in ["one", "two", "three"] {
+            #expect(try await TrackIdentityCommandTests.boto3(["get", "\(first)/\(name).flac"]) == "track \(name)")
+        }
+    }
+
     @Test("a file that moved and changed is uploaded to its new key as usual")
     func movedAndChanged() async throws {
         let folder = try TemporaryFolder()

@@ -107,7 +107,9 @@ extension SyncRunner {
         root: String, prefix: String, store: Store, options: SyncOptions, summary: SyncSummary
     ) throws -> [StaleObject] {
         let moved = Set(summary.movedTracks.map(\.path))
-        var seen = Set<String>()
+        // A key this pass uploads or copies to is no stale object: a dry run, whose copies are not
+        // made, listed the keys a sync back to an earlier prefix copies to as ones it would delete.
+        var seen = Set(summary.planned.map(\.key))
         var stale: [StaleObject] = []
         func add(_ object: StaleObject) {
             guard object.key.hasPrefix(prefix), seen.insert(object.key).inserted else { return }
