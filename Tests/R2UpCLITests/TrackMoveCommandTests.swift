@@ -219,6 +219,28 @@ struct TrackMoveCommandTests {
         }
     }
 
+    @Test("copies to another prefix stopped by a wrong secret: a push of the folder counts every file, none uncounted")
+    func pushAfterStoppedCopies() async throws {
+        let folder = try TemporaryFolder()
+        let library = folder.path + "/lib"
+        try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
+        for name in ["one", "two", "three"] { _ = folder.write("lib/\(name).flac", "track \(name)") }
+        let db = folder.path + "/db.sqlite"
+        let env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
+        let push = ["push", library, "--prefix", Self.prefix("stopped"), "--db", db]
+        #expect(try await CLI.run(push, environment: env).status == 0)
+        var wrong = env
+        wrong["AWS_SECRET_ACCESS_KEY"] = "not-the-secret"
+        let stopped = try await CLI.run(
+            ["sync", library, "--prefix", Self.prefix("elsewhere"), "--min-age", "0", "--db", db], environment: wrong)
+        #expect(stopped.status == 3, "\(stopped.stderr)")
+        _ = try await CLI.run(push, environment: env)
+        // The files are uploaded at the push's keys: each is counted (it said 0 of everything).
+        let again = try await CLI.run(push, environment: env)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stderr.contains("push: 0 uploaded (0 bytes), 0 copied, 3 skipped (unchanged), 0 failed in "), "\(again.stderr)")
+    }
+
     @Test("a file that moved and changed is uploaded to its new key as usual")
     func movedAndChanged() async throws {
         let folder = try TemporaryFolder()

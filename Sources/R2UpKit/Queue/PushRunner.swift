@@ -137,7 +137,10 @@ package struct PushRunner: Sendable {
         worst = max(worst, Self.report(refused, onNotice: onNotice))
         do { try await tags.save() } catch { throw Failure(diagnosis: Diagnosis(error)) }
         return Summary(
-            run: summary, category: max(worst, summary.category), unchanged: plan.unchanged.count, hasFolders: plan.hasFolders,
+            run: summary, category: max(worst, summary.category),
+            // A file whose upload to its key is on record already (another run, or an earlier
+            // one whose track shows another job's state) is unchanged too, not left uncounted.
+            unchanged: plan.unchanged.count + refused.filter { Self.wasUploaded($0.result) }.count, hasFolders: plan.hasFolders,
             notQueued: refused.filter { Self.isRefusal($0.result) }.count + plan.skipped.count + refusedMoves)
     }
 
@@ -168,6 +171,11 @@ package struct PushRunner: Sendable {
     }
 
     /// Whether a file that was not queued counts as failed: an error or a conflict (not one another run is uploading).
+    private static func wasUploaded(_ result: Result<EnqueueResult, any Error>) -> Bool {
+        guard case .success(let outcome) = result, case .uploaded = outcome.disposition else { return false }
+        return true
+    }
+
     private static func isRefusal(_ result: Result<EnqueueResult, any Error>) -> Bool {
         guard case .success(let outcome) = result else { return true }
         if case .conflict = outcome.disposition { return true }
