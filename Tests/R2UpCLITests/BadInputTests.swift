@@ -478,6 +478,16 @@ extension BadInputRow {
         BadInputRow(id: "empty key", status: 2, phrase: "invalid object key: the key is empty") { c in
             BadInputSetup(["push", try c.file("a.m4a"), "--key", "", "--db", c.database], environment: c.environment, database: c.database)
         },
+        BadInputRow(id: "a folder's file whose key is too long", status: 1,
+                    phrase: "/long.m4a: invalid object key: the key is 1", summaryLines: 1) { c in
+            // Five folders of 200 bytes: the key passes 1,024 bytes. The line names the file
+            // (it did not: one of thousands could not be found).
+            let deep = (0..<5).map { _ in String(repeating: "d", count: 200) }.joined(separator: "/")
+            try FileManager.default.createDirectory(atPath: c.folder + "/lib/" + deep, withIntermediateDirectories: true)
+            _ = try c.file("lib/" + deep + "/long.m4a")
+            return BadInputSetup(
+                ["push", c.folder + "/lib", "--prefix", c.scope, "--db", c.database], environment: c.environment, database: c.database)
+        },
         BadInputRow(id: "rm --prefix ''", status: 2, phrase: "would be the whole bucket; nothing deleted", objects: ["a.m4a"]) { c in
             try await c.pushedOne()
             return BadInputSetup(["rm", "--prefix", "", "--yes", "--db", c.database], environment: c.environment, database: c.database)

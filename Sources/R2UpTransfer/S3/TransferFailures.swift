@@ -112,8 +112,11 @@ extension UploadError: ClassifiedError {
     public func diagnosis(subject: String?) -> Diagnosis {
         let prefix = subject.map { "\($0): " } ?? ""
         switch self {
-        case .fileNotFound, .notARegularFile, .fileUnreadable, .invalidKey, .invalidPartSize, .fileTooLarge:
+        case .fileNotFound, .notARegularFile, .fileUnreadable, .invalidPartSize, .fileTooLarge:
             return Diagnosis(category: .badInput, message: description)
+        case .invalidKey:
+            // The reason names no file: in a folder of thousands the line must say which.
+            return Diagnosis(category: .badInput, message: prefix + description)
         case .s3(let inner):
             return inner.diagnosis(subject: subject)
         case .store(let inner):
