@@ -45,8 +45,7 @@ extension R2Up {
             var more = false
             var missing: String?  // the database path, when there is no database there
             do {
-                let path = try global.settings().database.value
-                let store = try LocalStore.openIfPresent(forReading: path)
+                let (store, path) = try ReadOnlyStore.openWithPath(global)
                 if store == nil { missing = path }
                 // One row past the limit says whether more exist.
                 items = try store?.searchUploads(
@@ -126,6 +125,12 @@ enum ReadOnlyStore {
     /// The database the settings name (`LocalStore.openIfPresent(forReading:)`), or nil when it does
     /// not exist yet. Needs no endpoint, credentials or bucket.
     static func open(_ global: GlobalOptions) throws -> LocalStore? {
-        try LocalStore.openIfPresent(forReading: global.settings().database.value)
+        try openWithPath(global).store
+    }
+
+    /// `open`, with the path it looked at (`history` names it when there is no database there).
+    static func openWithPath(_ global: GlobalOptions) throws -> (store: LocalStore?, path: String) {
+        let path = try global.settings().database.value
+        return (try LocalStore.openIfPresent(forReading: path), path)
     }
 }
