@@ -5,6 +5,7 @@
 #   scripts/fuzz.sh xml-reply sigv4 --seconds 600
 #   scripts/fuzz.sh --list                   # the targets
 #   scripts/fuzz.sh --no-build ...           # run what .build-fuzz holds
+#   scripts/fuzz.sh --build-only --debug     # build, run nothing (CI builds while the suite runs)
 #   scripts/fuzz.sh --debug --seconds 20     # a debug build: builds in a third of the time,
 #                                            # runs ~10x fewer inputs a second (CI's choice)
 #   scripts/fuzz.sh --jobs 1 ...             # one target at a time (default: one per core)
@@ -32,6 +33,7 @@ ORDER=(xml-reply reply-head sigv4 key-template inotify ini catalog-index serve-r
 seconds=60
 jobs=$(nproc 2>/dev/null || echo 1)
 build=1
+run=1
 configuration=release
 targets=()
 while [ $# -gt 0 ]; do
@@ -40,6 +42,7 @@ while [ $# -gt 0 ]; do
     --seconds=*) seconds=${1#--seconds=}; shift ;;
     --jobs) jobs=${2:-}; shift 2 || { echo "fuzz.sh: --jobs needs a number" >&2; exit 2; } ;;
     --no-build) build=0; shift ;;
+    --build-only) run=0; shift ;;
     --debug) configuration=debug; shift ;;
     --list) printf '%s\n' "${ORDER[@]}"; exit 0 ;;
     -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -105,6 +108,8 @@ fuzz_one() {
   } >&2
   return 1
 }
+
+[ "$run" = 1 ] || exit 0
 
 for target in "${targets[@]}"; do
   [ -x "$BIN/${PRODUCTS[$target]}" ] || { echo "fuzz.sh: $BIN/${PRODUCTS[$target]} is not built (run without --no-build)" >&2; exit 2; }

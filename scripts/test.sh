@@ -175,7 +175,7 @@ case "$sanitize" in
 esac
 
 status=0
-run swift build "${build_flags[@]}" || status=$?
+run swift build "${build_flags[@]}" --build-tests || status=$?
 if [ "$status" != 0 ]; then
   echo "test.sh: swift build failed ($status)" >&2
   exit "$status"
@@ -200,12 +200,15 @@ fi
 # await resumed up to 15 s late (a kill after the upload it meant to interrupt had ended).
 # Serial, the suite takes about 7 minutes instead of 3, and no timing is at the mercy of
 # its neighbours.
+# R2UP_TEST_BUILT_MARK=FILE: touched as the tests start (.ci/run then builds the sanitizer and
+# fuzz binaries at the lowest priority while they run).
+[ -z "${R2UP_TEST_BUILT_MARK:-}" ] || touch "$R2UP_TEST_BUILT_MARK"
 parallel=--no-parallel
 for argument in "$@"; do
   case "$argument" in --parallel|--no-parallel) parallel="" ;; esac
 done
 xunit=$SERVER_DIR/results.xml
-run swift test "${build_flags[@]}" $parallel --xunit-output "$xunit" "$@" || status=$?
+run swift test "${build_flags[@]}" --skip-build $parallel --xunit-output "$xunit" "$@" || status=$?
 # A test that failed runs once more, alone (R2UP_TEST_RERUN=0: not): a failure that comes back
 # fails the suite; one that does not is named as FLAKY on the last lines, for a look at why
 # (docs/development/tests.md). Only a few: many failures are a real break, not timing.
