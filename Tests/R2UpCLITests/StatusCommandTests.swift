@@ -180,7 +180,8 @@ struct StatusCommandTests {
         for track in b {
             #expect(
                 track.keys.sorted() == [
-                    "changedSinceUpload", "downloadState", "etag", "icon", "interrupted", "key", "lastError", "path", "uploadState",
+                    "changedSinceUpload", "downloadState", "etag", "icon", "interrupted", "key", "lastError", "path", "pendingCopyKey",
+                    "uploadState",
                 ])
         }
         #expect(b[0]["path"] as? String == fixture.music + "/B/1 Ok.flac")

@@ -219,7 +219,7 @@ struct TrackMoveCommandTests {
         }
     }
 
-    @Test("copies to another prefix stopped by a wrong secret: a push of the folder counts every file, none uncounted")
+    @Test("copies to another prefix stopped by a wrong secret: the tracks stay uploaded, a push sends nothing, the next sync copies")
     func pushAfterStoppedCopies() async throws {
         let folder = try TemporaryFolder()
         let (library, db, env) = try Self.library(folder, ["one", "two", "three"])
@@ -227,14 +227,40 @@ struct TrackMoveCommandTests {
         #expect(try await CLI.run(push, environment: env).status == 0)
         var wrong = env
         wrong["AWS_SECRET_ACCESS_KEY"] = "not-the-secret"
-        let stopped = try await CLI.run(
-            ["sync", library, "--prefix", Self.prefix("elsewhere"), "--min-age", "0", "--db", db], environment: wrong)
+        let elsewhere = Self.prefix("elsewhere")
+        let sync = ["sync", library, "--prefix", elsewhere, "--min-age", "0", "--db", db]
+        let stopped = try await CLI.run(sync, environment: wrong)
         #expect(stopped.status == 3, "\(stopped.stderr)")
-        _ = try await CLI.run(push, environment: env)
-        // The files are uploaded at the push's keys: each is counted (it said 0 of everything).
+        // Each object is where it was: the tracks are uploaded, their copies not made yet.
+        let status = try await CLI.run(["status", library, "--db", db], environment: env)
+        #expect(status.stdout.contains("3 tracks: 3 uploaded"), "\(status.stdout)")
+        #expect(status.stdout.contains("one.flac (its copy to \(elsewhere)/one.flac is not made yet, resumes on the next run)"), "\(status.stdout)")
         let again = try await CLI.run(push, environment: env)
         #expect(again.status == 0, "\(again.stderr)")
         #expect(again.stderr.contains("push: 0 uploaded (0 bytes), 0 copied, 3 skipped (unchanged), 0 failed in "), "\(again.stderr)")
+        let history = try await CLI.run(["history", "--db", db], environment: env)
+        #expect(history.stdout.split(separator: "\n").count == 4, "\(history.stdout)")  // the header and the first push
+        // The same sync with the right secret makes the copies: nothing is sent again.
+        let resumed = try await CLI.run(sync, environment: env)
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(resumed.stdout.hasPrefix("sync: 0 uploaded (0 bytes), 3 moved (copied in the bucket, 0 bytes sent)"), "\(resumed.stdout)")
+        #expect(try await TrackIdentityCommandTests.boto3(["get", "\(elsewhere)/two.flac"]) == "track two")
+    }
+
+    @Test("a copy to another prefix onto a stranger's object of the same size: a conflict (exit 1), the object kept")
+    func copyOntoStrangersObject() async throws {
+        let folder = try TemporaryFolder()
+        let (library, db, env) = try Self.library(folder, ["one"])
+        let first = Self.prefix("own"), second = Self.prefix("stranger")
+        let sync = ["sync", library, "--min-age", "0", "--db", db]
+        #expect(try await CLI.run(sync + ["--prefix", first], environment: env).status == 0)
+        // Another client's object at the key the copy goes to: "track one" has 9 bytes, so has this.
+        _ = try await TrackIdentityCommandTests.boto3(["put", "\(second)/one.flac", "not yours"])
+        let run = try await CLI.run(sync + ["--prefix", second], environment: env)
+        #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+        #expect(run.stderr.contains("\(second)/one.flac' already holds an object"), "\(run.stderr)")
+        #expect(!run.stderr.contains("does not match"), "\(run.stderr)")
+        #expect(try await TrackIdentityCommandTests.boto3(["get", "\(second)/one.flac"]) == "not yours")
     }
 
     @Test("a file that moved and changed is uploaded to its new key as usual")

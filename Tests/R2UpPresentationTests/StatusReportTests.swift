@@ -95,7 +95,7 @@ struct StatusReportTests {
         #expect(text == """
             [{"folder":"/m","summary":{"errors":0,"name":null,"total":1,"uploaded":0,"uploading":0},\
             "tracks":[{"changedSinceUpload":false,"downloadState":"none","etag":null,"icon":"localOnly","interrupted":false,"key":null,"lastError":null,\
-            "path":"/m/a","uploadState":"none"}]}]
+            "path":"/m/a","pendingCopyKey":null,"uploadState":"none"}]}]
             """)
     }
 }

@@ -86,7 +86,7 @@ extension Store {
     public func updateJob(id: UUID, _ change: (inout UploadJob) -> Void) throws -> UploadJob {
         guard var job = try job(id: id) else { throw StoreError.notFound("job \(id)") }
         change(&job)
-        try saveJob(job, trackState: job.state.trackState(), trackError: job.lastError)
+        try saveJob(job, trackState: job.trackState(), trackError: job.lastError)
         guard let saved = try self.job(id: id) else { throw StoreError.notFound("job \(id)") }
         return saved
     }

@@ -18,7 +18,7 @@ final class JobDriver: UploadJournal, Sendable {
         /// Steps wait for the queue's next batched commit (a single PUT).
         var batched = false
         /// Between the start and the job's last word in this run (the input of
-        /// `UploadJobState.trackState(heldByRun:)`, the one rule for the track).
+        /// `UploadJob.trackState(heldByRun:)`, the one rule for the track).
         var heldByRun = false
         /// The ETag a PUT of this run stored: a later try replaces that object, not an empty key.
         var sentETag: String?
@@ -314,7 +314,7 @@ final class JobDriver: UploadJournal, Sendable {
 
 extension JobDriver.State {
     /// The state the track shows, by the one rule.
-    fileprivate var track: UploadState { job.state.trackState(heldByRun: heldByRun) }
+    fileprivate var track: UploadState { job.trackState(heldByRun: heldByRun) }
 
     /// Stores in the row the state a transition entered; a refused event is a step out of the
     /// machine's order: the upload stops on it rather than record what the machine did not answer.

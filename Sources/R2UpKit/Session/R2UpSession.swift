@@ -194,17 +194,17 @@ public final class R2UpSession: Sendable {
             queued(job) { file in
                 emit(.started(file))
                 emit(.jobStateChanged(file, job.state))
-                emit(.trackStateChanged(path: job.path, job.state.trackState(heldByRun: true)))
+                emit(.trackStateChanged(path: job.path, job.trackState(heldByRun: true)))
             }
         case .completed(let job, let item, _):
             let file = file(job)
             emit(.jobStateChanged(file, job.state))
-            emit(.trackStateChanged(path: job.path, job.state.trackState()))
+            emit(.trackStateChanged(path: job.path, job.trackState()))
             emit(.completed(file, item))
         case .failed(let job, let diagnosis, let next):
             let file = file(job)
             emit(.jobStateChanged(file, job.state))
-            emit(.trackStateChanged(path: job.path, job.state.trackState()))
+            emit(.trackStateChanged(path: job.path, job.trackState()))
             emit(.failed(R2UpFailure(path: job.path, message: diagnosis.message, category: diagnosis.category, nextAttemptAt: next)))
         }
     }

@@ -40,14 +40,19 @@ public enum UploadJobState: String, Codable, Sendable, CaseIterable {
     /// The upload state the job gives its track (seed 000): the one rule, used by the driver,
     /// the store and the session alike. A job a run holds shows uploading until the run's last
     /// word on it (even staged before CreateMultipartUpload, or waiting for a retry in the run);
-    /// otherwise in flight is uploading, failed is an error, completed is uploaded, and queued
-    /// or interrupted is not uploaded (yet).
-    /// - Parameter heldByRun: whether a run is working on the job now (started, not yet
-    ///   completed, given up, failed for good, interrupted or set aside).
-    public func trackState(heldByRun: Bool = false) -> UploadState {
+    /// otherwise a copy leaves the track uploaded (its object stays at its key until the copy
+    /// lands), in flight is uploading, failed is an error, completed is uploaded, and queued or
+    /// interrupted is not uploaded (yet).
+    /// - Parameters:
+    ///   - heldByRun: whether a run is working on the job now (started, not yet completed,
+    ///     given up, failed for good, interrupted or set aside).
+    ///   - copying: whether the job copies the track's object to a new key (a move, or another
+    ///     prefix) rather than sending the file.
+    public func trackState(heldByRun: Bool = false, copying: Bool = false) -> UploadState {
         switch self {
         case .completed: .uploaded
         case _ where heldByRun: .uploading
+        case _ where copying: .uploaded
         case .uploading, .verifying: .uploading
         case .failedRetryable, .failedPermanent: .error
         case .staged, .initiated: .none

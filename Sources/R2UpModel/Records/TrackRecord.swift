@@ -25,6 +25,9 @@ public struct TrackRecord: Codable, Sendable, Equatable, Identifiable {
     /// Read, not stored: the file on disk is no longer the copy r2up last uploaded or
     /// downloaded (its size or mtime moved), so it shows as not uploaded (`TrackScan`).
     public var changedSinceUpload = false
+    /// Read, not stored: the key a copy of its object is queued to (a move, or another prefix)
+    /// that no live run is making; the track stays uploaded at `key` until the copy lands.
+    public var pendingCopyKey: String?
     /// Read, not stored: whether the file was on disk when `TrackScan` looked (true unless it says).
     public var isOnDisk = true
 

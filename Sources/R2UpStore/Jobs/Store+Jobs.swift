@@ -261,7 +261,7 @@ extension Store {
         try db.cachedStatement(sql: """
             UPDATE tracks SET uploadState = ?, lastError = NULL, updatedAt = ?
             WHERE path = (SELECT path FROM jobs WHERE id = ?)
-            """).execute(arguments: [job.state.trackState(heldByRun: true).rawValue, StoreDate.text(time), job.id.uuidString])
+            """).execute(arguments: [job.trackState(heldByRun: true).rawValue, StoreDate.text(time), job.id.uuidString])
     }
 
     /// The machine's answer the store's step relies on; any other is a defect, said out loud

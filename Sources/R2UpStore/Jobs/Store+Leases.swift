@@ -79,11 +79,11 @@ extension Store {
     }
 
     /// The track of a job no run holds shows the job's state by the one rule (seed 000,
-    /// `UploadJobState.trackState(heldByRun:)`): an error when failed, not uploaded when queued again.
+    /// `UploadJob.trackState(heldByRun:)`): an error when failed, not uploaded when queued again.
     static func syncTrackState(_ db: Database, job: UploadJob, error: String?) throws {
         guard job.state != .completed else { return }
         try db.cachedStatement(sql: "UPDATE tracks SET uploadState = ?, lastError = ?, updatedAt = ? WHERE path = ?")
-            .execute(arguments: [job.state.trackState().rawValue, error, StoreDate.text(job.updatedAt), job.path])
+            .execute(arguments: [job.trackState().rawValue, error, StoreDate.text(job.updatedAt), job.path])
     }
 
     // MARK: - Multipart uploads left on the server
@@ -191,12 +191,13 @@ extension Store {
                 }
                 try Self.deleteParts(db, jobID: id)
                 try db.execute(sql: "DELETE FROM jobs WHERE id = ?", arguments: [id.uuidString])
+                // A cancelled copy leaves the track at the object it copied from.
                 try db.execute(
                     sql: """
-                        UPDATE tracks SET uploadState = 'none', lastError = NULL, updatedAt = ?
+                        UPDATE tracks SET uploadState = ?, lastError = NULL, updatedAt = ?
                         WHERE path = ? AND uploadState IN ('uploading', 'error')
                         """,
-                    arguments: [StoreDate.text(time), job.path])
+                    arguments: [job.isCopy ? "uploaded" : "none", StoreDate.text(time), job.path])
                 result.cancelled.append(job)
             }
             return result

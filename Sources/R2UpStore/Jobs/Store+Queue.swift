@@ -94,7 +94,7 @@ extension Store {
                 bucket = excluded.bucket, "key" = excluded."key", etag = excluded.etag,
                 lastError = NULL, updatedAt = excluded.updatedAt, digest = excluded.digest
             """).execute(arguments: [
-                job.path, job.length, job.mtimeNs, job.state.trackState().rawValue, job.bucket, job.key, historyItem.etag,
+                job.path, job.length, job.mtimeNs, job.trackState().rawValue, job.bucket, job.key, historyItem.etag,
                 StoreDate.text(time), job.digest,
             ])
         // The object is this track's now: a track whose upload it replaced (--overwrite) no
@@ -145,6 +145,6 @@ extension Store {
         // Seed 000: the red mark clears on retry (the track follows the queued job).
         try db.execute(
             sql: "UPDATE tracks SET uploadState = ?, lastError = NULL, updatedAt = ? WHERE path = ? AND uploadState = ?",
-            arguments: [job.state.trackState().rawValue, time, job.path, UploadState.error.rawValue])
+            arguments: [job.trackState().rawValue, time, job.path, UploadState.error.rawValue])
     }
 }

@@ -55,6 +55,11 @@ public struct UploadJob: Codable, Sendable, Equatable, Identifiable {
     /// Whether this job copies an object inside the bucket instead of sending the file.
     public var isCopy: Bool { copySourceKey != nil }
 
+    /// The upload state this job gives its track: the one rule (`UploadJobState.trackState`).
+    public func trackState(heldByRun: Bool = false) -> UploadState {
+        state.trackState(heldByRun: heldByRun, copying: isCopy)
+    }
+
     /// A new staged job.
     public init(
         id: UUID = .randomVersion4(), path: String, bucket: String, key: String, contentType: String, length: Int64,

@@ -39,10 +39,13 @@ extension Store {
     }
 
     /// Each track as its unfinished jobs (`jobs`, read in the same transaction) say: uploading
-    /// while a live process holds one, interrupted when nobody does (as `r2up queue` says).
+    /// while a live process holds one, interrupted when nobody does (as `r2up queue` says). A
+    /// copy nobody makes leaves its track uploaded at the object it copies from, the copy's key
+    /// noted (`pendingCopyKey`).
     static func follow(_ db: Database, _ tracks: inout [TrackRecord], jobs: [UploadJob], now time: Date) throws {
         var owners: [ProcessIdentity: Bool] = [:]
         var live: [String: Bool] = [:]
+        var copies: [String: UploadJob] = [:]
         for job in jobs {
             let held =
                 job.lease.map { lease in
@@ -50,9 +53,17 @@ extension Store {
                     owners[lease.owner] = alive
                     return lease.isLive(now: time, ownerAlive: alive)
                 } ?? false
+            if job.isCopy, !held {
+                copies[job.path] = job
+                continue
+            }
             live[job.path] = (live[job.path] ?? false) || held
         }
         for index in tracks.indices {
+            if let copy = copies[tracks[index].path] {
+                tracks[index].pendingCopyKey = copy.key
+                tracks[index].uploadState = copy.trackState()
+            }
             switch live[tracks[index].path] {
             case true?: tracks[index].uploadState = .uploading
             case false?:

@@ -47,11 +47,17 @@ extension Store {
     }
 
     /// A track is uploading only while a live process works on its job; one whose run died
-    /// shows as interrupted (not uploaded; the next run resumes it), never uploading forever.
+    /// shows as interrupted (not uploaded; the next run resumes it), never uploading forever,
+    /// or, when what it left is a copy, uploaded at the object the copy is made from.
     static func checkLiveness(_ db: Database, _ track: inout TrackRecord, now: Date) throws {
         let jobs = try UploadJob.fetchAll(
             db.cachedStatement(sql: "SELECT * FROM jobs WHERE path = ? AND state != 'completed'"), arguments: [track.path])
         guard !jobs.contains(where: { $0.lease?.isLive(now: now) == true }) else { return }
+        if let copy = jobs.first(where: \.isCopy), jobs.allSatisfy(\.isCopy) {
+            track.uploadState = copy.trackState()
+            track.pendingCopyKey = copy.state.isFailed ? nil : copy.key
+            return
+        }
         track.uploadState = .none
         track.interrupted = true
     }

@@ -27,25 +27,30 @@ extension FileUploader {
         } else {
             // An object at a key that must be empty is an earlier try's copy whose reply was lost (a
             // retry, Ctrl-C, kill -9) when it has the source's size and ETag, or the source's size
-            // after this job sent a copy there (a multipart source's copy may get another ETag):
-            // nothing is copied again. Never another track's upload, though it held the same bytes.
-            let own: ((ObjectInfo) async -> PutReply?)? =
-                journal?.mayAdoptObjectAtKey ?? true
-                ? { info in
-                    Self.isCopy(info, size: size, sourceETag: sourceETag) || (info.size == size && journal?.copyWasSent == true)
+            // when this job sent a copy there before (a multipart source's copy may get another
+            // ETag): nothing is copied again. Never another track's upload, though it held the
+            // same bytes; never on the refusal of the first copy sent (the key held it before).
+            let mayAdopt = journal?.mayAdoptObjectAtKey ?? true
+            let own = { (sentBefore: Bool) -> ((ObjectInfo) async -> PutReply?)? in
+                guard mayAdopt else { return nil }
+                return { info in
+                    Self.isCopy(info, size: size, sourceETag: sourceETag) || (info.size == size && sentBefore)
                         ? PutReply(etag: info.etag, server: nil) : nil
                 }
-                : nil
-            let reply = try await conditioned(condition, bucket: bucket, key: key, multipart: false, copy: true, adopting: own) {
-                (condition) throws(UploadError) -> PutReply in
+            }
+            let reply = try await conditioned(
+                condition, bucket: bucket, key: key, multipart: false, copy: true, adopting: own(journal?.copyWasSent == true)
+            ) { (condition) throws(UploadError) -> PutReply in
                 try await withRetries("COPY \(key)") { () throws(UploadError) -> PutReply in
                     try await slots.withTypedSlot { () throws(UploadError) -> PutReply in
+                        let sentBefore = journal?.copyWasSent == true
                         do {
                             if condition == .absent { journal?.copySent() }
                             return try await client.copyObject(bucket: bucket, key: key, source: source, condition: condition)
                         } catch {
-                            // The condition refused the copy: the object there may be this very copy.
-                            return try await refusal(S3ClientError(error), bucket: bucket, key: key, condition: condition, own: own)
+                            // The condition refused the copy: the object there may be an earlier try's copy.
+                            return try await refusal(
+                                S3ClientError(error), bucket: bucket, key: key, condition: condition, own: own(sentBefore))
                         }
                     }
                 }

@@ -179,6 +179,8 @@ public struct StatusReport: Sendable, Equatable {
                 line += ": " + TextColumns.printable(error.hasPrefix(path) ? String(error.dropFirst(path.count)) : error)
             } else if track.record.interrupted {
                 line += " (interrupted, resumes on the next run)"
+            } else if let key = track.record.pendingCopyKey {
+                line += " (its copy to \(TextColumns.printable(key)) is not made yet, resumes on the next run)"
             } else if track.record.changedSinceUpload {
                 line += " (changed since upload)"
             }
@@ -191,7 +193,7 @@ public struct StatusReport: Sendable, Equatable {
 extension StatusReport: Encodable {
     /// `status --json`: `[{folder, summary: {name, uploaded, total, errors, uploading},
     /// tracks: [{path, icon, uploadState, downloadState, key, etag, lastError, interrupted,
-    /// changedSinceUpload}]}]`,
+    /// pendingCopyKey, changedSinceUpload}]}]`,
     /// with null for what is unknown rather than a missing key.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
@@ -237,8 +239,8 @@ extension StatusReport.Group: Encodable {
 
 extension StatusReport.Track: Encodable {
     private enum CodingKeys: String, CodingKey {
-        case path, icon, uploadState, downloadState, key, etag, lastError, interrupted, changedSinceUpload, title, artist, album, track, disc, year
-        case duration, albumArtist, genre, compilation
+        case path, icon, uploadState, downloadState, key, etag, lastError, interrupted, pendingCopyKey, changedSinceUpload
+        case title, artist, album, track, disc, year, duration, albumArtist, genre, compilation
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -251,6 +253,7 @@ extension StatusReport.Track: Encodable {
         try container.encode(record.etag, forKey: .etag)
         try container.encode(record.lastError, forKey: .lastError)
         try container.encode(record.interrupted, forKey: .interrupted)
+        try container.encode(record.pendingCopyKey, forKey: .pendingCopyKey)
         try container.encode(record.changedSinceUpload, forKey: .changedSinceUpload)
         if let tags {
             try container.encode(tags.title, forKey: .title)

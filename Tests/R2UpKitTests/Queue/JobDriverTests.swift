@@ -123,5 +123,10 @@ struct JobDriverTests {
         #expect(UploadJobState.failedRetryable.trackState() == .error)
         #expect(UploadJobState.failedPermanent.trackState() == .error)
         #expect(UploadJobState.completed.trackState() == .uploaded)
+        // A copy leaves the track's object where it is: uploaded until it lands, whatever befell it.
+        for state in UploadJobState.allCases {
+            #expect(state.trackState(copying: true) == .uploaded, "\(state) copying")
+            #expect(state.trackState(heldByRun: true, copying: true) == (state == .completed ? .uploaded : .uploading))
+        }
     }
 }
