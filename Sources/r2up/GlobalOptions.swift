@@ -42,9 +42,6 @@ struct GlobalOptions: ParsableArguments {
         if pathStyle && virtualHosted {
             throw ValidationError("--path-style and --virtual-hosted cannot be used together")
         }
-        if quiet && verbose {
-            throw ValidationError("--quiet and --verbose cannot be used together")
-        }
         if let endpoint {
             if let problem = EndpointRule.problem(endpoint) { throw ValidationError("--endpoint: \(problem)") }
         }

@@ -594,9 +594,6 @@ extension BadInputRow {
         BadInputRow(id: "invalid --concurrency", status: 2, phrase: "--concurrency must be from 1 to 512, got 'abc'") { c in
             BadInputSetup(c.push(try c.file("a.m4a"), ["--concurrency", "abc"]), environment: c.environment, database: c.database)
         },
-        BadInputRow(id: "-q -v", status: 2, phrase: "--quiet and --verbose cannot be used together") { c in
-            BadInputSetup(c.push(try c.file("a.m4a"), ["-q", "-v"]), environment: c.environment, database: c.database)
-        },
         BadInputRow(id: "--concurrency 0", status: 2, phrase: "--concurrency must be from 1 to 512, got 0") { c in
             BadInputSetup(c.push(try c.file("a.m4a"), ["--concurrency", "0"]), environment: c.environment, database: c.database)
         },
