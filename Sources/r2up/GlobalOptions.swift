@@ -33,7 +33,9 @@ struct GlobalOptions: ParsableArguments {
     @Flag(name: [.short, .long], help: "Print errors only.")
     var quiet = false
 
-    @Flag(name: [.short, .long], help: "Also print how the run went: the requests kept in flight and why.")
+    @Flag(
+        name: [.short, .long],
+        help: "Also print how the run went: the requests kept in flight and why (with --quiet: errors and that line only).")
     var verbose = false
 
     /// Flags that build URLs or name the bucket are checked here, before anything is sent
