@@ -65,6 +65,29 @@ struct MoveStoreTests {
         #expect(try store.rawRead { db in try String.fetchOne(db, sql: "SELECT digest FROM tracks") } == "w:digest")
     }
 
+    @Test("a copy nobody makes, one that failed and one cancelled leave the track uploaded at the object it copies from")
+    func copyLeavesTrackUploaded() throws {
+        let folder = try ScratchFolder()
+        let store = try folder.store()
+        try Self.uploaded(store, "/m/a.flac", key: "old/a.flac")
+        let queued = try store.enqueueMoves(
+            [Self.move(from: "/m/a.flac", key: "old/a.flac", to: "/m/a.flac", key: "new/a.flac")], bucket: "tracks",
+            contentType: { _ in "audio/flac" })
+        let job = try #require(queued.jobs.first)
+        #expect(try store.tracks(under: "/m").map(\.uploadState) == [.uploading])  // this run holds it
+        try store.releaseLeases()
+        let left = try #require(try store.tracks(under: "/m").first)
+        #expect(left.uploadState == .uploaded && left.key == "old/a.flac" && left.pendingCopyKey == "new/a.flac")
+        #expect(!left.interrupted)
+        _ = try store.updateJob(id: job.id) { $0.state = .failedRetryable }
+        #expect(try store.track(path: "/m/a.flac")?.uploadState == .uploaded)
+        // Cancelled after a run that died mid-copy left its track uploading.
+        try store.rawWrite { db in try db.execute(sql: "UPDATE tracks SET uploadState = 'uploading'") }
+        #expect(try store.cancelJobs([job.id]).cancelled.count == 1)
+        let cancelled = try #require(try store.track(path: "/m/a.flac"))
+        #expect(cancelled.uploadState == .uploaded && cancelled.key == "old/a.flac")
+    }
+
     @Test("a watch's batch reads only the gone tracks of its sizes, however many tracks outlived their files")
     func vanishedBySize() throws {
         let folder = try ScratchFolder()

@@ -197,7 +197,7 @@ extension Store {
                         UPDATE tracks SET uploadState = ?, lastError = NULL, updatedAt = ?
                         WHERE path = ? AND uploadState IN ('uploading', 'error')
                         """,
-                    arguments: [job.isCopy ? "uploaded" : "none", StoreDate.text(time), job.path])
+                    arguments: [(job.isCopy ? UploadState.uploaded : .none).rawValue, StoreDate.text(time), job.path])
                 result.cancelled.append(job)
             }
             return result
