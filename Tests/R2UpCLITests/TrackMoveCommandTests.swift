@@ -263,6 +263,32 @@ struct TrackMoveCommandTests {
         #expect(try await TrackIdentityCommandTests.boto3(["get", "\(second)/one.flac"]) == "not yours")
     }
 
+    @Test("a copy refused by another client's object of its size stays refused when retried: the track is never recorded there")
+    func refusedCopyRetried() async throws {
+        let folder = try TemporaryFolder()
+        let library = folder.path + "/lib"
+        try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
+        // 9 MiB: uploaded in parts, so the copy's ETag cannot be checked against the source's.
+        let size = 9 << 20
+        try Data(repeating: 0x41, count: size).write(to: URL(fileURLWithPath: library + "/big.flac"))
+        let strangers = folder.path + "/stranger.bin"
+        try Data(repeating: 0x42, count: size).write(to: URL(fileURLWithPath: strangers))
+        let db = folder.path + "/db.sqlite"
+        let first = Self.prefix("mine"), second = Self.prefix("theirs")
+        let env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
+        let sync = ["sync", library, "--min-age", "0", "--db", db]
+        #expect(try await CLI.run(sync + ["--prefix", first], environment: env).status == 0)
+        try await PullFixtures.put([("\(second)/big.flac", .file(strangers))])
+        let refused = try await CLI.run(sync + ["--prefix", second], environment: env)
+        #expect(refused.status == 1, "\(refused.stderr)")
+        let retried = try await CLI.run(["retry", "--all", "--db", db], environment: env)
+        #expect(retried.status == 1, "\(retried.stdout)\(retried.stderr)")
+        #expect(retried.stderr.contains("\(second)/big.flac' already holds an object"), "\(retried.stderr)")
+        let status = try await CLI.run(["status", library, "--json", "--db", db], environment: env)
+        #expect(status.stdout.contains("\"key\" : \"\(first)/big.flac\""), "\(status.stdout)")
+        #expect(try await TrackIdentityCommandTests.boto3(["get", "\(second)/big.flac"]) == String(repeating: "B", count: size))
+    }
+
     @Test("a file that moved and changed is uploaded to its new key as usual")
     func movedAndChanged() async throws {
         let folder = try TemporaryFolder()

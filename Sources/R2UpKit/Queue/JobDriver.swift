@@ -65,6 +65,16 @@ final class JobDriver: UploadJournal, Sendable {
         }
     }
 
+    /// Forgotten in the job too: a later run's refused copy then never takes the object that
+    /// refused this one for its own.
+    func copyRefused() {
+        state.withLock { s in
+            s.copySent = false
+            s.job.copySentSize = nil
+            s.job.copySentETag = nil
+        }
+    }
+
     /// Kept over the job's tries in this run and, in the job's row, over runs (for the copy the
     /// job still makes: the same source and size).
     var copyWasSent: Bool {

@@ -49,8 +49,14 @@ extension FileUploader {
                             return try await client.copyObject(bucket: bucket, key: key, source: source, condition: condition)
                         } catch {
                             // The condition refused the copy: the object there may be an earlier try's copy.
-                            return try await refusal(
-                                S3ClientError(error), bucket: bucket, key: key, condition: condition, own: own(sentBefore))
+                            do throws(UploadError) {
+                                return try await refusal(
+                                    S3ClientError(error), bucket: bucket, key: key, condition: condition, own: own(sentBefore))
+                            } catch .keyConflict(let conflictKey, let reason) where !sentBefore {
+                                // Refused at the first copy sent: the key held another object already.
+                                journal?.copyRefused()
+                                throw .keyConflict(key: conflictKey, reason: reason)
+                            }
                         }
                     }
                 }

@@ -34,6 +34,9 @@ public protocol UploadJournal: Sendable {
     func copySent()
     /// Whether `copySent()` was told for this job: in this run, or by an earlier one.
     var copyWasSent: Bool { get }
+    /// The first copy this job sent was refused: the key held another object before it, so
+    /// nothing there is this job's (`copySent()` is forgotten).
+    func copyRefused()
     /// A conditional single PUT of `size` bytes went out and no reply came (cut, timed out): the
     /// server may have stored it. `etag` is its body's MD5 in hex when that was hashed. What is
     /// found at the key later with that size (and ETag) is that PUT: a later upload of the
@@ -52,6 +55,8 @@ extension UploadJournal {
     public func copySent() {}
     /// Nothing noted: an object at the key is an earlier copy only by its ETag.
     public var copyWasSent: Bool { false }
+    /// Nothing noted, nothing to forget.
+    public func copyRefused() {}
     /// A journal that keeps no record of writes: nothing is noted.
     public func putSent(size: Int64, etag: String?) {}
     /// No write noted: nothing at the key is this job's to replace.
