@@ -27,8 +27,9 @@ Bounds: --max-connections (further ones are closed at once), --max-seconds (then
                     (and they stop by themselves if it dies), then merges their stats.
 --stats FILE gets a JSON summary on exit (SIGTERM/SIGINT too): requests, connections, the
 payload bytes PUT a second time (same key and part), faults sent, requests in flight per
-100 ms, and the wall-clock times of the first 300 connections and requests (method, path). Requests are parsed for these (Content-Length bodies; a chunked body switches the
-connection to plain relaying).
+100 ms, and the wall-clock times of the first 300 connections and requests (method, path).
+Requests are parsed for these: Content-Length bodies and chunked ones (the AWS CLI over HTTPS
+sends aws-chunked bodies with a trailing checksum; x-amz-decoded-content-length is their payload).
 """
 import argparse
 import asyncio
@@ -260,11 +261,15 @@ class Connection:
             for line in lines[1:]:
                 name, _, value = line.partition(":")
                 headers[name.strip().lower()] = value.strip()
-            if "chunked" in headers.get("transfer-encoding", "").lower():
+            # A chunked body (the AWS CLI over HTTPS: aws-chunked with a trailing checksum) is
+            # parsed chunk by chunk, so its request is counted and its reply delayed like any.
+            chunked = "chunked" in headers.get("transfer-encoding", "").lower()
+            try:
+                length = int(headers.get("x-amz-decoded-content-length" if chunked else "content-length", "0") or 0)
+            except ValueError:
                 await self.queue_up(head)
                 await self.raw_up()
                 return
-            length = int(headers.get("content-length", "0") or 0)
             now = r.now()
             st = r.stats
             st.requests += 1
@@ -295,7 +300,7 @@ class Connection:
                 # The body still crosses the link (the client sends it), then the reply comes.
                 async def discard(data):
                     await self.queue_up_void(data)
-                await self.read_exact(length, discard)
+                await self.read_body(chunked, length, discard)
                 at = max(r.now() + r.half, self.last_up)
                 self.last_up = at
                 self.up.put_nowait((at, ("reply", fault)))
@@ -310,7 +315,28 @@ class Connection:
                 st.put_lengths[key + (st.puts,)] = length
             self.awaiting_reply = True
             await self.queue_up(head)
-            await self.read_exact(length, self.queue_up)
+            await self.read_body(chunked, length, self.queue_up)
+
+    async def read_body(self, chunked, length, sink):
+        if not chunked:
+            await self.read_exact(length, sink)
+            return
+        reader = self.client_r
+        while True:
+            line = await reader.readuntil(b"\r\n")
+            await sink(line)
+            try:
+                size = int(line.split(b";")[0].strip(), 16)
+            except ValueError:
+                raise EOFError from None  # not HTTP: the connection ends
+            if size == 0:
+                break
+            await self.read_exact(size + 2, sink)  # the data and its CRLF
+        while True:  # trailer fields (a checksum), up to the empty line
+            line = await reader.readuntil(b"\r\n")
+            await sink(line)
+            if line == b"\r\n":
+                return
 
     async def queue_up_void(self, data):
         # Through the link (it costs the uplink) but never delivered.
@@ -345,9 +371,9 @@ class Connection:
             await server_w.drain()
 
     # -- downward --------------------------------------------------------------------------
-    def queue_down(self, data, extra):
+    def queue_down(self, data, extra, final=True):
         r = self.relay
-        if self.outstanding:
+        if self.outstanding and final:
             self.done_request()
         at = max(r.now() + r.half + extra, self.last_down)
         self.last_down = at
@@ -359,6 +385,15 @@ class Connection:
             data = await server_r.read(CHUNK)
             if not data:
                 return
+            if self.awaiting_reply and data.startswith(b"HTTP/1.1 100 "):
+                # An interim 100 Continue (the AWS CLI sends Expect): R2 answers it before it
+                # has the body, so the commit delay goes on the final reply that follows.
+                end = data.find(b"\r\n\r\n")
+                if end >= 0:
+                    self.queue_down(data[:end + 4], 0.0, final=False)
+                    data = data[end + 4:]
+                    if not data:
+                        continue
             extra = 0.0
             if self.awaiting_reply:
                 self.awaiting_reply = False

@@ -5,7 +5,8 @@
 
 Checks, each with a client of its own and the relay's --stats:
   latency    a new connection costs setup + 1 round trip, a reused one 1 round trip,
-             --reply-delay-ms adds its delay once per reply
+             --reply-delay-ms adds its delay once per reply; a chunked PUT (the AWS CLI
+             over HTTPS) is counted, and its delay goes on the final reply, not the 100 Continue
   bandwidth  2 MiB at 8 Mbit/s takes ~2.1 s; the client's send returns close to the end
              (back-pressure: the relay does not swallow the body), and after --drop-after
              the same body takes ten times longer
@@ -15,15 +16,18 @@ Checks, each with a client of its own and the relay's --stats:
 Exit 0 when every check passed.
 """
 import argparse
+import base64
 import hashlib
 import http.client
 import json
 import os
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
 import time
+import zlib
 
 sys.dont_write_bytecode = True  # keep tools/ free of __pycache__
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -74,6 +78,44 @@ class Conn:
         return r.status, xml_code(data), sent, time.monotonic() - t0
 
 
+def chunked_put(port, a, path, body):
+    """A PUT as the AWS CLI sends one over HTTPS: Expect: 100-continue, then an aws-chunked
+    body with a trailing CRC-32 inside HTTP chunks. Returns (status, seconds to the 100
+    Continue, seconds from the body to the final reply)."""
+    crc = base64.b64encode(struct.pack(">I", zlib.crc32(body))).decode()
+    h = sign("PUT", f"127.0.0.1:{port}", path, "",
+             {"content-encoding": "aws-chunked", "x-amz-decoded-content-length": str(len(body)),
+              "x-amz-trailer": "x-amz-checksum-crc32", "x-amz-sdk-checksum-algorithm": "CRC32"},
+             "STREAMING-UNSIGNED-PAYLOAD-TRAILER", a.access_key, a.secret_key, a.region)
+    head = f"PUT {path} HTTP/1.1\r\n" + "".join(f"{k}: {v}\r\n" for k, v in h.items())
+    head += "transfer-encoding: chunked\r\nexpect: 100-continue\r\n\r\n"
+    inner = b"".join(b"%x\r\n" % len(body[i:i + 65536]) + body[i:i + 65536] + b"\r\n"
+                     for i in range(0, len(body), 65536))
+    inner += b"0\r\nx-amz-checksum-crc32:" + crc.encode() + b"\r\n\r\n"
+    s = socket.create_connection(("127.0.0.1", port), timeout=30)
+    t0 = time.monotonic()
+    s.sendall(head.encode())
+    interim = b""
+    while b"\r\n\r\n" not in interim:
+        got = s.recv(4096)
+        if not got:
+            return 0, None, None
+        interim += got
+    to_continue = time.monotonic() - t0
+    if not interim.startswith(b"HTTP/1.1 100 "):
+        return int(interim.split(b" ")[1]), to_continue, None
+    t1 = time.monotonic()
+    for i in range(0, len(inner), 50000):
+        part = inner[i:i + 50000]
+        s.sendall(b"%x\r\n" % len(part) + part + b"\r\n")
+    s.sendall(b"0\r\n\r\n")
+    r = http.client.HTTPResponse(s)
+    r.begin()
+    r.read()
+    s.close()
+    return r.status, to_continue, time.monotonic() - t1
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--endpoint", default=os.environ.get("R2UP_ENDPOINT"))
@@ -108,6 +150,19 @@ def main():
     times = [c.put(f"{run}/d{i}", b"y" * 1000)[3] for i in range(2)]
     stop_relay(p, stats)
     check(all(0.395 < t < 0.55 for t in times), f"reply delay 300 ms + 1 RTT per reply (~0.40 s): {times}")
+    # The AWS CLI over HTTPS: the relay parses its chunked body, counts the request, and
+    # delays the final reply, not the 100 Continue.
+    p, port = start_relay(a.endpoint, stats, ["--rtt-ms", "100", "--setup-rtts", "0", "--reply-delay-ms", "300"])
+    chunked_body = os.urandom(150000)
+    cs, to_continue, to_reply = chunked_put(port, a, f"{run}/chunked", chunked_body)
+    st = stop_relay(p, stats)
+    check(cs == 200 and to_continue is not None and 0.095 < to_continue < 0.2 and 0.395 < to_reply < 0.55,
+          f"chunked PUT: 100 Continue in 1 RTT (~0.10 s), the reply 300 ms + 1 RTT later (~0.40 s): "
+          f"{cs} {to_continue} {to_reply}")
+    check(st["requests"] == 1 and st["put_payload"] == len(chunked_body),
+          f"stats count the chunked PUT and its payload: {st['requests']} {st['put_payload']}")
+    hs, hh, _ = direct.req("HEAD", f"{run}/chunked")
+    check(hs == 200 and hh.get("content-length") == str(len(chunked_body)), f"the chunked body arrived whole (HEAD {hs})")
 
     # Bandwidth and back-pressure: 2 MiB at 8 Mbit/s (1 MB/s), 20 ms round trip.
     body = os.urandom(2 << 20)
@@ -154,7 +209,7 @@ def main():
           f"stats count faults and requests: {st['faults']} {st['requests']}")
     check(st["put_payload_again"] == 5000, f"stats: f0's second stored write is payload sent twice: {st['put_payload_again']}")
 
-    for k in ("l1", "l2", "d0", "d1", "bw", "drop1", "drop2", "f0", "f1", "k"):
+    for k in ("l1", "l2", "d0", "d1", "chunked", "bw", "drop1", "drop2", "f0", "f1", "k"):
         direct.req("DELETE", f"{run}/{k}")
     print("wanrelay self-test:", "OK" if not failures else f"{len(failures)} problem(s)")
     return 0 if not failures else 1
