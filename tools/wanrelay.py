@@ -200,8 +200,9 @@ class Connection:
         ]
         try:
             await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-            # Let what is already queued arrive before closing (a reply's tail).
-            await asyncio.sleep(r.half + 0.01)
+            # Let what is already queued arrive before closing: a reply the server sent just
+            # before it closed (SeaweedFS closes after an aws-chunked PUT) still takes its delay.
+            await asyncio.sleep(max(r.half, self.last_down - r.now()) + 0.01)
         finally:
             for t in tasks:
                 t.cancel()

@@ -6,7 +6,8 @@
 Checks, each with a client of its own and the relay's --stats:
   latency    a new connection costs setup + 1 round trip, a reused one 1 round trip,
              --reply-delay-ms adds its delay once per reply; a chunked PUT (the AWS CLI
-             over HTTPS) is counted, and its delay goes on the final reply, not the 100 Continue
+             over HTTPS) is counted, and its delay goes on the final reply, not the 100 Continue;
+             a reply the server sends as it closes the connection still arrives
   bandwidth  2 MiB at 8 Mbit/s takes ~2.1 s; the client's send returns close to the end
              (back-pressure: the relay does not swallow the body), and after --drop-after
              the same body takes ten times longer
@@ -61,11 +62,13 @@ class Conn:
         if sndbuf:
             self.c.sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, sndbuf)
 
-    def put(self, path, body):
+    def put(self, path, body, close=False):
         a = self.a
         h = sign("PUT", f"127.0.0.1:{self.port}", path, "", {"Content-MD5": b64md5(body)},
                  "UNSIGNED-PAYLOAD", a.access_key, a.secret_key, a.region)
         h["content-length"] = str(len(body))
+        if close:
+            h["connection"] = "close"  # the server closes right after its reply
         t0 = time.monotonic()
         self.c.putrequest("PUT", path, skip_host=True, skip_accept_encoding=True)
         for k, v in h.items():
@@ -150,6 +153,14 @@ def main():
     times = [c.put(f"{run}/d{i}", b"y" * 1000)[3] for i in range(2)]
     stop_relay(p, stats)
     check(all(0.395 < t < 0.55 for t in times), f"reply delay 300 ms + 1 RTT per reply (~0.40 s): {times}")
+    p, port = start_relay(a.endpoint, stats, ["--rtt-ms", "100", "--setup-rtts", "0", "--reply-delay-ms", "300"])
+    try:
+        cs, _, _, closing = Conn(port, a).put(f"{run}/closing", b"c" * 1000, close=True)
+    except (http.client.HTTPException, OSError) as e:
+        cs, closing = repr(e), 0.0
+    stop_relay(p, stats)
+    check(cs == 200 and 0.395 < closing < 0.55,
+          f"a reply the server sends as it closes still arrives, delayed (~0.40 s): {cs} {closing:.3f} s")
     # The AWS CLI over HTTPS: the relay parses its chunked body, counts the request, and
     # delays the final reply, not the 100 Continue.
     p, port = start_relay(a.endpoint, stats, ["--rtt-ms", "100", "--setup-rtts", "0", "--reply-delay-ms", "300"])
@@ -209,7 +220,7 @@ def main():
           f"stats count faults and requests: {st['faults']} {st['requests']}")
     check(st["put_payload_again"] == 5000, f"stats: f0's second stored write is payload sent twice: {st['put_payload_again']}")
 
-    for k in ("l1", "l2", "d0", "d1", "chunked", "bw", "drop1", "drop2", "f0", "f1", "k"):
+    for k in ("l1", "l2", "d0", "d1", "chunked", "closing", "bw", "drop1", "drop2", "f0", "f1", "k"):
         direct.req("DELETE", f"{run}/{k}")
     print("wanrelay self-test:", "OK" if not failures else f"{len(failures)} problem(s)")
     return 0 if not failures else 1
