@@ -10,6 +10,7 @@ The first stdout line is "PORT <n>". Both bind 127.0.0.1 only, exit after --max-
 (default 600) and die with the test that started them (SIGKILL by PID).
 """
 import argparse
+import select
 import socket
 import ssl
 import sys
@@ -19,19 +20,25 @@ import time
 PAGE = b"<!DOCTYPE html><html><head><title>Welcome</title></head><body>It works!</body></html>"
 
 
-def relay(src, dst):
+def pump(tls, upstream):
+    """Both directions of one TLS connection in one thread: an SSL socket read in one thread
+    while another writes it crashed the interpreter (SIGSEGV) under the AWS CLI's load."""
     try:
         while True:
-            data = src.recv(65536)
-            if not data:
-                break
-            dst.sendall(data)
-    except OSError:
+            ready = [tls] if tls.pending() else select.select([tls, upstream], [], [], 600)[0]
+            if not ready:
+                return
+            for src in ready:
+                data = src.recv(65536)
+                if not data:
+                    return
+                (upstream if src is tls else tls).sendall(data)
+    except (OSError, ssl.SSLError):
         pass
     finally:
-        for s in (src, dst):
+        for sock in (tls, upstream):
             try:
-                s.shutdown(socket.SHUT_RDWR)
+                sock.close()
             except OSError:
                 pass
 
@@ -49,9 +56,12 @@ def serve_tls(listener, a):
             except (ssl.SSLError, OSError):
                 client.close()  # the client refused our certificate: that is the point of the test
                 return
-            upstream = socket.create_connection((host, int(port)), timeout=30)
-            threading.Thread(target=relay, args=(upstream, tls), daemon=True).start()
-            relay(tls, upstream)
+            try:
+                upstream = socket.create_connection((host, int(port)), timeout=30)
+            except OSError:
+                tls.close()
+                return
+            pump(tls, upstream)
 
         threading.Thread(target=handle, daemon=True).start()
 
