@@ -163,6 +163,14 @@ struct MirrorCommandTests {
         #expect(planned.count == 4, "\(dry.stdout)")
         for (line, track) in zip(planned, tracks) { #expect(line.hasPrefix("would upload \(scope)Album (2019)/\(track) ("), "\(line)") }
         #expect(planned.last?.hasPrefix("push --dry-run: 3 to upload (") == true, "\(dry.stdout)")
+        // With --json the same plan is one JSON object, nothing else on stdout.
+        let dryJSON = try await CLI.run(["push", album, "--prefix", scope, "--dry-run", "--json", "--db", db], environment: env)
+        #expect(dryJSON.status == 0, "\(dryJSON.stderr)")
+        let preview = try JSONSerialization.jsonObject(with: Data(dryJSON.stdout.utf8)) as? [String: Any]
+        #expect(preview?["dryRun"] as? Bool == true && preview?["wouldUpload"] as? Int == 3, "\(dryJSON.stdout)")
+        let files = preview?["files"] as? [[String: Any]] ?? []
+        #expect(files.compactMap { $0["key"] as? String } == tracks.map { "\(scope)Album (2019)/\($0)" }, "\(dryJSON.stdout)")
+        #expect(files.allSatisfy { $0["action"] as? String == "upload" } && files.first?["size"] as? Int == 6 << 20, "\(dryJSON.stdout)")
         #expect(try await StoredState.read(database: db, scope: scope).objects.isEmpty)
 
         let push = try await CLI.run(["push", album, "--prefix", scope, "--concurrency", "4", "--bwlimit", "8M", "--db", db], environment: env)

@@ -347,6 +347,24 @@ extension SettingsTests {
         #expect(try home.resolve(flags: flags).publicURL?.value == "https://other.example.com")
     }
 
+    @Test("a public URL on the endpoint names its bucket: R2UP_BUCKET changed with R2UP_PUBLIC_URL kept gets path-style URLs and a note")
+    func publicURLOnTheEndpointNamesItsBucket() throws {
+        let home = try Home()
+        var env = ["R2UP_ENDPOINT": "http://127.0.0.1:8333", "R2UP_PUBLIC_URL": "http://127.0.0.1:8333/music", "R2UP_BUCKET": "other"]
+        let other = try home.resolve(env)
+        #expect(other.publicURL == nil)
+        #expect(other.warnings == [
+            "warning: the public URL http://127.0.0.1:8333/music is bucket 'music' on the endpoint; URLs for 'other' are path-style (pass the public URL option to set its own)",
+        ])
+        env["R2UP_BUCKET"] = "music"
+        let same = try home.resolve(env)
+        #expect(same.publicURL?.value == "http://127.0.0.1:8333/music" && same.warnings.isEmpty)
+        // A base elsewhere (R2's r2.dev, a CDN) names no bucket r2up can read.
+        env["R2UP_BUCKET"] = "other"
+        env["R2UP_PUBLIC_URL"] = "http://127.0.0.1:9000/music"
+        #expect(try home.resolve(env).publicURL?.value == "http://127.0.0.1:9000/music")
+    }
+
     @Test("a bad public URL or region in a file is a configuration error naming its source; a bad bucket when needed")
     func badSettingsInFiles() throws {
         let home = try Home(r2up: "[default]\npublic_url = cdn.example.com\n")

@@ -30,14 +30,15 @@ package struct SettingsResolver: Sendable {
 
         let endpoint: Sourced<String>? = flags.endpoint.map { Sourced(value: $0, source: .flag(.endpoint)) }
             ?? lookup.endpoint()
-        var isR2 = false
+        var parsedEndpoint: S3Endpoint?
         if let endpoint {
             // Parsed once: the message names where the value came from.
             guard let parsed = try? S3Endpoint(url: endpoint.value) else {
                 throw .invalidEndpoint(endpoint.value, source: "\(endpoint.source)")
             }
-            isR2 = parsed.isR2
+            parsedEndpoint = parsed
         }
+        let isR2 = parsedEndpoint?.isR2 ?? false
 
         let region = flags.region.map { Sourced(value: $0, source: .flag(.region)) }
             ?? lookup.fromVariables(variables.region) ?? lookup.fromFiles("region")
@@ -51,7 +52,8 @@ package struct SettingsResolver: Sendable {
         let configuredBucket = lookup.configured(variables.bucket, file: "bucket")
         let bucket = flags.bucket.map { Sourced(value: $0, source: .flag(.bucket)) } ?? configuredBucket
         let publicURL = try publicURL(
-            flags, lookup: lookup, bucket: bucket, configuredBucket: configuredBucket, warnings: &warnings)
+            flags, lookup: lookup, bucket: bucket, configuredBucket: configuredBucket, endpoint: parsedEndpoint,
+            warnings: &warnings)
         let database = flags.database.map { Sourced(value: $0, source: .flag(.database)) }
             ?? lookup.fromVariables(variables.database)
             ?? Sourced(value: locations.defaultDatabase, source: .builtIn)
@@ -114,7 +116,7 @@ package struct SettingsResolver: Sendable {
 
     private func publicURL(
         _ flags: SettingOverrides, lookup: SettingLookup, bucket: Sourced<String>?, configuredBucket: Sourced<String>?,
-        warnings: inout [String]
+        endpoint: S3Endpoint?, warnings: inout [String]
     ) throws(ConfigurationError) -> Sourced<String>? {
         var publicURL = flags.publicURL.map { Sourced(value: $0, source: .flag(.publicURL)) }
             ?? lookup.configured(variables.publicURL, file: "public_url")
@@ -134,7 +136,31 @@ package struct SettingsResolver: Sendable {
                 "warning: the public URL \(base.value) belongs to bucket '\(configured.value)'; URLs for '\(bucket.value)' are path-style (pass \(OptionName.publicURL.option) to set its own)")
             publicURL = nil
         }
+        // A base on the endpoint itself names its bucket in its path (SeaweedFS, MinIO): one that
+        // names another bucket (R2UP_BUCKET changed, R2UP_PUBLIC_URL kept) would print URLs that
+        // serve that bucket's object.
+        if let base = publicURL, !base.source.isFlag, let bucket, let endpoint,
+            let other = Self.bucketNamed(by: base.value, on: endpoint), other != bucket.value
+        {
+            warnings.append(
+                "warning: the public URL \(base.value) is bucket '\(other)' on the endpoint; URLs for '\(bucket.value)' are path-style (pass \(OptionName.publicURL.option) to set its own)")
+            publicURL = nil
+        }
         return publicURL
+    }
+
+    /// The bucket a path-style public base on the endpoint's own host serves (its first path
+    /// segment after the endpoint's path), nil for any other base.
+    static func bucketNamed(by base: String, on endpoint: S3Endpoint) -> String? {
+        guard let url = URLComponents(string: base),
+            url.scheme?.lowercased() == endpoint.scheme, url.host?.lowercased() == endpoint.host, url.port == endpoint.port
+        else { return nil }
+        var path = url.path
+        let prefix = endpoint.basePath.hasSuffix("/") ? String(endpoint.basePath.dropLast()) : endpoint.basePath
+        guard path.hasPrefix(prefix) else { return nil }
+        path = String(path.dropFirst(prefix.count))
+        let first = path.split(separator: "/", omittingEmptySubsequences: true).first.map(String.init)
+        return first.flatMap { $0.removingPercentEncoding }
     }
 
     /// Each variable given that is set but was not used, and why (`config show`).

@@ -42,6 +42,24 @@ enum PushLine {
         return lines
     }
 
+    /// `push --json --dry-run`: the same plan as one JSON object (`PushPreview`).
+    static func previewJSON(_ plan: PushPlan) -> PushPreview {
+        var files: [PushPreview.File] = []
+        for request in plan.requests {
+            let size = request.seen?.size ?? Self.size(of: request.path)
+            files.append(.init(action: "upload", path: request.path, key: request.key, from: nil, size: size))
+        }
+        for move in plan.moves {
+            files.append(
+                .init(action: "copy", path: move.upload.file.path, key: move.upload.key, from: move.track.key, size: move.upload.file.size))
+        }
+        for (path, key) in plan.unchanged { files.append(.init(action: "skip", path: path, key: key, from: nil, size: nil)) }
+        let uploads = files.filter { $0.action == "upload" }
+        return PushPreview(
+            wouldUpload: uploads.count, wouldUploadBytes: uploads.reduce(Int64(0)) { $0 + ($1.size ?? 0) },
+            wouldCopy: plan.moves.count, unchanged: plan.unchanged.count, files: files)
+    }
+
     private static func size(of path: String) -> Int64? {
         var info = stat()
         return stat(path, &info) == 0 ? Int64(info.st_size) : nil
@@ -59,7 +77,30 @@ extension R2Up.Push {
             Terminal.error("r2up: \(problem.path): \(problem.message)")
             worst = max(worst, problem.category)
         }
-        for line in PushLine.preview(plan) { Terminal.output(line) }
+        if json {
+            Terminal.output(JSONOutput.encode(PushLine.previewJSON(plan)))
+        } else {
+            for line in PushLine.preview(plan) { Terminal.output(line) }
+        }
         if worst != .success { throw CommandFailure(category: worst) }
     }
+}
+
+/// `push --json --dry-run`: what the push would do, sending nothing.
+struct PushPreview: Codable {
+    /// One file of the plan: `action` is "upload", "copy" (a moved track, copied in the
+    /// bucket from `from`) or "skip" (uploaded and unchanged at `key`).
+    struct File: Codable {
+        var action: String
+        var path: String
+        var key: String
+        var from: String?
+        var size: Int64?
+    }
+    var dryRun = true
+    var wouldUpload: Int
+    var wouldUploadBytes: Int64
+    var wouldCopy: Int
+    var unchanged: Int
+    var files: [File]
 }
