@@ -468,6 +468,34 @@ struct WatchTests {
         #expect(status == 141)
     }
 
+    @Test("the server gone after the start, before any upload: the watch waits it out (the file failed, retried), not exit 3")
+    func outageBeforeAnyUpload() async throws {
+        let folder = try TemporaryFolder()
+        let library = folder.path + "/library"
+        try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
+        let database = folder.path + "/db.sqlite"
+        let scope = prefix("outage")
+        var server = try CLI.serverEnvironment()
+        let upstream = (server["R2UP_ENDPOINT"] ?? "").replacingOccurrences(of: "http://", with: "")
+        let proxy = try await HelperServer.start("faultproxy.py", ["--upstream", upstream, "--max-seconds", "300"])
+        defer { proxy.stop() }
+        server["R2UP_ENDPOINT"] = proxy.endpoint
+        let watch = try WatchProcess(
+            ["watch", library, "--prefix", scope, "--db", database, "--json", "--min-age", "300ms"],
+            environment: CLI.environment(server: server, home: folder.path), in: folder.path)
+        defer { watch.kill() }
+        try await watch.waitFor("watching") { $0.contains { $0["event"] as? String == "watching" } }
+        proxy.stop()  // from now on every connection is refused
+        try await Task.sleep(for: .milliseconds(200))
+        try Data("track".utf8).write(to: URL(fileURLWithPath: library + "/a.flac"))
+        try await watch.waitFor("the refused upload") { $0.contains { $0["event"] as? String == "failed" } }
+        try await Task.sleep(for: .seconds(2))
+        #expect(watch.process.isRunning, "the watch stopped: \(watch.stderr) \(watch.stdout)")
+        #expect(!watch.stderr.contains("is the server running?"), "\(watch.stderr)")
+        watch.signal(SIGTERM)
+        #expect(try await watch.exit() != 3)
+    }
+
     @Test("a full pass every --rescan costs no request for unchanged files")
     func rescanIsFree() async throws {
         let folder = try TemporaryFolder()

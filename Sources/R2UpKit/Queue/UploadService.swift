@@ -159,6 +159,12 @@ package final class UploadService: Sendable {
         return uploader.nameServerAhead(bucket: bucket)
     }
 
+    /// One HEAD of the bucket, its answer unused: after any reply, a refused connection is a
+    /// file's retryable failure, not the run's (`diagnose`).
+    package func reachServer() async {
+        _ = await client.headBucketFailure(bucket)
+    }
+
     /// The public URL of a key in this service's bucket, or in another one (a job queued
     /// with another --bucket): the configured public base belongs to this bucket only.
     package func publicURL(for key: String, in otherBucket: String? = nil) -> String {

@@ -105,6 +105,10 @@ package struct WatchRunner: Sendable {
         let folderCount = watcher.start()
         defer { watcher.stop() }
 
+        // One HEAD of the bucket first: once the server has answered, a refused connection later
+        // is an outage the watch waits out, not a wrong endpoint, even when the first pass had
+        // nothing to send.
+        await service.reachServer()
         var session = WatchSession(
             roots: roots, options: options, stop: stop, onEvent: onEvent, store: store,
             sync: SyncRunner(service: service, databasePath: databasePath))
