@@ -488,6 +488,11 @@ extension BadInputRow {
             return BadInputSetup(
                 ["push", c.folder + "/lib", "--prefix", c.scope, "--db", c.database], environment: c.environment, database: c.database)
         },
+        BadInputRow(id: "a file whose key would hold a backslash", status: 2,
+                    phrase: "AC\\DC.m4a: invalid object key: the key 'AC\\DC.m4a' holds a backslash, which pull refuses") { c in
+            // pull refuses such a key, and SeaweedFS would store it at AC/DC.m4a: nothing is sent.
+            BadInputSetup(["push", try c.file("AC\\DC.m4a"), "--db", c.database], environment: c.environment, database: c.database)
+        },
         BadInputRow(id: "rm --prefix ''", status: 2, phrase: "would be the whole bucket; nothing deleted", objects: ["a.m4a"]) { c in
             try await c.pushedOne()
             return BadInputSetup(["rm", "--prefix", "", "--yes", "--db", c.database], environment: c.environment, database: c.database)

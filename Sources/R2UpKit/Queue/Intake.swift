@@ -130,7 +130,7 @@ package struct Intake: Sendable {
                 let path = FilePath.absolute(request.path)
                 // A scanned file is queued as its scan saw it; a named one is checked now.
                 let seen = try request.seen ?? LocalFile(path: path).seen
-                let key = try ObjectKey.validated(request.key)
+                let key = try ObjectKey.validatedForWriting(request.key)
                 let job = UploadJob(
                     path: path, bucket: queue.service.bucket, key: key,
                     contentType: request.attributes.contentType ?? ContentType.forFile(named: path),

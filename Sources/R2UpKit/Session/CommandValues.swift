@@ -44,10 +44,10 @@ package enum KeyRule {
     /// The key, checked (control characters, length, dot segments); the error says why not.
     package static func checked(_ key: String) throws(UploadError) -> String { try ObjectKey.validated(key) }
 
-    /// Why `key` cannot be an object key, or nil.
+    /// Why `key` cannot be the key of an upload (`--key`), or nil.
     package static func problem(_ key: String) -> String? {
         do {
-            _ = try ObjectKey.validated(key)
+            _ = try ObjectKey.validatedForWriting(key)
             return nil
         } catch {
             return error.description

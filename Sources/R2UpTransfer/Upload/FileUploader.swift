@@ -85,7 +85,7 @@ public struct FileUploader: Sendable {
         _ file: LocalFile, bucket: String, key: String, attributes: ObjectAttributes,
         checkpoint: MultipartCheckpoint? = nil, journal: (any UploadJournal)? = nil, condition: WriteCondition? = nil
     ) async throws(UploadError) -> UploadOutcome {
-        let key = try ObjectKey.validated(key)
+        let key = try ObjectKey.validatedForWriting(key)
         if file.size <= settings.multipartThreshold && checkpoint == nil {
             return try await putWhole(
                 file, bucket: bucket, key: key, attributes: attributes, journal: journal, condition: condition)

@@ -16,7 +16,7 @@ extension FileUploader {
         from source: CopySource, sourceETag: String?, size: Int64, to key: String, bucket: String,
         attributes: ObjectAttributes, journal: (any UploadJournal)? = nil, condition: WriteCondition? = nil
     ) async throws(UploadError) -> UploadOutcome {
-        let key = try ObjectKey.validated(key)
+        let key = try ObjectKey.validatedForWriting(key)
         let multipart = size > settings.copyThreshold
         let etag: String
         if multipart {

@@ -15,4 +15,17 @@ extension ObjectKey {
         }
         return normalized
     }
+
+    /// `validated`, for a key r2up is to write (an upload's, a copy's): S3 and R2 take a
+    /// backslash, but pull refuses one (a separator on Windows, a zip-slip tool) and SeaweedFS
+    /// stores it as '/', so push and pull agree by never writing one. Keys already in the
+    /// bucket (rm, browse) are only `validated`.
+    public static func validatedForWriting(_ key: String) throws(UploadError) -> String {
+        let normalized = try validated(key)
+        guard !normalized.contains("\\") else {
+            throw .invalidKey(
+                "the key '\(normalized)' holds a backslash, which pull refuses and some servers store as '/'; rename the file or give a key without one (--key-template turns '\\' into '_')")
+        }
+        return normalized
+    }
 }
