@@ -13,11 +13,29 @@ public struct TrackGroup<Track: Sendable>: Sendable {
     /// An album's discs, when it has more than one (`members`: positions in `tracks`); empty otherwise.
     public var discs: [DiscSection] = []
 
-    /// A name that stays the same while the group's tracks change state: the album and artist,
-    /// or the folder.
+    /// A name that stays the same while the group's tracks change state: `folder:PATH`,
+    /// `album:ARTIST/ALBUM` or `artist:ARTIST`. It goes into HTML attributes, form posts and CSS
+    /// selectors as it is, so `%`, control characters (a page or a form would change them) and a
+    /// `/` inside a name are percent-encoded: every group has one such id, and no two share one.
     public var id: String {
-        guard let heading else { return "folder:" + folder }
-        return "\(heading.by.rawValue):\(heading.artist)\u{1F}\(heading.album ?? "")"
+        guard let heading else { return "folder:" + Self.idPart(folder, keepingSlash: true) }
+        let album = heading.album.map { "/" + Self.idPart($0, keepingSlash: false) } ?? ""
+        return heading.by.rawValue + ":" + Self.idPart(heading.artist, keepingSlash: false) + album
+    }
+
+    /// `text` with `%`, control characters and (unless `keepingSlash`) `/` as `%XX` of their UTF-8 bytes.
+    static func idPart(_ text: String, keepingSlash: Bool) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars {
+            let encoded = scalar == "%" || (scalar == "/" && !keepingSlash) || scalar.properties.generalCategory == .control
+            guard encoded else {
+                out.unicodeScalars.append(scalar)
+                continue
+            }
+            for byte in String(scalar).utf8 { out += String(format: "%%%02X", byte) }
+        }
+        return out
     }
 
     /// The title a header shows: the heading's, or the folder.
