@@ -23,8 +23,10 @@ struct ServerTasksTests {
         #expect(tasks.count == 1)
         let stop = ContinuousClock.now
         tasks.cancelAll()
-        #expect(await tasks.drain(limit: .seconds(5)))
-        #expect(ContinuousClock.now - stop < .seconds(1), "the stop waited \(ContinuousClock.now - stop)")
+        // Far under the limit (the old fault waited it out); loose enough for a loaded machine
+        // (1.3 s once beside the suite's browser tests on 2 cores).
+        #expect(await tasks.drain(limit: .seconds(15)))
+        #expect(ContinuousClock.now - stop < .seconds(5), "the stop waited \(ContinuousClock.now - stop)")
         // A page's POST answered while the server stops.
         tasks.start(work)
         #expect(await tasks.drain(limit: .seconds(5)))
