@@ -41,7 +41,7 @@ extension R2Up {
         @Flag(name: .customLong("retry-failed"), help: "For folders: upload only the tracks whose last upload failed.")
         var retryFailed = false
 
-        @Flag(help: "Print a JSON array of the uploads instead of URLs.")
+        @Flag(help: "Print JSON instead of URLs: an array of the uploads (with --dry-run, the plan as one object).")
         var json = false
 
         @Flag(name: .customLong("dry-run"), help: "List what would be uploaded, copied or skipped; send nothing.")
