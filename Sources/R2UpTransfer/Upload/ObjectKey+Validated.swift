@@ -24,7 +24,7 @@ extension ObjectKey {
         let normalized = try validated(key)
         guard !normalized.contains("\\") else {
             throw .invalidKey(
-                "the key '\(normalized)' holds a backslash, which pull refuses and some servers store as '/'; rename the file or give a key without one (--key-template turns '\\' into '_')")
+                "the key '\(normalized)' holds a backslash, which pull refuses and some servers store as '/'; rename the file or give a key without one (\(OptionName.keyTemplate.option) turns '\\' into '_')")
         }
         return normalized
     }
