@@ -156,8 +156,8 @@ package struct SettingsResolver: Sendable {
             url.scheme?.lowercased() == endpoint.scheme, url.host?.lowercased() == endpoint.host, url.port == endpoint.port
         else { return nil }
         var path = url.path
-        let prefix = endpoint.basePath.hasSuffix("/") ? String(endpoint.basePath.dropLast()) : endpoint.basePath
-        guard path.hasPrefix(prefix) else { return nil }
+        let prefix = endpoint.basePath  // without a trailing '/'
+        guard prefix.isEmpty || path == prefix || path.hasPrefix(prefix + "/") else { return nil }
         path = String(path.dropFirst(prefix.count))
         let first = path.split(separator: "/", omittingEmptySubsequences: true).first.map(String.init)
         return first.flatMap { $0.removingPercentEncoding }
