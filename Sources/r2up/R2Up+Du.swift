@@ -9,7 +9,8 @@ extension R2Up {
             discussion: """
                 Per folder: the tracks, the bytes on disk, in the bucket (the store's view: each track's \
                 cloud copy as recorded), only local (not yet safe: never uploaded, or changed since), \
-                only in the cloud (offloaded), and in both (what `offload` can free); totals at the end. \
+                only in the cloud (offloaded), and in both (what `offload` can free); totals at the end, \
+                where an object several tracks point at (a pushed folder pulled elsewhere) is in the bucket once. \
                 With DIR, every file under it that push would take, known or not; without, every track \
                 r2up knows. No request to the bucket unless --remote, which lists the prefix and says \
                 where the bucket disagrees with the store.

@@ -13,7 +13,9 @@ extension R2Up {
                 paths inside the folder (DIR and DIR/ alike) under --prefix. --delete removes from the \
                 bucket the objects r2up uploaded from files now gone or moved, never another's; it \
                 refuses an empty or unreadable folder (exit 2), and more than 10% of the folder's \
-                objects at once without --delete-max N or --force (exit 1, nothing deleted).
+                objects at once without --delete-max N or --force (exit 1, nothing deleted). A gone file's \
+                object stays while a new file of its size waits for --min-age (maybe its rename: the next \
+                run copies it as a move).
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -140,6 +142,9 @@ extension R2Up {
             for deletion in summary.deletions {
                 let why = deletion.reason == "moved" ? "moved" : "file gone"
                 Terminal.output("\(dryRun ? "would delete" : "deleted") \(TextColumns.printable(deletion.key)) (\(why))")
+            }
+            for kept in summary.kept {
+                Terminal.output("\(dryRun ? "would keep" : "kept") \(TextColumns.printable(kept.key)) (\(SyncSummary.keptWhy))")
             }
             Terminal.output(summary.line)
         }

@@ -47,6 +47,26 @@ struct DuCommandTests {
         #expect(numbers(allObject["totals"] as? [String: Any]) == [4, 20, 32, 12, 16, 8])
     }
 
+    @Test("a pushed folder pulled into another: two tracks point at each object, and the totals count its bytes in the bucket once")
+    func sharedObjects() async throws {
+        let folder = try TemporaryFolder()
+        let lib = try await OffloadFixtures.library(folder, ["01.m4a", "02.m4a"])  // 6 bytes each
+        let pull = try await CLI.run(lib.r2up(["pull", lib.prefix, folder.path + "/copy/"]), environment: lib.env)
+        #expect(pull.status == 0, "stderr: \(pull.stderr)")
+        func totals(_ arguments: [String]) async throws -> [Int] {
+            let run = try await CLI.run(lib.r2up(["du", "--json"] + arguments), environment: lib.env)
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any], "\(run.stderr)")
+            let row = object["totals"] as? [String: Any]
+            return ["tracks", "onDisk", "inBucket", "localOnly", "cloudOnly", "both"].map { (row?[$0] as? Int) ?? -1 }
+        }
+        #expect(try await totals([]) == [4, 24, 12, 0, 0, 24])
+        #expect(try await totals([folder.path])[2] == 12)  // the walk of DIR (its database files are files too)
+        let text = try await CLI.run(lib.r2up(["du", "--remote"]), environment: lib.env)
+        #expect(text.status == 0, "stderr: \(text.stderr)")
+        #expect(text.stdout.split(separator: "\n").contains { $0.hasPrefix("TOTAL") && $0.contains("24 bytes   12 bytes") }, "\(text.stdout)")
+        #expect(text.stdout.hasSuffix("Bucket under '\(lib.prefix)': 2 objects (12 bytes); every track's cloud copy is there as recorded.\n"), "\(text.stdout)")
+    }
+
     @Test("--remote lists the prefix: an object deleted behind r2up's back and one no track knows are named")
     func remote() async throws {
         let folder = try TemporaryFolder()

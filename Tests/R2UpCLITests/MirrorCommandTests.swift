@@ -74,6 +74,39 @@ struct MirrorCommandTests {
         #expect(!again.stdout.contains("stale") && !again.stdout.contains("deleted"), "\(again.stdout)")
     }
 
+    @Test("sync --delete keeps a gone file's object while a file of its size waits for --min-age (a rename: mv changes the ctime); the next run copies it as a move")
+    func syncDeleteKeepsWaitingRename() async throws {
+        let folder = try TemporaryFolder()
+        let lib = folder.path + "/lib"
+        try FileManager.default.createDirectory(atPath: lib, withIntermediateDirectories: true)
+        for number in 1...10 { try Data("track \(number)".utf8).write(to: URL(fileURLWithPath: lib + "/t\(number).wav")) }
+        let scope = scope("rename")
+        let db = folder.path + "/db.sqlite"
+        let env = CLI.environment(server: try CLI.serverEnvironment(), home: folder.path)
+        #expect(try await CLI.run(["sync", lib, "--prefix", scope, "--min-age", "0", "--db", db], environment: env).status == 0)
+        try FileManager.default.moveItem(atPath: lib + "/t3.wav", toPath: lib + "/t3-renamed.wav")
+
+        // Just renamed: too young for --min-age 1h, so its old object stays, in the dry run too.
+        let young = ["sync", lib, "--prefix", scope, "--delete", "--min-age", "1h", "--db", db]
+        let kept = "\(scope)t3.wav (file gone; a file of its size is still being written, decided on the next run)\n"
+        let dry = try await CLI.run(young + ["--dry-run"], environment: env)
+        #expect(dry.status == 0 && dry.stdout.hasPrefix("would keep " + kept + "sync --dry-run: "), "\(dry.stdout)\(dry.stderr)")
+        let waiting = try await CLI.run(young, environment: env)
+        #expect(waiting.status == 0, "\(waiting.stderr)")
+        #expect(waiting.stdout.hasPrefix("kept " + kept + "sync: "), "\(waiting.stdout)")
+        #expect(waiting.stdout.contains("1 waiting (still being written), 1 kept in the bucket (gone, but a file of its size is still being written) in "), "\(waiting.stdout)")
+        #expect(try await StoredState.read(database: db, scope: scope).objects.contains("t3.wav"))
+
+        // Old enough now: a move (a copy in the bucket), and --delete removes the old key as moved.
+        let moved = try await CLI.run(["sync", lib, "--prefix", scope, "--delete", "--min-age", "0", "--db", db], environment: env)
+        #expect(moved.status == 0, "\(moved.stderr)")
+        #expect(moved.stdout.hasPrefix("deleted \(scope)t3.wav (moved)\nsync: 0 uploaded (0 bytes), 1 moved (copied in the bucket"), "\(moved.stdout)")
+        let objects = try await StoredState.read(database: db, scope: scope).objects
+        #expect(objects.contains("t3-renamed.wav") && !objects.contains("t3.wav"), "\(objects)")
+        let history = try await CLI.run(["history", "--json", "--all", "--db", db], environment: env)
+        #expect(history.stdout.contains("\"copiedFrom\" : \"\(scope)t3.wav\""), "\(history.stdout)")
+    }
+
     @Test("watch --delete: the first pass and each full pass after it remove the objects of files gone, never another store's")
     func watchDelete() async throws {
         let folder = try TemporaryFolder()

@@ -9,11 +9,12 @@ public struct SpaceCounts: Sendable, Equatable, Codable {
     public var tracks = 0
     /// Bytes of the files on this disk.
     public var onDisk: Int64 = 0
-    /// Bytes of the tracks' cloud copies, as the store knows them (an edited file's old copy too).
+    /// Bytes of the tracks' cloud copies, as the store knows them (an edited file's old copy too);
+    /// in a total, each object once however many tracks point at it (`CountedObjects`).
     public var inBucket: Int64 = 0
     /// On disk with no cloud copy of these bytes: not yet safe.
     public var localOnly: Int64 = 0
-    /// In the bucket with no file here: offloaded, or deleted by hand.
+    /// In the bucket with no file here: offloaded, or deleted by hand (in a total, each object once).
     public var cloudOnly: Int64 = 0
     /// On disk and the same bytes in the bucket: what `offload` can free.
     public var both: Int64 = 0
@@ -52,6 +53,27 @@ public struct SpaceCounts: Sendable, Equatable, Codable {
     }
 }
 
+/// The objects (bucket and key) a total has counted: several tracks can point at one object (a
+/// pushed folder pulled into another), whose bytes the bucket holds once.
+package struct CountedObjects: Sendable {
+    private var inBucket = Set<String>()
+    private var cloudOnly = Set<String>()
+
+    package init() {}
+
+    /// Adds `track`'s counts to `totals`, without the bytes of an object counted already.
+    mutating func add(_ track: TrackRecord, diskSize: Int64?, to totals: inout SpaceCounts) {
+        var counts = SpaceCounts()
+        counts.add(track, diskSize: diskSize)
+        if let key = track.key {
+            let object = (track.bucket ?? "") + "\u{0}" + key
+            if counts.inBucket != 0 && !inBucket.insert(object).inserted { counts.inBucket = 0 }
+            if counts.cloudOnly != 0 && !cloudOnly.insert(object).inserted { counts.cloudOnly = 0 }
+        }
+        totals.add(counts)
+    }
+}
+
 /// `r2up du`: per folder, bytes on disk, in the bucket, only local, only in the cloud, in both,
 /// from the store and one `stat` per file (a folder argument: the same walk as `status DIR`);
 /// no request to the bucket.
@@ -66,22 +88,30 @@ package struct SpaceUsage: Sendable {
     }
 
     package var groups: [Group] = []
+    /// Over every track, each object's bytes in the bucket once (not the groups' sum).
     package var totals = SpaceCounts()
+    /// The objects `totals` counted.
+    package var counted = CountedObjects()
     /// Subfolders that could not be read: their tracks count as last recorded.
     package var problems: [ScanProblem] = []
 
     /// Every file under `folder` that push would take, known or not, grouped by its folder;
     /// a track in `groups` (path → album or artist title, `groupNames`) goes to that group instead.
+    /// `counted`: objects an earlier total counted (several folders summed: each object once).
     package static func measure(
-        folder: String, store: Store?, groups named: [String: String] = [:], by grouping: StatusGrouping = .folder
+        folder: String, store: Store?, groups named: [String: String] = [:], by grouping: StatusGrouping = .folder,
+        counted: CountedObjects = CountedObjects()
     ) throws(StoreError) -> SpaceUsage {
         let root = URL(fileURLWithPath: folder).standardizedFileURL.path
         let scanned = try TrackScan.tracks(under: root, store: store)
         var byFolder = [SpaceCounts](repeating: SpaceCounts(), count: scanned.folders.count)
         var byName: [String: SpaceCounts] = [:]
+        var usage = SpaceUsage()
+        usage.counted = counted
         for position in scanned.indices {
             let entry = scanned.entries[position]
             let size: Int64? = entry.size < 0 ? nil : entry.size
+            usage.counted.add(scanned[position], diskSize: size, to: &usage.totals)
             // A path is made only when tags may regroup it: 100,000 files by folder make none.
             if !named.isEmpty, let name = named[scanned.folders[Int(entry.folder)] + "/" + String(decoding: scanned.name(entry), as: UTF8.self)]
             {
@@ -90,7 +120,6 @@ package struct SpaceUsage: Sendable {
                 byFolder[Int(entry.folder)].add(scanned[position], diskSize: size)
             }
         }
-        var usage = SpaceUsage()
         usage.problems = scanned.problems
         for (index, name) in scanned.folders.enumerated() where byFolder[index].tracks > 0 || named.isEmpty {
             usage.groups.append(Group(folder: relative(name, to: root), counts: byFolder[index]))
@@ -120,26 +149,28 @@ package struct SpaceUsage: Sendable {
         return names
     }
 
-    /// Every track the store knows, grouped by its folder (absolute), each file `stat`ed.
-    /// The totals of a folder's walk (`measure(folder:)`'s, without its groups).
-    static func totals(of scanned: ScannedTracks) -> SpaceCounts {
+    /// The totals of a folder's walk (`measure(folder:)`'s, without its groups); `counted`
+    /// carries the objects counted across several walks.
+    static func totals(of scanned: ScannedTracks, counted: inout CountedObjects) -> SpaceCounts {
         var totals = SpaceCounts()
         for position in scanned.indices {
             let size = scanned.entries[position].size
-            totals.add(scanned[position], diskSize: size < 0 ? nil : size)
+            counted.add(scanned[position], diskSize: size < 0 ? nil : size, to: &totals)
         }
         return totals
     }
 
+    /// Every track the store knows, grouped by its folder (absolute), each file `stat`ed.
     package static func measure(store: Store?) throws(StoreError) -> SpaceUsage {
         var byFolder: [String: SpaceCounts] = [:]
+        var usage = SpaceUsage()
         for track in try store?.tracks(under: "/") ?? [] {
             let now = TrackScan.following(track)
             var info = stat()
             let size: Int64? = now.isOnDisk ? (stat(track.path, &info) == 0 ? Int64(info.st_size) : track.size) : nil
             byFolder[(track.path as NSString).deletingLastPathComponent, default: SpaceCounts()].add(now, diskSize: size)
+            usage.counted.add(now, diskSize: size, to: &usage.totals)
         }
-        var usage = SpaceUsage()
         usage.groups = byFolder.map { Group(folder: $0.key, counts: $0.value) }
         usage.finish()
         return usage
@@ -153,8 +184,6 @@ package struct SpaceUsage: Sendable {
 
     private mutating func finish() {
         groups.sort { ($0.kind == .folder ? 1 : 0, $0.folder) < ($1.kind == .folder ? 1 : 0, $1.folder) }
-        totals = SpaceCounts()
-        for group in groups { totals.add(group.counts) }
     }
 }
 

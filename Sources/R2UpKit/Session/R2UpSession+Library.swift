@@ -20,10 +20,11 @@ extension R2UpSession {
         guard !folders.isEmpty else { return LibraryView(groups: try library(under: nil), space: try space(under: [])) }
         let tags = try storedTags()
         var view = LibraryView(groups: [], space: SpaceCounts())
+        var counted = CountedObjects()
         for folder in folders {
             let scanned: ScannedTracks
             do { scanned = try TrackScan.tracks(under: FilePath.absolute(folder), store: store) } catch { throw R2UpFailure(error) }
-            view.space.add(SpaceUsage.totals(of: scanned))
+            view.space.add(SpaceUsage.totals(of: scanned, counted: &counted))
             view.groups += group(scanned.map(TrackStatus.init), by: nil, tags: tags)
         }
         return view
@@ -88,7 +89,12 @@ extension R2UpSession {
         do {
             guard !folders.isEmpty else { return try SpaceUsage.measure(store: store).totals }
             var totals = SpaceCounts()
-            for folder in folders { totals.add(try SpaceUsage.measure(folder: folder, store: store).totals) }
+            var counted = CountedObjects()
+            for folder in folders {
+                let usage = try SpaceUsage.measure(folder: folder, store: store, counted: counted)
+                totals.add(usage.totals)
+                counted = usage.counted
+            }
             return totals
         } catch { throw R2UpFailure(error) }
     }

@@ -10,6 +10,9 @@ package struct SyncPlan: Sendable {
     package var unchanged = 0
     /// Files younger than `--min-age`: still being written, maybe.
     package var waiting: [ScannedFile] = []
+    /// The sizes of the waiting files no uploaded track is at: one may be a gone track's file
+    /// renamed (`mv` changes the ctime), so `--delete` keeps that track's object this run.
+    package var waitingNewSizes = Set<Int64>()
     /// Files left out by the filters.
     package var filtered = 0
     /// Files that cannot be uploaded at all (two names for one key, a key too long).
@@ -73,6 +76,7 @@ package struct SyncPlan: Sendable {
         let (age, overflow) = nowNs.subtractingReportingOverflow(max(file.mtimeNs, file.ctimeNs))
         if !overflow && age < minAgeNs {
             waiting.append(file)
+            if reason == .new { waitingNewSizes.insert(file.size) }
             return
         }
         byKey[key, default: []].append(PlannedUpload(file: file, key: key, reason: reason))

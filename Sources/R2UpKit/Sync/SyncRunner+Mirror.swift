@@ -39,7 +39,8 @@ package struct SyncDeletion: Sendable, Equatable, Codable {
     package var key: String
     /// The file it was uploaded from.
     package var path: String
-    /// "gone": the file is gone; "moved": its track is at another key now.
+    /// "gone": the file is gone; "moved": its track is at another key now; "waiting" (kept,
+    /// not deleted): a file that may be its rename is still being written.
     package var reason: String
 }
 
@@ -53,8 +54,9 @@ extension SyncRunner {
         guard let store, summary.stoppedBy == nil, !summary.interrupted else { return }
         let prefix = SyncPlan.normalizedPrefix(options.prefix)
         let bucket = service.bucket
-        let stale = try staleObjects(root: root, prefix: prefix, store: store, options: options, summary: summary)
+        let (stale, kept) = try staleObjects(root: root, prefix: prefix, store: store, options: options, summary: summary)
         summary.stale = stale.count
+        summary.kept = kept.map { SyncDeletion(key: $0.key, path: $0.path, reason: "waiting") }
         guard options.mirror.delete, !stale.isEmpty else { return }
         if summary.problems.contains(where: \.unreadFolder) {
             summary.deletionRefused = "part of the folder could not be read; no stale object deleted"
@@ -103,28 +105,33 @@ extension SyncRunner {
 
     /// The tracks whose files the pass found gone (not moved, not offloaded) and the old keys of
     /// moved tracks, under the prefix; in a dry run the moves are not made yet, so their keys are named here.
+    /// With `--delete`, a gone file's object is `kept` while a new file of its size waits for
+    /// `--min-age`: `mv` changes the ctime, so a rename waits, and the next run copies it as a move.
     private func staleObjects(
         root: String, prefix: String, store: Store, options: SyncOptions, summary: SyncSummary
-    ) throws -> [StaleObject] {
+    ) throws -> (stale: [StaleObject], kept: [StaleObject]) {
         let moved = Set(summary.movedTracks.map(\.path))
         // A key this pass uploads or copies to is no stale object: a dry run, whose copies are not
         // made, listed the keys a sync back to an earlier prefix copies to as ones it would delete.
         var seen = Set(summary.planned.map(\.key))
         var stale: [StaleObject] = []
-        func add(_ object: StaleObject) {
+        var kept: [StaleObject] = []
+        func add(_ object: StaleObject, keep: Bool = false) {
             guard object.key.hasPrefix(prefix), seen.insert(object.key).inserted else { return }
-            stale.append(object)
+            if keep { kept.append(object) } else { stale.append(object) }
         }
         // An offloaded track's file is gone on purpose: its object is its only copy, not stale.
         let offloaded = summary.vanished.isEmpty ? [] : try store.offloadedPaths(under: root, bucket: service.bucket)
         for track in summary.vanished where !moved.contains(track.path) && !offloaded.contains(track.path) {
-            add(StaleObject(key: track.key, etag: track.etag, path: track.path, moved: false))
+            add(
+                StaleObject(key: track.key, etag: track.etag, path: track.path, moved: false),
+                keep: options.mirror.delete && summary.waitingNewSizes.contains(track.size))
         }
         if options.dryRun && !options.deleteMoved {
             for track in summary.movedTracks { add(StaleObject(key: track.key, etag: track.etag, path: track.path, moved: true)) }
         }
         for object in try store.movedAwayObjects(under: root, bucket: service.bucket, prefix: prefix) { add(object) }
-        return stale.sorted { $0.key < $1.key }
+        return (stale.sorted { $0.key < $1.key }, kept.sorted { $0.key < $1.key })
     }
 
     /// An ETag without its quotes.

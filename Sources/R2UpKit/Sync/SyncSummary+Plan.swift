@@ -21,6 +21,7 @@ extension SyncSummary {
         failures = plan.rejected
         cloudOnly = plan.cloudOnly.count
         retryPaths = plan.waiting.map(\.path)
+        waitingNewSizes = plan.waitingNewSizes
     }
 
     /// `--dry-run`: what would be uploaded and copied.

@@ -69,13 +69,21 @@ package struct SyncSummary: Sendable, Equatable, Encodable {
     package var stale = 0
     /// With `--delete`: the objects removed from the bucket (with `--dry-run`: those it would remove).
     package var deletions: [SyncDeletion] = []
+    /// With `--delete`: objects of files gone that a waiting file of the same size may be a
+    /// rename of; kept this run, the next one copies them as a move or deletes them.
+    package var kept: [SyncDeletion] = []
     /// Why `--delete` removed nothing (too many at once, part of the folder unreadable).
     package var deletionRefused: String?
     /// Uploaded tracks the pass found gone, and those of them that moved (for `--delete`). Not part of the JSON.
     var vanished: [VanishedTrack] = []
     var movedTracks: [VanishedTrack] = []
+    /// `SyncPlan.waitingNewSizes`. Not part of the JSON.
+    var waitingNewSizes = Set<Int64>()
 
     package init() {}
+
+    /// Why `--delete` kept an object of a file gone (`kept`), for its line.
+    package static let keptWhy = "file gone; a file of its size is still being written, decided on the next run"
 
     /// Raises the run's outcome to `category` when that is more serious: the one fold of a run's categories.
     mutating func raise(_ category: FailureCategory) {
@@ -93,7 +101,7 @@ package struct SyncSummary: Sendable, Equatable, Encodable {
         case failures, problems, planned, exitCode
         case awaitingRetry, retryLater, nextRetryAt, heldElsewhere, stoppedBy, interrupted, leftResumable
         case depth
-        case stale, removed, wouldRemove, deletions, deletionRefused
+        case stale, removed, wouldRemove, deletions, kept, deletionRefused
     }
 
     package func encode(to encoder: any Encoder) throws {
@@ -131,6 +139,7 @@ package struct SyncSummary: Sendable, Equatable, Encodable {
         try c.encode(dryRun ? 0 : deletions.count, forKey: .removed)
         try c.encode(dryRun ? deletions.count : 0, forKey: .wouldRemove)
         try c.encode(deletions, forKey: .deletions)
+        try c.encode(kept, forKey: .kept)
         try c.encodeIfPresent(deletionRefused, forKey: .deletionRefused)
     }
 

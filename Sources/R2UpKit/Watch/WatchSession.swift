@@ -157,6 +157,7 @@ struct WatchSession {
         if paths == nil && chosen.mirror.delete {
             try await sync.settleStale(root: root, store: store, options: chosen, into: &summary)
             for deletion in summary.deletions { onEvent(.notice("deleted \(deletion.key) from the bucket (\(deletion.reason == "moved" ? "moved" : "file gone"))")) }
+            for kept in summary.kept { onEvent(.notice("kept \(kept.key) in the bucket (\(SyncSummary.keptWhy))")) }
             if let refused = summary.deletionRefused { onEvent(.notice("\(OptionName.delete.option): \(refused)")) }
         }
         for problem in summary.problems { onEvent(.notice("\(problem.path): \(problem.message)")) }

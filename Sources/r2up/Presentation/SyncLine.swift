@@ -33,6 +33,9 @@ extension SyncSummary {
         if !deletions.isEmpty {
             parts.append(dryRun ? "\(SyncSummary.count(deletions.count)) to delete from the bucket" : "\(SyncSummary.count(deletions.count)) deleted from the bucket")
         }
+        if !kept.isEmpty {
+            parts.append("\(SyncSummary.count(kept.count)) \(dryRun ? "to keep" : "kept") in the bucket (gone, but a file of its size is still being written)")
+        }
         if stale > 0 && !(dryRun && stale == deletions.count) {
             parts.append("\(SyncSummary.count(stale)) stale in the bucket (files gone or moved; sync --delete removes them)")
         }
