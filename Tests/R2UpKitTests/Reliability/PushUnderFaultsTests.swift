@@ -179,13 +179,7 @@ struct FaultFigures: CustomStringConvertible {
 extension PushUnderFaultsTests {
     @Test("faultproxy's own self-test: each fault does to a real S3 exchange what it says")
     func faultProxySelfTest() async throws {
-        let server = try TestServer.require()
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
-        let result = try await Subprocess.run(
-            "/usr/bin/env", ["python3", root.path + "/tools/faultproxy_selftest.py"], environment: server.environment)
-        #expect(result.status == 0, "\(result.stdoutText)\(result.stderrText)")
-        #expect(result.stdoutText.hasSuffix("faultproxy self-test: OK\n"))
+        try await ToolSelfTest.run("faultproxy_selftest.py", saying: "faultproxy self-test: OK\n")
     }
 }
 

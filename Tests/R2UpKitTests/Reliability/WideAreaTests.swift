@@ -120,12 +120,19 @@ struct WideAreaTests {
 extension WideAreaTests {
     @Test("wanrelay's own self-test: its delays, link, faults and counts do what it says to a real S3 exchange")
     func wanRelaySelfTest() async throws {
+        try await ToolSelfTest.run("wanrelay_selftest.py", saying: "wanrelay self-test: OK\n")
+    }
+}
+
+/// A self-test of a tool in tools/ (the relays the reliability tests stand on), against the test server.
+enum ToolSelfTest {
+    static func run(_ script: String, saying last: String) async throws {
         let server = try TestServer.require()
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent()
         let result = try await Subprocess.run(
-            "/usr/bin/env", ["python3", root.path + "/tools/wanrelay_selftest.py"], environment: server.environment)
+            "/usr/bin/env", ["python3", root.path + "/tools/" + script], environment: server.environment)
         #expect(result.status == 0, "\(result.stdoutText)\(result.stderrText)")
-        #expect(result.stdoutText.hasSuffix("wanrelay self-test: OK\n"))
+        #expect(result.stdoutText.hasSuffix(last))
     }
 }
