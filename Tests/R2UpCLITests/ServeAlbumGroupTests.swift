@@ -86,7 +86,8 @@ extension ServeCommandTests {
                 driver.execute_script("window.__r2upMark = 1")
                 push = subprocess.run([binary, "push", album + "/s3.m4a", "--prefix", prefix], capture_output=True)
                 seen["pushExit"] = push.returncode
-                seen["liveSeconds"] = wait(lambda: section().get_attribute("data-summary") != seen["summaryBefore"], 30)
+                # The stream replays the push's states in order (↑ while it uploaded): wait for the last.
+                seen["liveSeconds"] = wait(lambda: section().get_attribute("data-summary") == "⚠ 2/3", 30)
                 seen["summaryLive"] = section().get_attribute("data-summary")
                 seen["noReload"] = driver.execute_script("return window.__r2upMark") == 1
                 # Retry Failed Uploads on the album's header: s2 is uploaded.
